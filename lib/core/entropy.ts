@@ -1,0 +1,80 @@
+/**
+ * Exact entropy of what the generator really does (DECISIONS.md, Entropy and strength): bits is
+ * log2 of the number of equally likely outputs for the options, never a guess from the output.
+ * @module
+ */
+
+export interface StrengthLevel {
+  readonly level: 0 | 1 | 2 | 3 | 4;
+  readonly label: 'Weak' | 'Fair' | 'Strong' | 'Very strong' | 'Excellent';
+  /** Inclusive lower bound in bits. */
+  readonly minBits: number;
+  /** Exclusive upper bound in bits; null for the top level. */
+  readonly maxBits: number | null;
+}
+
+/** Half-open intervals on the unrounded bits. */
+export const STRENGTH_LEVELS: readonly StrengthLevel[] = Object.freeze([
+  Object.freeze({ level: 0, label: 'Weak', minBits: 0, maxBits: 50 }),
+  Object.freeze({ level: 1, label: 'Fair', minBits: 50, maxBits: 64 }),
+  Object.freeze({ level: 2, label: 'Strong', minBits: 64, maxBits: 80 }),
+  Object.freeze({ level: 3, label: 'Very strong', minBits: 80, maxBits: 100 }),
+  Object.freeze({ level: 4, label: 'Excellent', minBits: 100, maxBits: null }),
+] as const);
+
+export interface Entropy {
+  readonly bits: number;
+  readonly label: StrengthLevel['label'];
+  readonly level: StrengthLevel['level'];
+}
+
+/** Label from the unrounded figure; `bits` rounded to 2 decimals for the response. */
+export function strength(bits: number): Entropy {
+  if (!Number.isFinite(bits) || bits < 0) throw new RangeError(`strength: bits must be finite and >= 0, got ${bits}`);
+  let chosen = STRENGTH_LEVELS[0];
+  for (const s of STRENGTH_LEVELS) if (bits >= s.minBits) chosen = s;
+  return Object.freeze({ bits: Math.round(bits * 100) / 100, label: chosen.label, level: chosen.level });
+}
+
+/** log2 of a positive BigInt, to double precision (uses the top 53 bits). */
+export function log2BigInt(x: bigint): number {
+  if (x <= 0n) throw new RangeError('log2BigInt: x must be positive');
+  const bitLength = x.toString(2).length;
+  const shift = Math.max(0, bitLength - 53);
+  return Math.log2(Number(x >> BigInt(shift))) + shift;
+}
+
+/**
+ * Number of strings of `length` over the union of the classes (disjoint, sizes `classSizes`)
+ * that contain at least one character of every class, by inclusion-exclusion:
+ *   |V| = sum over subsets S of classes of (-1)^|S| * (N - sum_{c in S} |c|)^L.
+ * Exact in BigInt: 85^128 has 821 bits, far past a double's 53-bit mantissa.
+ */
+export function countEachClassStrings(classSizes: readonly number[], length: number): bigint {
+  const k = classSizes.length;
+  const total = classSizes.reduce((a, b) => a + b, 0);
+  const L = BigInt(length);
+  let sum = 0n;
+  for (let subset = 0; subset < 1 << k; subset++) {
+    let removed = 0;
+    let parity = 0;
+    for (let i = 0; i < k; i++) {
+      if (subset & (1 << i)) {
+        removed += classSizes[i];
+        parity ^= 1;
+      }
+    }
+    const term = BigInt(total - removed) ** L;
+    sum += parity ? -term : term;
+  }
+  return sum;
+}
+
+export function passwordBits(classSizes: readonly number[], length: number): number {
+  return log2BigInt(countEachClassStrings(classSizes, length));
+}
+
+/** wordCount words drawn uniformly from `listSize`, plus a uniform 00-99 suffix if asked. */
+export function passphraseBits(listSize: number, wordCount: number, addNumber: boolean): number {
+  return wordCount * Math.log2(listSize) + (addNumber ? Math.log2(100) : 0);
+}

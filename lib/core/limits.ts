@@ -1,0 +1,11 @@
+/**
+ * Limits that are not option rules (those live in spec/generate-request.schema.json) but that
+ * the server, `describe()` and the docs must agree on (CONTRACT.md 8).
+ * @module
+ */
+
+/** 16 KB read as 16,384 bytes (DECISIONS.md, HTTP). */
+export const BODY_LIMIT_BYTES = 16_384;
+
+/** Token-bucket capacity and refill per 60 s (DECISIONS.md, Rate limit). */
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 20;

@@ -1,0 +1,62 @@
+/**
+ * Uniform random integers from a CSPRNG, without modulo bias.
+ *
+ * `below(n)` draws 32-bit words and rejects the top `2^32 mod n` values, so every residue
+ * class keeps exactly floor(2^32 / n) preimages. Worked example, n = 62: 2^32 mod 62 = 40,
+ * so words >= 4,294,967,256 (40 of 2^32, p = 9.3e-9) are redrawn and the rest map to
+ * `word % 62` with equal weight. A plain `byte % 62` would favour the first 8 symbols by 5/4.
+ *
+ * Words come from `crypto.getRandomValues` in batches (one call per 512 words) because the
+ * call dominates the cost of short passwords. Consumed words are zeroed so the buffer never
+ * holds an already-used secret-bearing value longer than one batch.
+ * @module
+ */
+
+/** Fills the buffer with random 32-bit words. The default is the Web Crypto CSPRNG. */
+export type FillRandom = (buffer: Uint32Array) => void;
+
+export interface RandomSource {
+  /** A uniform integer in [0, n), 1 <= n <= 2^32. */
+  below(n: number): number;
+}
+
+const TWO_32 = 2 ** 32;
+const BATCH_WORDS = 512; // 2 KiB, well under getRandomValues' 64 KiB cap
+
+export const webCryptoFill: FillRandom = (buffer) => {
+  globalThis.crypto.getRandomValues(buffer);
+};
+
+export function createRandom(fill: FillRandom = webCryptoFill, batchWords: number = BATCH_WORDS): RandomSource {
+  if (!Number.isInteger(batchWords) || batchWords < 1 || batchWords > 16384) {
+    throw new RangeError('batchWords must be an integer between 1 and 16384');
+  }
+  const buffer = new Uint32Array(batchWords);
+  let next = batchWords; // empty: the first draw fills
+
+  function word(): number {
+    if (next === batchWords) {
+      fill(buffer);
+      next = 0;
+    }
+    const w = buffer[next];
+    buffer[next++] = 0;
+    return w;
+  }
+
+  return {
+    below(n: number): number {
+      if (!Number.isInteger(n) || n < 1 || n > TWO_32) {
+        throw new RangeError(`below(n): n must be an integer between 1 and 2^32, got ${n}`);
+      }
+      const limit = TWO_32 - (TWO_32 % n); // largest multiple of n that fits in 2^32
+      for (;;) {
+        const w = word();
+        if (w < limit) return w % n;
+      }
+    },
+  };
+}
+
+/** The process-wide CSPRNG source used when no source is injected. */
+export const defaultRandom: RandomSource = createRandom();

@@ -1,0 +1,171 @@
+/**
+ * Request validation: the compiled schema decides what is valid; this module turns its first
+ * error into the contract's body, with numbers read from the schema itself (never from ajv's
+ * English and never echoing a submitted value), then applies the schema's defaults. The pool
+ * rules a JSON Schema cannot state live in password.ts.
+ * @module
+ */
+import validateSchema from './validator.generated.ts';
+import { requestSchema } from './schema.generated.ts';
+
+export interface ErrorBody {
+  error: string;
+  status: number;
+  field?: string;
+}
+
+export type Separator = 'hyphen' | 'underscore' | 'dot' | 'space';
+
+export interface PasswordOptions {
+  length: number;
+  includeLowercase: boolean;
+  includeUppercase: boolean;
+  includeNumbers: boolean;
+  includeSymbols: boolean;
+  avoidAmbiguous: boolean;
+  excludedCharacters: string;
+}
+
+export interface PassphraseOptions {
+  wordCount: number;
+  separator: Separator;
+  capitalize: boolean;
+  addNumber: boolean;
+}
+
+export type ValidRequest =
+  | { mode: 'password'; count: number; options: PasswordOptions }
+  | { mode: 'passphrase'; count: number; options: PassphraseOptions };
+
+export type Validation = { ok: true; request: ValidRequest } | { ok: false; error: ErrorBody };
+
+interface AjvError {
+  instancePath: string;
+  schemaPath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+}
+type SchemaValidator = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
+const schemaValidator = validateSchema as unknown as SchemaValidator;
+
+type Json = { [key: string]: unknown };
+
+/** A field name is repeated in a message only if it is short and plain; anything else is not echoed. */
+const PLAIN_NAME = /^[A-Za-z_$][A-Za-z0-9_$-]{0,39}$/;
+
+export function invalid(error: string, field?: string): { ok: false; error: ErrorBody } {
+  return { ok: false, error: field === undefined ? { error, status: 400 } : { error, status: 400, field } };
+}
+
+function resolvePointer(pointer: string): Json {
+  let node: unknown = requestSchema;
+  for (const part of pointer.replace(/^#\//, '').split('/')) {
+    if (part === '') continue;
+    node = (node as Json)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return node as Json;
+}
+
+function listOf(values: readonly unknown[]): string {
+  return values.map((v) => JSON.stringify(v)).join(', ');
+}
+
+/** The message for one ajv error, worded from the schema node that failed. */
+function describeError(err: AjvError, mode: unknown): Validation {
+  const field = err.instancePath.slice(1).replace(/\//g, '.');
+  // schemaPath ends in the failing keyword; its parent is the field's own schema.
+  const own = resolvePointer(err.schemaPath.slice(0, err.schemaPath.lastIndexOf('/')));
+  switch (err.keyword) {
+    case 'required':
+      return invalid(`${String(err.params.missingProperty)} is required`, String(err.params.missingProperty));
+    case 'additionalProperties': {
+      const name = String(err.params.additionalProperty);
+      const plain = PLAIN_NAME.test(name);
+      if (field === '') {
+        return plain
+          ? invalid(`${name} is not a field of the request`, name)
+          : invalid('the request has a field that is not allowed (allowed: mode, count, options)');
+      }
+      return plain
+        ? invalid(`${field}.${name} is not an option of mode ${String(mode)}`, `${field}.${name}`)
+        : invalid(`${field} has a key that is not an option of mode ${String(mode)}`, field);
+    }
+    case 'enum':
+      return invalid(`${field} must be one of ${listOf(own.enum as unknown[])}`, field);
+    case 'minimum':
+    case 'maximum':
+      return invalid(`${field} must be between ${String(own.minimum)} and ${String(own.maximum)}`, field);
+    case 'maxLength':
+      return invalid(`${field} must be at most ${String(own.maxLength)} characters`, field);
+    case 'type': {
+      if (field === '') return invalid('the request body must be a JSON object');
+      switch (own.type) {
+        case 'integer':
+          return invalid(
+            `${field} must be an integer between ${String(own.minimum)} and ${String(own.maximum)}`,
+            field,
+          );
+        case 'boolean':
+          return invalid(`${field} must be true or false`, field);
+        case 'string':
+          return invalid(
+            own.enum ? `${field} must be one of ${listOf(own.enum as unknown[])}` : `${field} must be a string`,
+            field,
+          );
+        case 'object':
+          return invalid(`${field} must be an object`, field);
+      }
+    }
+  }
+  /* c8 ignore next 2 -- every keyword of the schema is handled above; kept as a safe fallback */
+  return field === '' ? invalid('the request is invalid') : invalid(`${field} is invalid`, field);
+}
+
+/**
+ * One read of every own enumerable key into a null-prototype object: getters and proxies are
+ * touched once (what is validated is what is used), and a `__proto__` key stays a plain key.
+ */
+function snapshot(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const copy: Json = Object.create(null);
+  for (const key of Object.keys(value)) copy[key] = (value as Json)[key];
+  return copy;
+}
+
+const PASSWORD_DEFAULTS = defaultsOf('PasswordOptions') as unknown as PasswordOptions;
+const PASSPHRASE_DEFAULTS = defaultsOf('PassphraseOptions') as unknown as PassphraseOptions;
+const COUNT_DEFAULT = requestSchema.properties.count.default;
+
+function defaultsOf(def: 'PasswordOptions' | 'PassphraseOptions'): Json {
+  const out: Json = {};
+  for (const [key, prop] of Object.entries(requestSchema.$defs[def].properties)) out[key] = prop.default;
+  return out;
+}
+
+function withDefaults<T extends object>(defaults: T, given: Json | undefined): T {
+  const out = { ...defaults } as Json;
+  if (given) for (const key of Object.keys(defaults)) if (given[key] !== undefined) out[key] = given[key];
+  return out as T;
+}
+
+export function validateRequest(input: unknown): Validation {
+  let body: Json;
+  try {
+    body = snapshot(input) as Json;
+    if (body !== null && typeof body === 'object' && !Array.isArray(body)) body.options = snapshot(body.options);
+  } catch {
+    return invalid('the request could not be read');
+  }
+  if (!schemaValidator(body)) {
+    const first = schemaValidator.errors?.[0];
+    /* c8 ignore next -- ajv always reports at least one error when validation fails */
+    if (!first) return invalid('the request is invalid');
+    return describeError(first, (body as Json | null)?.mode);
+  }
+  const count = (body.count as number | undefined) ?? COUNT_DEFAULT;
+  const given = body.options as Json | undefined;
+  if (body.mode === 'passphrase') {
+    return { ok: true, request: { mode: 'passphrase', count, options: withDefaults(PASSPHRASE_DEFAULTS, given) } };
+  }
+  return { ok: true, request: { mode: 'password', count, options: withDefaults(PASSWORD_DEFAULTS, given) } };
+}
