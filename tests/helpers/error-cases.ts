@@ -1,0 +1,88 @@
+/**
+ * The shared table of bad inputs and the exact 400 body each must produce. The core tests run
+ * it through `generate()`, the HTTP tests POST `JSON.stringify(input)`, and the browser tests
+ * pass `JSON.stringify(input)` into the page and `JSON.parse` it there before calling
+ * `ServiceAPI.generate` (so own `__proto__` keys survive, as they do in a JSON body).
+ * Every input is JSON-serialisable.
+ */
+export interface ErrorCase {
+  readonly name: string;
+  readonly input: unknown;
+  readonly expected: { readonly error: string; readonly status: 400; readonly field?: string };
+}
+
+const e = (error: string, field?: string) => (field === undefined ? { error, status: 400 as const } : { error, status: 400 as const, field });
+
+const LENGTH = e('options.length must be between 8 and 128', 'options.length');
+const LENGTH_TYPE = e('options.length must be an integer between 8 and 128', 'options.length');
+const COUNT = e('count must be between 1 and 20', 'count');
+const COUNT_TYPE = e('count must be an integer between 1 and 20', 'count');
+const WORDS = e('options.wordCount must be between 4 and 8', 'options.wordCount');
+const WORDS_TYPE = e('options.wordCount must be an integer between 4 and 8', 'options.wordCount');
+const NOT_OBJECT = e('the request body must be a JSON object');
+const MODE = e('mode must be one of "password", "passphrase"', 'mode');
+const SEPARATOR = e('options.separator must be one of "hyphen", "underscore", "dot", "space"', 'options.separator');
+
+const pw = (options: unknown) => ({ mode: 'password', options });
+const pp = (options: unknown) => ({ mode: 'passphrase', options });
+
+export const ERROR_CASES: readonly ErrorCase[] = [
+  { name: 'body is an array', input: [], expected: NOT_OBJECT },
+  { name: 'body is null', input: null, expected: NOT_OBJECT },
+  { name: 'body is a string', input: 'password', expected: NOT_OBJECT },
+  { name: 'body is a number', input: 42, expected: NOT_OBJECT },
+  { name: 'mode missing', input: {}, expected: e('mode is required', 'mode') },
+  { name: 'mode missing with options', input: { count: 2, options: { length: 12 } }, expected: e('mode is required', 'mode') },
+  { name: 'mode unknown', input: { mode: 'pin' }, expected: MODE },
+  { name: 'mode wrong case', input: { mode: 'Password' }, expected: MODE },
+  { name: 'mode a number', input: { mode: 1 }, expected: MODE },
+  { name: 'mode null', input: { mode: null }, expected: MODE },
+  { name: 'unknown top-level field', input: { mode: 'password', length: 12 }, expected: e('length is not a field of the request', 'length') },
+  { name: 'own __proto__ key', input: JSON.parse('{"mode":"password","__proto__":{"polluted":true}}'), expected: e('__proto__ is not a field of the request', '__proto__') },
+  { name: 'constructor key in options', input: pw({ constructor: { prototype: {} } }), expected: e('options.constructor is not an option of mode password', 'options.constructor') },
+  { name: 'count 0 (min-1)', input: { mode: 'password', count: 0 }, expected: COUNT },
+  { name: 'count 21 (max+1)', input: { mode: 'password', count: 21 }, expected: COUNT },
+  { name: 'count -1', input: { mode: 'passphrase', count: -1 }, expected: COUNT },
+  { name: 'count 1.5', input: { mode: 'password', count: 1.5 }, expected: COUNT_TYPE },
+  { name: 'count "2"', input: { mode: 'password', count: '2' }, expected: COUNT_TYPE },
+  { name: 'count null', input: { mode: 'password', count: null }, expected: COUNT_TYPE },
+  { name: 'count true', input: { mode: 'password', count: true }, expected: COUNT_TYPE },
+  { name: 'count 1e300', input: { mode: 'password', count: 1e300 }, expected: COUNT },
+  { name: 'options an array', input: pw([]), expected: e('options must be an object', 'options') },
+  { name: 'options null', input: pw(null), expected: e('options must be an object', 'options') },
+  { name: 'options a string', input: pp('wordCount=5'), expected: e('options must be an object', 'options') },
+  { name: 'length 7 (min-1)', input: pw({ length: 7 }), expected: LENGTH },
+  { name: 'length 129 (max+1)', input: pw({ length: 129 }), expected: LENGTH },
+  { name: 'length 0', input: pw({ length: 0 }), expected: LENGTH },
+  { name: 'length -24', input: pw({ length: -24 }), expected: LENGTH },
+  { name: 'length 24.5', input: pw({ length: 24.5 }), expected: LENGTH_TYPE },
+  { name: 'length "24"', input: pw({ length: '24' }), expected: LENGTH_TYPE },
+  { name: 'length null', input: pw({ length: null }), expected: LENGTH_TYPE },
+  { name: 'length false', input: pw({ length: false }), expected: LENGTH_TYPE },
+  { name: 'length [24]', input: pw({ length: [24] }), expected: LENGTH_TYPE },
+  { name: 'includeLowercase "true"', input: pw({ includeLowercase: 'true' }), expected: e('options.includeLowercase must be true or false', 'options.includeLowercase') },
+  { name: 'includeUppercase 1', input: pw({ includeUppercase: 1 }), expected: e('options.includeUppercase must be true or false', 'options.includeUppercase') },
+  { name: 'includeNumbers null', input: pw({ includeNumbers: null }), expected: e('options.includeNumbers must be true or false', 'options.includeNumbers') },
+  { name: 'includeSymbols "yes"', input: pw({ includeSymbols: 'yes' }), expected: e('options.includeSymbols must be true or false', 'options.includeSymbols') },
+  { name: 'avoidAmbiguous 0', input: pw({ avoidAmbiguous: 0 }), expected: e('options.avoidAmbiguous must be true or false', 'options.avoidAmbiguous') },
+  { name: 'excludedCharacters a number', input: pw({ excludedCharacters: 5 }), expected: e('options.excludedCharacters must be a string', 'options.excludedCharacters') },
+  { name: 'excludedCharacters an array', input: pw({ excludedCharacters: ['a'] }), expected: e('options.excludedCharacters must be a string', 'options.excludedCharacters') },
+  { name: 'excludedCharacters 257 characters', input: pw({ excludedCharacters: 'x'.repeat(257) }), expected: e('options.excludedCharacters must be at most 256 characters', 'options.excludedCharacters') },
+  { name: 'passphrase option in password mode', input: pw({ wordCount: 5 }), expected: e('options.wordCount is not an option of mode password', 'options.wordCount') },
+  { name: 'password option in passphrase mode', input: pp({ length: 20 }), expected: e('options.length is not an option of mode passphrase', 'options.length') },
+  { name: 'unknown option', input: pp({ words: 5 }), expected: e('options.words is not an option of mode passphrase', 'options.words') },
+  { name: 'no class enabled', input: pw({ includeLowercase: false, includeUppercase: false, includeNumbers: false }), expected: e('options must enable at least one of includeLowercase, includeUppercase, includeNumbers, includeSymbols', 'options') },
+  { name: 'an enabled class emptied', input: pw({ excludedCharacters: '0123456789' }), expected: e('options.excludedCharacters removes every character of the enabled class numbers', 'options.excludedCharacters') },
+  { name: 'ambiguity plus exclusions empty a class', input: pw({ includeLowercase: false, includeUppercase: false, avoidAmbiguous: true, excludedCharacters: '234679' }), expected: e('options.excludedCharacters removes every character of the enabled class numbers', 'options.excludedCharacters') },
+  { name: 'pool of one character', input: pw({ includeLowercase: false, includeUppercase: false, excludedCharacters: '012345678' }), expected: e('options.excludedCharacters leaves fewer than 2 characters in the pool', 'options.excludedCharacters') },
+  { name: 'wordCount 3 (min-1)', input: pp({ wordCount: 3 }), expected: WORDS },
+  { name: 'wordCount 9 (max+1)', input: pp({ wordCount: 9 }), expected: WORDS },
+  { name: 'wordCount 4.5', input: pp({ wordCount: 4.5 }), expected: WORDS_TYPE },
+  { name: 'wordCount "5"', input: pp({ wordCount: '5' }), expected: WORDS_TYPE },
+  { name: 'wordCount null', input: pp({ wordCount: null }), expected: WORDS_TYPE },
+  { name: 'separator unknown', input: pp({ separator: 'tab' }), expected: SEPARATOR },
+  { name: 'separator a character', input: pp({ separator: '-' }), expected: SEPARATOR },
+  { name: 'separator a number', input: pp({ separator: 1 }), expected: SEPARATOR },
+  { name: 'capitalize "true"', input: pp({ capitalize: 'true' }), expected: e('options.capitalize must be true or false', 'options.capitalize') },
+  { name: 'addNumber null', input: pp({ addNumber: null }), expected: e('options.addNumber must be true or false', 'options.addNumber') },
+];
