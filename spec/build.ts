@@ -16,6 +16,7 @@ import standaloneModule from 'ajv/dist/standalone/index.js';
 import { rollup } from 'rollup';
 import commonjsModule from '@rollup/plugin-commonjs';
 import { nodeResolve } from '@rollup/plugin-node-resolve';
+import { buildOpenApiJson } from './openapi.ts';
 
 // Both are CommonJS packages whose default export TypeScript sees as the namespace under NodeNext.
 const standaloneCode = standaloneModule as unknown as typeof standaloneModule.default;
@@ -103,6 +104,7 @@ export async function buildArtifacts(): Promise<Record<string, string>> {
     'lib/core/validator.generated.ts': await buildValidator(),
     'lib/core/schema.generated.ts': buildSchemaModule(),
     'wordlist/eff-large.generated.ts': buildWordlistModule(),
+    'spec/openapi.json': buildOpenApiJson(),
   };
 }
 

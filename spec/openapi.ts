@@ -1,0 +1,616 @@
+/**
+ * The OpenAPI 3.1 document served at `GET /openapi.json`, built from the three schema files in
+ * `spec/` (copied verbatim into `components.schemas`, so the document cannot drift from the
+ * validator), the live description (`describe()`), the strength table and the limits.
+ * `spec/build.ts` writes it to `spec/openapi.json`; `--check` fails when the committed copy is
+ * stale, and tests/spec/openapi.test.ts checks the copies deep-equal their sources.
+ *
+ * Scope note: 404 (unknown path) and 405 (known path, other method) are answered for paths and
+ * methods that have no operation, so OpenAPI has nowhere exact to put them. 405 is listed on
+ * every operation (as "another method on this path"), 404 on `/postman/{file}`, and both are
+ * in `components.responses` and the info description.
+ * @module
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE, STRENGTH_LEVELS, describe } from '../lib/core/index.ts';
+
+type Json = { [key: string]: unknown };
+
+const SPEC_DIR = fileURLToPath(new URL('.', import.meta.url));
+
+/** Schema file -> the name it gets in `components.schemas` (its `title`). */
+export const SCHEMA_FILES = {
+  GenerateRequest: 'generate-request.schema.json',
+  GenerateResponse: 'generate-response.schema.json',
+  ErrorBody: 'error.schema.json',
+} as const;
+
+/** The files served under `GET /postman/{file}`: every Postman collection/environment in spec/. */
+export function postmanFiles(dir: string = SPEC_DIR): string[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.postman_collection.json') || f.endsWith('.postman_environment.json'))
+    .sort();
+}
+
+function readSchema(file: string): Json {
+  return JSON.parse(readFileSync(join(SPEC_DIR, file), 'utf8')) as Json;
+}
+
+/** Rewrites every `$ref` that starts with `from` to start with `to` (a deep copy). */
+export function rewriteRefs<T>(value: T, from: string, to: string): T {
+  if (Array.isArray(value)) return value.map((v) => rewriteRefs(v, from, to)) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(value)) {
+    out[k] = k === '$ref' && typeof v === 'string' && v.startsWith(from) ? to + v.slice(from.length) : rewriteRefs(v, from, to);
+  }
+  return out as T;
+}
+
+export const DEFS_REF = '#/$defs/';
+export const COMPONENTS_REF = '#/components/schemas/';
+
+/**
+ * The three schema files as `components.schemas`. Each file's `$defs` are hoisted to their own
+ * components and its `#/$defs/X` refs rewritten to `#/components/schemas/X`; `$schema` and `$id`
+ * are dropped (the document's `jsonSchemaDialect` is 2020-12). Why: with `$id` kept, a
+ * `#/$defs/X` ref is correct JSON Schema but redocly and the Postman/Insomnia importers resolve
+ * it against the document root and fail. Nothing else changes, so the copy is the file: the
+ * tests undo exactly this and compare with the file.
+ */
+export function embeddedSchemas(): Json {
+  const out: Json = {};
+  const hoisted: Json = {};
+  for (const [name, file] of Object.entries(SCHEMA_FILES)) {
+    const { $schema: _schema, $id: _id, $defs, ...rest } = readSchema(file);
+    out[name] = rewriteRefs(rest, DEFS_REF, COMPONENTS_REF);
+    for (const [defName, def] of Object.entries(($defs ?? {}) as Json)) {
+      if (defName in hoisted || defName in SCHEMA_FILES) throw new Error(`schema name clash: ${defName} (${file})`);
+      hoisted[defName] = rewriteRefs(def, DEFS_REF, COMPONENTS_REF);
+    }
+  }
+  return { ...out, ...hoisted };
+}
+
+const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+// ---------------------------------------------------------------------------------------------
+// Examples. Values are realistic in shape and obviously fake in content; every one validates
+// against its schema (redocly's no-invalid-media-type-examples and the tests check that).
+
+const PASSWORD_CLASSES = [
+  { name: 'lowercase', size: 26 },
+  { name: 'uppercase', size: 26 },
+  { name: 'numbers', size: 10 },
+];
+const passwordCredential = {
+  value: 'EXAMPLExonly7NOTxREAL2pw',
+  entropy: { bits: 142.88, label: 'Excellent', level: 4 },
+  metadata: { entropyMode: 'uniform-each-class', poolSize: 62, length: 24, classes: PASSWORD_CLASSES },
+};
+const passphraseCredential = {
+  value: 'Crane-Oyster-Plaza-Sprint-07',
+  entropy: { bits: 58.34, label: 'Fair', level: 1 },
+  metadata: {
+    entropyMode: 'wordlist',
+    wordCount: 4,
+    wordlistSize: 7772,
+    wordlist: 'EFF large wordlist',
+    separator: 'hyphen',
+    capitalize: true,
+    addNumber: true,
+  },
+};
+const batchValues = ['Crane-Oyster-Plaza-Sprint-07', 'Maple-Tunnel-Frost-Ledger-42', 'Pebble-Violin-Ember-Quota-13'];
+const batchCredential = (value: string) => ({ ...passphraseCredential, value });
+
+function responseOf(mode: string, results: Json[]): Json {
+  const [first] = results;
+  return { mode, count: results.length, value: first.value, entropy: first.entropy, metadata: first.metadata, results };
+}
+
+const errorExample = (summary: string, value: Json) => ({ summary, value });
+
+// ---------------------------------------------------------------------------------------------
+
+function labelTable(): string {
+  const rows = STRENGTH_LEVELS.map((s) => {
+    const range = s.maxBits === null ? `>= ${s.minBits}` : s.minBits === 0 ? `< ${s.maxBits}` : `${s.minBits} to < ${s.maxBits}`;
+    return `| ${s.level} | ${s.label} | ${range} |`;
+  });
+  return ['| level | label | bits (unrounded) |', '|---|---|---|', ...rows].join('\n');
+}
+
+function headerComponents(): Json {
+  const str = (description: string, examples: unknown[], extra: Json = {}) => ({
+    description,
+    schema: { type: 'string', maxLength: 256, examples, ...extra },
+  });
+  const int = (description: string, example: number, minimum = 0) => ({
+    description,
+    schema: { type: 'integer', minimum, maximum: 1_000_000, examples: [example] },
+  });
+  return {
+    'X-RateLimit-Limit': int('Bucket capacity: requests per minute per client (RATE_LIMIT_PER_MINUTE, default 20).', DEFAULT_RATE_LIMIT_PER_MINUTE, 1),
+    'X-RateLimit-Remaining': int('Whole requests left in the bucket now.', 19),
+    'X-RateLimit-Reset': int('Seconds, rounded up, until the bucket is full again (0 when it is full).', 3),
+    'RateLimit-Policy': str('IETF draft field: the policy, with the same numbers (capacity per 60 s window).', [
+      `"client";q=${DEFAULT_RATE_LIMIT_PER_MINUTE};w=60`,
+    ]),
+    RateLimit: str('IETF draft field: the current state, with the same numbers as the X-RateLimit-* fields.', [
+      '"client";r=19;t=3',
+    ]),
+    'Retry-After': int('On 429 only: seconds, rounded up, until one request is allowed again.', 3, 1),
+    'Cache-Control': str('Every response: nothing is cached by browsers or proxies.', ['no-store'], { const: 'no-store' }),
+    'X-Content-Type-Options': str('Every response.', ['nosniff'], { const: 'nosniff' }),
+    'Referrer-Policy': str('Every response.', ['no-referrer'], { const: 'no-referrer' }),
+    'Content-Security-Policy': str(
+      "Every response. JSON: `default-src 'none'; frame-ancestors 'none'`; the home page has its own strict policy (no inline script or style, `connect-src 'none'`).",
+      ["default-src 'none'; frame-ancestors 'none'"],
+    ),
+    'WWW-Authenticate': str('On 401: the scheme to use (the X-Api-Key header).', ['ApiKey realm="credential-generator", header="X-Api-Key"']),
+    Allow: str('On 405: the methods this path supports.', ['GET, HEAD']),
+  };
+}
+
+const COMMON_HEADERS = [
+  'Cache-Control',
+  'X-Content-Type-Options',
+  'Referrer-Policy',
+  'Content-Security-Policy',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit-Policy',
+  'RateLimit',
+] as const;
+
+/** The headers of a response: the common set plus any extra names. */
+function headers(...extra: string[]): Json {
+  const out: Json = {};
+  for (const name of [...COMMON_HEADERS, ...extra]) out[name] = ref('headers', name);
+  return out;
+}
+
+function errorResponse(description: string, examples: Record<string, Json>, ...extraHeaders: string[]): Json {
+  return {
+    description,
+    headers: headers(...extraHeaders),
+    content: { 'application/json': { schema: ref('schemas', 'ErrorBody'), examples } },
+  };
+}
+
+function responseComponents(): Json {
+  return {
+    BadRequest: errorResponse(
+      'The request is invalid: wrong or missing `Content-Type: application/json`, malformed JSON, a value of the wrong type or out of range, an unknown field, or an option of the other mode. One error at a time, the first found; `field` names it. Nothing is clamped or replaced by a default.',
+      {
+        badLength: errorExample('Length out of range', { error: 'options.length must be between 8 and 128', status: 400, field: 'options.length' }),
+        badCount: errorExample('Batch too large', { error: 'count must be between 1 and 20', status: 400, field: 'count' }),
+        contentType: errorExample('Not JSON', { error: 'Content-Type must be application/json', status: 400 }),
+        wrongMode: errorExample('Option of the other mode', {
+          error: 'options.wordCount is not an option of mode password',
+          status: 400,
+          field: 'options.wordCount',
+        }),
+      },
+    ),
+    Unauthorized: errorResponse(
+      'The `X-Api-Key` header is missing, duplicated, malformed, unknown or revoked (all the same reply). Nothing is generated.',
+      { missingKey: errorExample('No or wrong key', { error: 'missing or invalid API key', status: 401 }) },
+      'WWW-Authenticate',
+    ),
+    NotFound: errorResponse(
+      'No such path (paths match exactly: `/generate/` is 404), or no such file under `/postman/`.',
+      { notFound: errorExample('Unknown path', { error: 'not found', status: 404 }) },
+    ),
+    MethodNotAllowed: errorResponse(
+      'The path exists but not with this method. Any method a path does not list (e.g. PUT or DELETE) gets 405; `Allow` names the ones it supports (HEAD works wherever GET does).',
+      { methodNotAllowed: errorExample('Wrong method', { error: 'method not allowed', status: 405 }) },
+      'Allow',
+    ),
+    PayloadTooLarge: errorResponse(
+      `The body is larger than ${BODY_LIMIT_BYTES} bytes (16 KB). A declared Content-Length above it is refused before reading; a chunked body is cut at the first byte past the limit. The connection is closed after this reply.`,
+      { tooLarge: errorExample('Body over 16 KB', { error: `request body larger than ${BODY_LIMIT_BYTES} bytes`, status: 413 }) },
+    ),
+    TooManyRequests: errorResponse(
+      'The client (IP address) has used its requests for now. Wait `Retry-After` seconds. A 429 does not consume a slot.',
+      { rateLimited: errorExample('Rate limit', { error: 'rate limit exceeded', status: 429 }) },
+      'Retry-After',
+    ),
+    ServiceUnavailable: errorResponse(
+      'The server has no API key configured, so requests needing a key cannot be served. The operator must configure `API_KEYS_FILE` or `API_KEY`.',
+      { noKeyConfigured: errorExample('No key configured', { error: 'no API key configured on the server', status: 503 }) },
+    ),
+  };
+}
+
+/** Schema of the `GET /generate` body (the output of `describe()`); the top level is pinned. */
+function describeSchema(): Json {
+  const level = {
+    type: 'object',
+    required: ['level', 'label', 'minBits', 'maxBits'],
+    additionalProperties: false,
+    properties: {
+      level: { type: 'integer', minimum: 0, maximum: 4 },
+      label: { type: 'string', enum: STRENGTH_LEVELS.map((s) => s.label) },
+      minBits: { type: 'number', minimum: 0, description: 'Inclusive lower bound in bits.' },
+      maxBits: {
+        description: 'Exclusive upper bound in bits; null for the top level.',
+        anyOf: [{ type: 'number', minimum: 0 }, { type: 'null' }],
+      },
+    },
+  };
+  const text = { type: 'string', maxLength: 1024 };
+  const fields = {
+    description: 'Option name -> its type, default, bounds, enum and description, read from the request schema.',
+    type: 'object',
+    additionalProperties: { type: 'object' },
+  };
+  const object = (properties: Json, extra: Json = {}) => ({
+    type: 'object',
+    required: Object.keys(properties),
+    properties,
+    ...extra,
+  });
+  const mode = (properties: Json) => object({ description: text, options: fields, ...properties, entropy: text });
+  return {
+    title: 'GeneratorDescription',
+    description:
+      'Every option, default and limit this server supports, derived from the request schema and the server constants. The same object as `ServiceAPI.describe()` in the browser (whose rate limit is the default).',
+    type: 'object',
+    required: ['service', 'endpoint', 'request', 'modes', 'entropy', 'limits'],
+    additionalProperties: false,
+    properties: {
+      service: { type: 'string', const: 'credential-generator' },
+      endpoint: object({
+        method: { type: 'string', const: 'POST' },
+        path: { type: 'string', const: '/generate' },
+        auth: text,
+        contentType: { type: 'string', const: 'application/json' },
+      }),
+      request: object({ mode: { type: 'object' }, count: { type: 'object' }, options: { type: 'object' } }),
+      modes: object(
+        {
+          password: mode({
+            characterClasses: {
+              type: 'array',
+              maxItems: 4,
+              items: object({
+                name: { type: 'string', maxLength: 32 },
+                option: { type: 'string', maxLength: 32 },
+                characters: { type: 'string', maxLength: 64 },
+                size: { type: 'integer', minimum: 1, maximum: 64 },
+              }),
+            },
+            ambiguousCharacters: { type: 'string', maxLength: 64 },
+            rules: { type: 'array', maxItems: 16, items: text },
+          }),
+          passphrase: mode({
+            separators: { type: 'object', additionalProperties: { type: 'string', maxLength: 1 } },
+            wordlist: object({
+              name: { type: 'string', maxLength: 64 },
+              size: { type: 'integer', const: 7772 },
+              sourceSize: { type: 'integer', const: 7776 },
+              excludedWords: { type: 'array', maxItems: 4, items: { type: 'string', maxLength: 16 } },
+              bitsPerWord: { type: 'number', minimum: 0 },
+              credit: text,
+              license: { type: 'string', maxLength: 64 },
+            }),
+          }),
+        },
+        { additionalProperties: false },
+      ),
+      entropy: object(
+        { method: text, labels: { type: 'array', minItems: 5, maxItems: 5, items: level } },
+        { additionalProperties: false },
+      ),
+      limits: object(
+        {
+          count: object({ minimum: { type: 'integer', const: 1 }, maximum: { type: 'integer', const: 20 } }),
+          bodyBytes: { type: 'integer', const: BODY_LIMIT_BYTES },
+          rateLimit: object(
+            { requestsPerMinute: { type: 'integer', minimum: 1 }, algorithm: text },
+            { additionalProperties: false },
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    },
+  };
+}
+
+function healthSchema(): Json {
+  return {
+    title: 'Health',
+    description: 'Liveness. `status` is always "ok" when the process answers; further fields may be added.',
+    type: 'object',
+    required: ['status'],
+    properties: { status: { type: 'string', const: 'ok' } },
+  };
+}
+
+function infoDescription(): string {
+  const d = describe();
+  const limits = d.limits as { count: { minimum: number; maximum: number } };
+  return [
+    'Generates random passwords and passphrases with an exact entropy figure. Nothing generated is stored or logged, and every response is `Cache-Control: no-store`.',
+    '',
+    '## Limits',
+    '',
+    '| limit | value |',
+    '|---|---|',
+    `| requests per client IP | ${DEFAULT_RATE_LIMIT_PER_MINUTE} per minute (token bucket: burst of ${DEFAULT_RATE_LIMIT_PER_MINUTE}, refilled continuously; the operator may change it, \`GET /generate\` shows the live figure) |`,
+    `| count (credentials per request) | ${limits.count.minimum} to ${limits.count.maximum}; a batch uses one rate-limit slot |`,
+    '| password length | 8 to 128 |',
+    '| passphrase wordCount | 4 to 8 |',
+    `| request body | ${BODY_LIMIT_BYTES} bytes (16 KB); larger gives 413 |`,
+    '',
+    'Every `POST /generate` attempt uses one slot whatever its outcome, except one answered 429. GET requests use none but carry the current rate-limit headers. Every response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` and the IETF draft fields `RateLimit-Policy` and `RateLimit`; 429 adds `Retry-After`.',
+    '',
+    '## Entropy',
+    '',
+    '`entropy.bits` is log2 of the number of equally likely outputs the generator can produce for the options (the attacker is assumed to know the options, not the draws), rounded to 2 decimals; the label comes from the unrounded figure.',
+    '',
+    '- Password: with enabled classes of sizes c1..ck after exclusions (pool N = sum ci) and length L, bits = log2 |V|, where V is every length-L string over the pool holding at least one character of each enabled class, counted exactly by inclusion-exclusion: |V| = sum over subsets S of the classes of (-1)^|S| (N - sum of sizes in S)^L. The generator redraws the whole password until the rule holds, so every string of V is equally likely. 24 characters a-z A-Z 0-9: 142.88 bits.',
+    '- Passphrase: bits = wordCount x log2(7772) (12.924 per word, EFF large wordlist without its 4 hyphenated words), + log2(100) = 6.644 with `addNumber`; separator and capitalize add nothing. 4 words: 51.70 bits.',
+    '',
+    labelTable(),
+    '',
+    '## Errors',
+    '',
+    'Every error is a JSON body `{error, status, field?}` (`ErrorBody`). An unknown path is 404 and a known path with another method is 405 with `Allow`, on every path. HEAD works wherever GET does.',
+  ].join('\n');
+}
+
+function generateDescription(): string {
+  return [
+    'The live description of every option, default and limit, derived from the request schema: the same object the browser page gets from `ServiceAPI.describe()`. No key needed; it uses no rate-limit slot.',
+    '',
+    '- password: characters drawn uniformly from the pool of enabled classes (a-z 26, A-Z 26, 0-9 10, symbols 23), minus `0O1Il5S8B` with `avoidAmbiguous` and minus `excludedCharacters`; every enabled class appears at least once.',
+    '- passphrase: words drawn uniformly from the EFF large wordlist without its 4 hyphenated words (7,772 words).',
+    '- entropy: password bits = log2 |V| (exact count of valid strings, see the top of this document; close to length x log2(pool)); passphrase bits = wordCount x log2(7772), + 6.644 with addNumber.',
+    '- Nothing generated is stored or logged.',
+    `- Limits: count 1 to 20, password length 8 to 128, wordCount 4 to 8, body ${BODY_LIMIT_BYTES} bytes, ${DEFAULT_RATE_LIMIT_PER_MINUTE} requests per minute per client by default (\`limits.rateLimit\` gives the live figure).`,
+    '',
+    labelTable(),
+    '',
+    '```sh',
+    'curl -sS http://127.0.0.1:8080/generate',
+    '//=> {"service":"credential-generator","endpoint":{"method":"POST","path":"/generate",...},...}',
+    'http :8080/generate',
+    '```',
+  ].join('\n');
+}
+
+function postGenerateDescription(): string {
+  return [
+    'Generates `count` credentials (default 1, at most 20) in one request; a batch uses one rate-limit slot. `value`, `entropy` and `metadata` at the top level mirror `results[0]`. Only `mode` is required; omitted optional fields take their default, and an invalid value is a 400 naming the field (never clamped or defaulted).',
+    '',
+    'Checks, in order: rate limit (429) -> key configured (503) -> key (401) -> `Content-Type: application/json` (400) -> body size (413) -> JSON and schema (400) -> generate (200).',
+    '',
+    'Keep the key out of command lines and code: read it from an environment variable.',
+    '',
+    '```sh',
+    'curl -sS --fail-with-body --json \'{"mode":"password","options":{"length":24}}\' \\',
+    '  -H "X-Api-Key: $CG_API_KEY" http://127.0.0.1:8080/generate',
+    '//=> {"mode":"password","count":1,"value":"<redacted>","entropy":{"bits":142.88,"label":"Excellent","level":4},...}',
+    '',
+    'http POST :8080/generate X-Api-Key:$CG_API_KEY mode=passphrase count:=5 options:=\'{"wordCount":6}\'',
+    '//=> {"mode":"passphrase","count":5,"value":"<redacted>","entropy":{"bits":77.54,"label":"Strong","level":2},...}',
+    '```',
+  ].join('\n');
+}
+
+/** The OpenAPI 3.1.0 document, as a plain object (key order is the output order). */
+export function buildOpenApi(): Json {
+  const version = (JSON.parse(readFileSync(join(SPEC_DIR, '..', 'package.json'), 'utf8')) as { version: string }).version;
+  const schemas = embeddedSchemas();
+  schemas.GeneratorDescription = describeSchema();
+  schemas.Health = healthSchema();
+
+  const methodNotAllowed = { '405': ref('responses', 'MethodNotAllowed') };
+  const ok = (description: string, content: Json, ...extraHeaders: string[]) => ({
+    description,
+    headers: headers(...extraHeaders),
+    content,
+  });
+  const postman = postmanFiles();
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Credential Generator API',
+      version,
+      summary: 'Random passwords and passphrases with an exact entropy figure; nothing is stored.',
+      description: infoDescription(),
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    servers: [
+      {
+        url: '{scheme}://{host}:{port}',
+        description: 'Your deployment (default: a local server started with `npm start`).',
+        variables: {
+          scheme: { enum: ['http', 'https'], default: 'http', description: 'https when TLS_CERT_FILE and TLS_KEY_FILE are set.' },
+          host: { default: '127.0.0.1', description: 'Host name or address (HOST).' },
+          port: { default: '8080', description: 'Port (PORT).' },
+        },
+      },
+    ],
+    tags: [
+      { name: 'Generation', description: 'Generate credentials and read the options and limits.' },
+      { name: 'Service', description: 'Health and the home page.' },
+      { name: 'Documentation', description: 'This document and the Postman collection and environment.' },
+    ],
+    paths: {
+      '/generate': {
+        get: {
+          tags: ['Generation'],
+          operationId: 'describeGenerator',
+          summary: 'Describe every option, default and limit',
+          description: generateDescription(),
+          security: [],
+          responses: {
+            '200': ok('The live description.', {
+              'application/json': {
+                schema: ref('schemas', 'GeneratorDescription'),
+                examples: { default: { summary: 'A server with the default settings', value: describe() } },
+              },
+            }),
+            ...methodNotAllowed,
+          },
+        },
+        post: {
+          tags: ['Generation'],
+          operationId: 'generateCredentials',
+          summary: 'Generate passwords or passphrases',
+          description: postGenerateDescription(),
+          security: [{ ApiKey: [] }],
+          requestBody: {
+            required: true,
+            description: `JSON, at most ${BODY_LIMIT_BYTES} bytes, with \`Content-Type: application/json\`.`,
+            content: {
+              'application/json': {
+                schema: ref('schemas', 'GenerateRequest'),
+                examples: {
+                  password: { summary: 'One password, defaults (24 characters a-z A-Z 0-9)', value: { mode: 'password' } },
+                  passwordOptions: {
+                    summary: 'A 32-character password with symbols, no look-alikes',
+                    value: { mode: 'password', options: { length: 32, includeSymbols: true, avoidAmbiguous: true, excludedCharacters: '{}' } },
+                  },
+                  passphrase: {
+                    summary: 'A capitalised passphrase with a number',
+                    value: { mode: 'passphrase', options: { wordCount: 4, separator: 'hyphen', capitalize: true, addNumber: true } },
+                  },
+                  batch: { summary: 'A batch of 20 passphrases (one rate-limit slot)', value: { mode: 'passphrase', count: 20 } },
+                },
+              },
+            },
+          },
+          responses: {
+            '200': ok('The generated credentials.', {
+              'application/json': {
+                schema: ref('schemas', 'GenerateResponse'),
+                examples: {
+                  password: { summary: 'One password (fake value)', value: responseOf('password', [passwordCredential]) },
+                  passphrase: { summary: 'One passphrase (fake value)', value: responseOf('passphrase', [passphraseCredential]) },
+                  batch: {
+                    summary: 'A batch of 3 passphrases (fake values)',
+                    value: responseOf('passphrase', batchValues.map(batchCredential)),
+                  },
+                },
+              },
+            }),
+            '400': ref('responses', 'BadRequest'),
+            '401': ref('responses', 'Unauthorized'),
+            ...methodNotAllowed,
+            '413': ref('responses', 'PayloadTooLarge'),
+            '429': ref('responses', 'TooManyRequests'),
+            '503': ref('responses', 'ServiceUnavailable'),
+          },
+        },
+      },
+      '/health': {
+        get: {
+          tags: ['Service'],
+          operationId: 'getHealth',
+          summary: 'Health check',
+          description: 'Answers 200 `{"status":"ok"}` while the process serves requests. No key needed; uses no rate-limit slot.',
+          security: [],
+          responses: {
+            '200': ok('The service is up.', {
+              'application/json': { schema: ref('schemas', 'Health'), examples: { ok: { summary: 'Up', value: { status: 'ok' } } } },
+            }),
+            ...methodNotAllowed,
+          },
+        },
+      },
+      '/openapi.json': {
+        get: {
+          tags: ['Documentation'],
+          operationId: 'getOpenApi',
+          summary: 'This document',
+          description: 'The OpenAPI 3.1.0 document of the service (this file), generated from the JSON Schemas the server validates with. No key needed.',
+          security: [],
+          responses: {
+            '200': ok('The OpenAPI document.', {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['openapi', 'info', 'paths'],
+                  properties: { openapi: { type: 'string', const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } },
+                },
+              },
+            }),
+            ...methodNotAllowed,
+          },
+        },
+      },
+      '/': {
+        get: {
+          tags: ['Service'],
+          operationId: 'getHomePage',
+          summary: 'Home page',
+          description:
+            'The browser page: generates in the page itself with `window.ServiceAPI` (no key, no network request), links the Postman files and credits the EFF wordlist. Strict Content-Security-Policy.',
+          security: [],
+          responses: {
+            '200': ok('The HTML page.', {
+              'text/html': { schema: { type: 'string', maxLength: 1_000_000 } },
+            }),
+            ...methodNotAllowed,
+          },
+        },
+      },
+      '/postman/{file}': {
+        get: {
+          tags: ['Documentation'],
+          operationId: 'getPostmanFile',
+          summary: 'Postman collection or environment',
+          description:
+            'The Postman v2.1 collection (one request per endpoint and mode, with tests) and its environment (`baseUrl`, and `apiKey` as an empty secret). Import both into Postman, Insomnia or Bruno, or run them with newman. No key needed.',
+          security: [],
+          parameters: [
+            {
+              name: 'file',
+              in: 'path',
+              required: true,
+              description: 'File name.',
+              schema: { type: 'string', enum: postman },
+              examples: { collection: { value: postman.find((f) => f.endsWith('collection.json')) ?? postman[0] } },
+            },
+          ],
+          responses: {
+            '200': ok('The file.', {
+              'application/json': { schema: { type: 'object', required: ['info'], properties: { info: { type: 'object' } } } },
+            }),
+            '404': ref('responses', 'NotFound'),
+            ...methodNotAllowed,
+          },
+        },
+      },
+    },
+    components: {
+      schemas,
+      responses: responseComponents(),
+      headers: headerComponents(),
+      securitySchemes: {
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Api-Key',
+          description:
+            'A key issued per holder by the operator (no self-service). Missing or wrong: 401; none configured on the server: 503. Keep it out of client-side code, repositories and screenshots.',
+        },
+      },
+    },
+  };
+}
+
+/** The bytes of `spec/openapi.json`. */
+export function buildOpenApiJson(): string {
+  return `${JSON.stringify(buildOpenApi(), null, 2)}\n`;
+}
