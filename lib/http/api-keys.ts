@@ -1,0 +1,170 @@
+/**
+ * API keys (DECISIONS.md, Keys): the format, the key file, and verification.
+ *
+ * Format `cgk_<id>_<secret><check>`: `cgk_` lets secret scanners and humans recognise a
+ * leaked key; `<id>` (8 base62) is public and names the key in logs and in `keys list`;
+ * `<secret>` is 32 base62 characters from the CSPRNG (~190 bits); `<check>` is a CRC-32 of the
+ * rest in 6 base62 characters, so a scanner can tell a real key from a look-alike offline
+ * (GitHub's token scheme). Only SHA-256 digests are stored: a fast hash is right here because
+ * the secret is long and random, so there is nothing to brute-force.
+ * @module
+ */
+import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+export const KEY_PREFIX = 'cgk_';
+/** Published for secret scanners (README, Keys). */
+export const KEY_PATTERN = /^cgk_([0-9A-Za-z]{8})_([0-9A-Za-z]{38})$/;
+const ID_PATTERN = /^[0-9A-Za-z]{8}$/;
+const HEX64 = /^[0-9a-f]{64}$/;
+
+function randomBase62(length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += BASE62[randomInt(62)];
+  return out;
+}
+
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+/** CRC-32 (IEEE) of an ASCII string; zlib.crc32 would need Node >= 20.15. */
+export function crc32(text: string): number {
+  let crc = 0xffffffff;
+  for (let i = 0; i < text.length; i++) crc = CRC_TABLE[(crc ^ text.charCodeAt(i)) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+function checkOf(body: string): string {
+  let n = crc32(body);
+  let out = '';
+  for (let i = 0; i < 6; i++) {
+    out = BASE62[n % 62] + out;
+    n = Math.floor(n / 62);
+  }
+  return out; // 62^6 > 2^32, so 6 digits always suffice
+}
+
+export function newKeyId(): string {
+  return randomBase62(8);
+}
+
+/** A fresh key for the given public id. */
+export function newKey(id: string): string {
+  const body = `${KEY_PREFIX}${id}_${randomBase62(32)}`;
+  return body + checkOf(body);
+}
+
+/** True when the text has the key shape and a correct check; for scanners and the CLI. */
+export function isWellFormedKey(text: string): boolean {
+  return KEY_PATTERN.test(text) && checkOf(text.slice(0, -6)) === text.slice(-6);
+}
+
+export function sha256(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+// --- the key file -------------------------------------------------------------------------
+
+export interface KeyRecord {
+  id: string;
+  holder: string;
+  created: string;
+  revoked: string | null;
+  sha256: string;
+}
+
+export interface KeyFile {
+  version: 1;
+  keys: KeyRecord[];
+}
+
+export function emptyKeyFile(): KeyFile {
+  return { version: 1, keys: [] };
+}
+
+function isTimestamp(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= 40 && !Number.isNaN(Date.parse(value));
+}
+
+/**
+ * Parses and checks a key file strictly; throws an Error whose message says what is wrong
+ * (never quoting a digest). A half-valid file is rejected whole: guessing which records to
+ * keep could re-enable a revoked key.
+ */
+export function parseKeyFile(text: string): KeyFile {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new Error('is not valid JSON');
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error('must be a JSON object');
+  const file = data as Record<string, unknown>;
+  if (file.version !== 1) throw new Error('must have "version": 1');
+  if (!Array.isArray(file.keys)) throw new Error('must have a "keys" array');
+  const ids = new Set<string>();
+  const keys = file.keys.map((raw: unknown, i: number): KeyRecord => {
+    const where = `keys[${i}]`;
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`${where} must be an object`);
+    const r = raw as Record<string, unknown>;
+    if (typeof r.id !== 'string' || !ID_PATTERN.test(r.id)) throw new Error(`${where}.id must be 8 base62 characters`);
+    if (ids.has(r.id)) throw new Error(`${where}.id is a duplicate`);
+    ids.add(r.id);
+    if (typeof r.holder !== 'string' || r.holder.length === 0 || r.holder.length > 200) {
+      throw new Error(`${where}.holder must be a string of 1 to 200 characters`);
+    }
+    if (!isTimestamp(r.created)) throw new Error(`${where}.created must be a timestamp`);
+    if (r.revoked !== null && r.revoked !== undefined && !isTimestamp(r.revoked)) {
+      throw new Error(`${where}.revoked must be null or a timestamp`);
+    }
+    if (typeof r.sha256 !== 'string' || !HEX64.test(r.sha256)) throw new Error(`${where}.sha256 must be 64 lower-case hex digits`);
+    return { id: r.id, holder: r.holder, created: r.created, revoked: (r.revoked as string | null | undefined) ?? null, sha256: r.sha256 };
+  });
+  return { version: 1, keys };
+}
+
+export function serializeKeyFile(file: KeyFile): string {
+  return `${JSON.stringify(file, null, 2)}\n`;
+}
+
+// --- verification -------------------------------------------------------------------------
+
+/** One acceptable key as the verifier holds it: a 32-byte digest and the id for the logs. */
+export interface ActiveKey {
+  readonly id: string;
+  readonly digest: Buffer;
+}
+
+export function activeKeysOf(file: KeyFile): ActiveKey[] {
+  return file.keys.filter((k) => k.revoked === null).map((k) => ({ id: k.id, digest: Buffer.from(k.sha256, 'hex') }));
+}
+
+/** The id logged for the API_KEY environment key (it has no record). */
+export const ENV_KEY_ID = 'env';
+
+/**
+ * Returns the id of the key that matches, or null. The presented key is hashed first, so
+ * every comparison is between two 32-byte digests: timingSafeEqual cannot throw on a length
+ * mismatch and the time taken does not depend on the presented key's length or on how much
+ * of it is right. Every configured digest is compared, without early exit, so the time does
+ * not say which (or whether an early) record matched either.
+ */
+export function verifyKey(presented: string, keys: readonly ActiveKey[]): string | null {
+  const digest = sha256(presented);
+  let match: string | null = null;
+  for (const key of keys) {
+    if (timingSafeEqual(digest, key.digest) && match === null) match = key.id;
+  }
+  return match;
+}

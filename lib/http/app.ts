@@ -1,0 +1,298 @@
+/**
+ * The request handler: a hand-written exact-match router over a Map, and the handlers.
+ * Order of checks on POST /generate (DECISIONS.md, HTTP): route -> rate limit (takes a slot)
+ * -> key configured (503) -> key (401) -> content type (400) -> body size (413) -> JSON (400)
+ * -> schema (400, core generate) -> generate. Every reply, errors included, goes through
+ * `send`, which adds the fixed headers, the rate-limit numbers and the one log line.
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { BODY_LIMIT_BYTES, describe, generate } from '../core/index.ts';
+import type { Assets } from './assets.ts';
+import { readBody } from './body.ts';
+import { clientAddress, clientKeyOf, maskedAddress } from './client-key.ts';
+import { ERROR_JSON, ERRORS } from './errors.ts';
+import { headerSets, policyOf, withRateLimit, WWW_AUTHENTICATE } from './headers.ts';
+import type { Logger } from './logger.ts';
+import { blankState, type RateLimiter, type RateLimitState } from './rate-limit.ts';
+
+export interface KeyVerifier {
+  readonly configured: boolean;
+  verify(presented: string): string | null;
+}
+
+export interface AppOptions {
+  readonly limiter: RateLimiter;
+  readonly keys: KeyVerifier;
+  readonly logger: Logger;
+  readonly assets: Assets;
+  readonly trustProxyHops: number;
+  readonly tls: boolean;
+}
+
+/** One request in flight: what `send` needs to reply and log. */
+interface Exchange {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly started: number;
+  readonly client: string;
+  route: string;
+  keyId: string | null;
+  /** Set when the unread rest of the body must not be parsed as a next request. */
+  close: boolean;
+}
+
+type Handler = (x: Exchange) => void;
+
+interface Route {
+  readonly get?: Handler;
+  readonly post?: Handler;
+  readonly allow: string;
+}
+
+export interface App {
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  /** For 'checkExpectation': an Expect other than 100-continue. */
+  expectationFailed(req: IncomingMessage, res: ServerResponse): void;
+  /** For 'clientError': malformed requests, oversized headers, timeouts. */
+  clientError(error: NodeJS.ErrnoException, socket: Socket): void;
+  /** Set on shutdown: replies then carry `Connection: close`. */
+  draining: boolean;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Content-Type is application/json, any case, optionally with parameters; a charset, if
+ * given, must be UTF-8 (JSON is UTF-8 on the wire, RFC 8259 8.1). */
+export function isJsonContentType(value: string): boolean {
+  const semi = value.indexOf(';');
+  const type = (semi === -1 ? value : value.slice(0, semi)).trim().toLowerCase();
+  if (type !== 'application/json') return false;
+  if (semi === -1) return true;
+  for (const param of value.slice(semi + 1).split(';')) {
+    const eq = param.indexOf('=');
+    if (eq === -1) {
+      if (param.trim() === '') continue;
+      return false;
+    }
+    const name = param.slice(0, eq).trim().toLowerCase();
+    const raw = param.slice(eq + 1).trim();
+    const v = (raw.startsWith('"') && raw.endsWith('"') && raw.length >= 2 ? raw.slice(1, -1) : raw).toLowerCase();
+    if (name === 'charset' && v !== 'utf-8' && v !== 'utf8') return false;
+  }
+  return true;
+}
+
+/** How often a header name occurs in the raw list (Node joins or drops duplicates, so the
+ * parsed `req.headers` cannot tell). `lower` must be lower case. */
+export function headerCount(rawHeaders: readonly string[], lower: string): number {
+  let n = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    if (name.length === lower.length && name.toLowerCase() === lower) n++;
+  }
+  return n;
+}
+
+export function createApp(options: AppOptions): App {
+  const { limiter, keys, logger, assets } = options;
+  const sets = headerSets(options.tls);
+  const policy = policyOf(limiter.limit);
+  const logRequests = logger.infoEnabled;
+
+  function clientOf(req: IncomingMessage): string {
+    const forwarded = options.trustProxyHops > 0 ? req.headers['x-forwarded-for'] : undefined;
+    return clientKeyOf(clientAddress(req.socket.remoteAddress, forwarded, options.trustProxyHops));
+  }
+
+  function log(x: Exchange, status: number): void {
+    if (!logRequests) return;
+    logger.info('request', {
+      method: x.req.method,
+      route: x.route,
+      status,
+      ms: Math.round((performance.now() - x.started) * 100) / 100,
+      key: x.keyId,
+      client: maskedAddress(x.client),
+    });
+  }
+
+  /** The single exit: fixed headers for the kind, rate-limit numbers, body, log line. */
+  function send(x: Exchange, status: number, base: readonly string[], body: string | Buffer, rl: RateLimitState, extra?: readonly string[]): void {
+    const { res } = x;
+    if (res.headersSent || res.destroyed) return;
+    const headers = withRateLimit(base, rl, policy, status, extra);
+    headers.push('Content-Length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.length));
+    if (x.close || app.draining) headers.push('Connection', 'close');
+    res.writeHead(status, headers);
+    res.end(body); // node drops the body itself for HEAD
+    log(x, status);
+  }
+
+  function sendError(x: Exchange, name: keyof typeof ERRORS, rl: RateLimitState, extra?: readonly string[]): void {
+    send(x, ERRORS[name].status, sets.json, ERROR_JSON[name], rl, extra);
+  }
+
+  function peek(x: Exchange): RateLimitState {
+    return limiter.peek(x.client);
+  }
+
+  // --- handlers -----------------------------------------------------------------------
+
+  const healthBody = JSON.stringify({ status: 'ok' });
+  const describeBody = JSON.stringify(describe({ rateLimitPerMinute: limiter.limit }));
+
+  const jsonGet = (body: string | Buffer): Handler => (x) => send(x, 200, sets.json, body, peek(x));
+
+  /** A body that is not read must not be parsed as the next request: unless it is known to be
+   * small (Node then discards it and keeps the connection), the connection closes. */
+  function unreadBodyNeedsClose(req: IncomingMessage): boolean {
+    if (req.headers.expect !== undefined) return true; // the client may still send it, or not
+    const length = req.headers['content-length'];
+    if (length !== undefined) return Number(length) > BODY_LIMIT_BYTES;
+    return req.headers['transfer-encoding'] !== undefined;
+  }
+
+  function postGenerate(x: Exchange): void {
+    const { req } = x;
+    const rl = limiter.consume(x.client, blankState());
+    if (!rl.allowed) {
+      x.close = unreadBodyNeedsClose(req);
+      return sendError(x, 'rateLimited', rl);
+    }
+    if (!keys.configured) {
+      x.close = unreadBodyNeedsClose(req);
+      return sendError(x, 'noKeyConfigured', rl);
+    }
+    const presented = req.headers['x-api-key'];
+    const keyId = typeof presented === 'string' && headerCount(req.rawHeaders, 'x-api-key') === 1 ? keys.verify(presented) : null;
+    if (keyId === null) {
+      x.close = unreadBodyNeedsClose(req);
+      return sendError(x, 'unauthorized', rl, ['WWW-Authenticate', WWW_AUTHENTICATE]);
+    }
+    x.keyId = keyId;
+    const contentType = req.headers['content-type'];
+    if (contentType === undefined || !isJsonContentType(contentType)) {
+      x.close = unreadBodyNeedsClose(req);
+      return sendError(x, 'badContentType', rl);
+    }
+    if (headerCount(req.rawHeaders, 'content-type') !== 1) {
+      x.close = unreadBodyNeedsClose(req);
+      return sendError(x, 'duplicateContentType', rl);
+    }
+    const length = req.headers['content-length'];
+    if (length !== undefined && Number(length) > BODY_LIMIT_BYTES) {
+      x.close = true;
+      return sendError(x, 'tooLarge', rl);
+    }
+    // Only now is the body wanted: tell an `Expect: 100-continue` client to send it.
+    if (req.headers.expect !== undefined) x.res.writeContinue();
+    readBody(req, BODY_LIMIT_BYTES).then(
+      (result) => {
+        if (result.kind === 'aborted') return log(x, 0); // no one left to answer
+        if (result.kind === 'too-large') {
+          x.close = true;
+          return sendError(x, 'tooLarge', rl);
+        }
+        let text: string;
+        try {
+          text = utf8.decode(result.body);
+        } catch {
+          return sendError(x, 'badEncoding', rl);
+        }
+        let input: unknown;
+        try {
+          input = JSON.parse(text);
+        } catch {
+          return sendError(x, 'badJson', rl);
+        }
+        const outcome = generate(input);
+        send(x, outcome.status, sets.json, JSON.stringify(outcome.body), rl);
+      },
+    ).catch((error: unknown) => fail(x, error));
+  }
+
+  // --- routes -------------------------------------------------------------------------
+
+  const routes = new Map<string, Route>();
+  routes.set('/health', { get: jsonGet(healthBody), allow: 'GET, HEAD' });
+  routes.set('/generate', { get: jsonGet(describeBody), post: postGenerate, allow: 'GET, HEAD, POST' });
+  if (assets.openapi !== null) routes.set('/openapi.json', { get: jsonGet(assets.openapi), allow: 'GET, HEAD' });
+  for (const file of assets.page) {
+    const headers = sets.page(file.contentType);
+    const get: Handler = (x) => send(x, 200, headers, file.body, peek(x));
+    routes.set(`/${file.name}`, { get, allow: 'GET, HEAD' });
+    if (file.name === 'index.html') routes.set('/', { get, allow: 'GET, HEAD' });
+  }
+  for (const file of assets.postman) {
+    const headers = sets.download(file.name);
+    routes.set(`/postman/${file.name}`, { get: (x) => send(x, 200, headers, file.body, peek(x)), allow: 'GET, HEAD' });
+  }
+
+  /** Anything unexpected: a fixed 500 body, nothing internal in it; the stack goes to the log
+   * (it holds code locations, never the request body). */
+  function fail(x: Exchange, error: unknown): void {
+    logger.error('unexpected error', { route: x.route, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    if (x.res.headersSent) {
+      x.res.destroy();
+      return;
+    }
+    x.close = true;
+    sendError(x, 'internal', peek(x));
+  }
+
+  const app: App = {
+    draining: false,
+
+    handle(req, res) {
+      const x: Exchange = { req, res, started: performance.now(), client: clientOf(req), route: 'unmatched', keyId: null, close: false };
+      try {
+        const url = req.url as string;
+        const q = url.indexOf('?');
+        const path = q === -1 ? url : url.slice(0, q);
+        const route = routes.get(path);
+        if (route === undefined) {
+          x.close = unreadBodyNeedsClose(req);
+          return sendError(x, 'notFound', peek(x));
+        }
+        x.route = path;
+        const method = req.method;
+        if (method === 'POST' && route.post !== undefined) return route.post(x);
+        if ((method === 'GET' || method === 'HEAD') && route.get !== undefined) return route.get(x);
+        x.close = unreadBodyNeedsClose(req);
+        sendError(x, 'methodNotAllowed', peek(x), ['Allow', route.allow]);
+      } catch (error) {
+        fail(x, error);
+      }
+    },
+
+    expectationFailed(req, res) {
+      const x: Exchange = { req, res, started: performance.now(), client: clientOf(req), route: 'unmatched', keyId: null, close: true };
+      sendError(x, 'expectationFailed', peek(x));
+    },
+
+    clientError(error, socket) {
+      // Mirrors node's default handler (write a response only if none is under way), but with
+      // our headers and a JSON body, so even a parser error looks like the rest of the API.
+      const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+      if (error.code === 'ECONNRESET' || !socket.writable || (pending != null && pending.headersSent)) {
+        socket.destroy();
+        return;
+      }
+      const name =
+        error.code === 'HPE_HEADER_OVERFLOW' ? 'headersTooLarge' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'requestTimeout' : 'badRequest';
+      const body = ERROR_JSON[name];
+      const rl = limiter.peek(clientKeyOf(socket.remoteAddress ?? 'unknown'));
+      const headers = withRateLimit(sets.json, rl, policy, ERRORS[name].status, ['Content-Length', String(body.length), 'Connection', 'close']);
+      let head = `HTTP/1.1 ${ERRORS[name].status} ${STATUS_TEXT[name]}\r\n`;
+      for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
+      socket.end(`${head}\r\n${body}`);
+      logger.debug('client error', { code: error.code ?? 'unknown', status: ERRORS[name].status });
+    },
+  };
+  return app;
+}
+
+const STATUS_TEXT = { headersTooLarge: 'Request Header Fields Too Large', requestTimeout: 'Request Timeout', badRequest: 'Bad Request' } as const;

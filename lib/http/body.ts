@@ -1,0 +1,51 @@
+/**
+ * Reads a request body with a hard byte limit (raw-body's shape: settle once, clean up).
+ * The caller has already refused a Content-Length over the limit; this counts what actually
+ * arrives, so a chunked body, or one whose Content-Length understates it, is cut at the first
+ * byte past the limit: listeners come off and the stream is paused, so nothing more is
+ * buffered, and the caller answers 413 with `Connection: close`.
+ * A client that goes away mid-body settles as 'aborted': nothing to answer, nothing thrown.
+ * @module
+ */
+import type { IncomingMessage } from 'node:http';
+
+export type BodyResult =
+  | { readonly kind: 'ok'; readonly body: Buffer }
+  | { readonly kind: 'too-large' }
+  | { readonly kind: 'aborted' };
+
+const TOO_LARGE: BodyResult = { kind: 'too-large' };
+const ABORTED: BodyResult = { kind: 'aborted' };
+
+export function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (result: BodyResult): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      // An 'error' after settling (ECONNRESET) must still have a listener, or it would throw.
+      resolve(result);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        chunks.length = 0;
+        req.pause();
+        settle(TOO_LARGE);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => settle({ kind: 'ok', body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
+    // 'close' before 'end' means the client went away (or the request timed out).
+    const onClose = (): void => settle(ABORTED);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('close', onClose);
+    req.on('error', noop);
+  });
+}
+
+function noop(): void {}

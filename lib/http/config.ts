@@ -1,0 +1,125 @@
+/**
+ * Configuration from environment variables (DECISIONS.md, Configuration). Parsed once at start;
+ * a bad value throws a ConfigError naming the variable, and server.ts turns that into one line
+ * on stderr and a non-zero exit, so a typo never starts a half-configured service.
+ * @module
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { resolve } from 'node:path';
+import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../core/index.ts';
+
+export type LogLevel = 'silent' | 'error' | 'info' | 'debug';
+export const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'info', 'debug'];
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** Absolute path of the key store (watched even while it does not exist yet). */
+  readonly keysFile: string;
+  /** True when API_KEYS_FILE was set explicitly (a missing file is then worth a warning). */
+  readonly keysFileExplicit: boolean;
+  /** The single plain key from API_KEY, or null. */
+  readonly apiKey: string | null;
+  readonly rateLimitPerMinute: number;
+  readonly trustProxyHops: number;
+  /** PEM cert and key when both TLS variables are set, else null (plain HTTP). */
+  readonly tls: { readonly cert: Buffer; readonly key: Buffer } | null;
+  readonly logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super(`${variable} ${message}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Empty counts as unset: `PORT= npm start` should not be an error, nor silently port 0. */
+function read(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** Shows a bad value back to the operator, shortened; never used for secrets. */
+function shown(value: string): string {
+  return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  // Digits only: Number() would accept "0x10", "1e3", " 5 " and "Infinity".
+  if (!/^[0-9]{1,10}$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got ${shown(raw)})`);
+  }
+  return Number(raw);
+}
+
+export function parseConfig(env: Env, cwd: string): Config {
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+
+  const host = read(env, 'HOST') ?? '127.0.0.1';
+  if (isIP(host) === 0 && host !== 'localhost') {
+    throw new ConfigError('HOST', `must be an IPv4 or IPv6 address or "localhost" (got ${shown(host)})`);
+  }
+
+  const explicitFile = read(env, 'API_KEYS_FILE');
+  // The default is watched even when absent, so the first `npm run keys -- issue` is picked up
+  // by a running server; "if present" only decides whether its absence is worth a warning.
+  const keysFile = resolve(cwd, explicitFile ?? 'keys.json');
+
+  const apiKey = read(env, 'API_KEY') ?? null;
+  if (apiKey !== null && (apiKey.length < 16 || apiKey.length > 256 || !/^[\x21-\x7e]+$/.test(apiKey))) {
+    // Never echo the value: it is a secret.
+    throw new ConfigError('API_KEY', 'must be 16 to 256 printable ASCII characters without spaces');
+  }
+
+  const rateLimitPerMinute = integer(env, 'RATE_LIMIT_PER_MINUTE', DEFAULT_RATE_LIMIT_PER_MINUTE, 1, 1_000_000_000);
+  const trustProxyHops = integer(env, 'TRUST_PROXY_HOPS', 0, 0, 10);
+
+  const certFile = read(env, 'TLS_CERT_FILE');
+  const keyFile = read(env, 'TLS_KEY_FILE');
+  let tls: Config['tls'] = null;
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    const missing = certFile === undefined ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE';
+    throw new ConfigError(missing, 'must be set together with ' + (missing === 'TLS_CERT_FILE' ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'));
+  }
+  if (certFile !== undefined && keyFile !== undefined) {
+    tls = { cert: readPem(cwd, 'TLS_CERT_FILE', certFile), key: readPem(cwd, 'TLS_KEY_FILE', keyFile) };
+  }
+
+  const level = read(env, 'LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')} (got ${shown(level)})`);
+  }
+
+  return {
+    port,
+    host,
+    keysFile,
+    keysFileExplicit: explicitFile !== undefined,
+    apiKey,
+    rateLimitPerMinute,
+    trustProxyHops,
+    tls,
+    logLevel: level as LogLevel,
+  };
+}
+
+function readPem(cwd: string, name: string, file: string): Buffer {
+  const path = resolve(cwd, file);
+  if (!existsSync(path)) throw new ConfigError(name, `names a file that does not exist (${shown(file)})`);
+  let pem: Buffer;
+  try {
+    pem = readFileSync(path);
+  } catch {
+    throw new ConfigError(name, `names a file that cannot be read (${shown(file)})`);
+  }
+  if (!pem.includes('-----BEGIN ')) throw new ConfigError(name, `is not a PEM file (${shown(file)})`);
+  return pem;
+}

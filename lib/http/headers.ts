@@ -1,0 +1,79 @@
+/**
+ * Response headers (DECISIONS.md, Headers): the fixed ones are built once per kind of
+ * response as flat [name, value, ...] arrays, which res.writeHead takes as is, so the hot path
+ * only appends the rate-limit numbers.
+ * @module
+ */
+import type { RateLimitState } from './rate-limit.ts';
+
+export const HOME_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const JSON_CSP = "default-src 'none'; frame-ancestors 'none'";
+export const WWW_AUTHENTICATE = 'ApiKey realm="credential-generator", header="X-Api-Key"';
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Every response, whatever it is. */
+function common(tls: boolean): string[] {
+  const out = [
+    'Cache-Control', 'no-store',
+    'X-Content-Type-Options', 'nosniff',
+    'Referrer-Policy', 'no-referrer',
+    'Cross-Origin-Resource-Policy', 'same-origin',
+  ];
+  // Browsers ignore HSTS over plain HTTP, and sending it there would only mislead.
+  if (tls) out.push('Strict-Transport-Security', 'max-age=31536000');
+  return out;
+}
+
+export interface HeaderSets {
+  /** JSON responses (bodies of the API and errors). */
+  readonly json: readonly string[];
+  /** The home page's HTML, scripts, styles and images. */
+  readonly page: (contentType: string) => string[];
+  /** A JSON file offered as a download (the Postman files). */
+  readonly download: (filename: string) => string[];
+}
+
+export function headerSets(tls: boolean): HeaderSets {
+  const base = common(tls);
+  return {
+    json: [...base, 'Content-Type', JSON_TYPE, 'Content-Security-Policy', JSON_CSP],
+    page: (contentType) => [
+      ...base,
+      'Content-Type', contentType,
+      'Content-Security-Policy', HOME_CSP,
+      'Cross-Origin-Opener-Policy', 'same-origin',
+      'X-Frame-Options', 'DENY',
+    ],
+    download: (filename) => [
+      ...base,
+      'Content-Type', JSON_TYPE,
+      'Content-Security-Policy', JSON_CSP,
+      'Content-Disposition', `attachment; filename="${filename.replace(/["\\\r\n]/g, '_')}"`,
+    ],
+  };
+}
+
+/**
+ * The rate-limit fields appended to a header array: the de-facto X-RateLimit-* trio (Reset is
+ * delta seconds until the bucket is full again, as CONTRACT.md 8 says "seconds") and the IETF
+ * draft's RateLimit-Policy / RateLimit with the same numbers. Retry-After only on a 429.
+ */
+export function withRateLimit(base: readonly string[], rl: RateLimitState, policy: string, status: number, extra?: readonly string[]): string[] {
+  const remaining = String(rl.remaining);
+  const reset = String(rl.resetSeconds);
+  const out = base.concat(
+    'X-RateLimit-Limit', String(rl.limit),
+    'X-RateLimit-Remaining', remaining,
+    'X-RateLimit-Reset', reset,
+    'RateLimit-Policy', policy,
+    'RateLimit', `"client";r=${remaining};t=${reset}`,
+  );
+  if (status === 429) out.push('Retry-After', String(rl.retryAfterSeconds));
+  if (extra !== undefined) for (const item of extra) out.push(item);
+  return out;
+}
+
+export function policyOf(limit: number): string {
+  return `"client";q=${limit};w=60`;
+}

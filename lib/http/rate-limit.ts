@@ -1,0 +1,153 @@
+/**
+ * Token bucket per client (DECISIONS.md, Rate limit): capacity C, refilled continuously at C
+ * per 60 s. One float and one timestamp per tracked client; a bucket that has refilled to full
+ * carries no information and is dropped (lazily when touched, and by an unref'd sweep), so
+ * memory follows the clients active in the last minute, and a hard cap bounds even that.
+ *
+ * The clock is monotonic (performance.now) so wall-clock jumps neither refill nor freeze
+ * buckets; it is injectable so tests can step time instead of sleeping.
+ * @module
+ */
+import { performance } from 'node:perf_hooks';
+
+export type Clock = () => number; // milliseconds, monotonic
+
+export interface RateLimitOptions {
+  /** Bucket capacity and refill per minute. */
+  readonly perMinute: number;
+  /** Tracked-client cap; at the cap the least recently used bucket is evicted. */
+  readonly maxClients?: number;
+  readonly clock?: Clock;
+  /** Sweep period in ms (0 disables the timer; tests call sweep() themselves). */
+  readonly sweepIntervalMs?: number;
+}
+
+/** The numbers every reply carries; `allowed` is false only for a 429. */
+export interface RateLimitState {
+  allowed: boolean;
+  limit: number;
+  /** Whole tokens left. */
+  remaining: number;
+  /** Seconds, rounded up, until the bucket is full again (0 when full). */
+  resetSeconds: number;
+  /** Seconds, rounded up, until one token is available (0 when one is). */
+  retryAfterSeconds: number;
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+export const DEFAULT_MAX_CLIENTS = 100_000;
+
+export class RateLimiter {
+  readonly limit: number;
+  readonly maxClients: number;
+  /** Buckets in least-recently-used order (Map keeps insertion order; touching re-inserts). */
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly clock: Clock;
+  /** Tokens per millisecond. */
+  private readonly rate: number;
+  private readonly timer: NodeJS.Timeout | null;
+  /** Buckets dropped at the cap while not yet full: a counter for the logs/tests. */
+  evictions = 0;
+
+  constructor(options: RateLimitOptions) {
+    this.limit = options.perMinute;
+    this.maxClients = options.maxClients ?? DEFAULT_MAX_CLIENTS;
+    this.clock = options.clock ?? (() => performance.now());
+    this.rate = options.perMinute / 60_000;
+    const every = options.sweepIntervalMs ?? 60_000;
+    this.timer = every > 0 ? setInterval(() => this.sweep(), every) : null;
+    this.timer?.unref();
+  }
+
+  get size(): number {
+    return this.buckets.size;
+  }
+
+  /** Tokens of a bucket now, or null when it has refilled to full (and so can be forgotten). */
+  private level(bucket: Bucket, now: number): number | null {
+    const tokens = bucket.tokens + (now - bucket.at) * this.rate;
+    return tokens >= this.limit ? null : tokens;
+  }
+
+  private state(allowed: boolean, tokens: number, out: RateLimitState): RateLimitState {
+    out.allowed = allowed;
+    out.limit = this.limit;
+    out.remaining = Math.floor(tokens);
+    const missing = this.limit - tokens;
+    // Round up, but never report a fraction of a microsecond of float noise as a whole second.
+    out.resetSeconds = missing <= 1e-9 ? 0 : Math.ceil(missing / this.rate / 1000 - 1e-9);
+    out.retryAfterSeconds = tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / this.rate / 1000 - 1e-9));
+    return out;
+  }
+
+  /** Takes one token if there is one. `out` lets the hot path reuse one object. */
+  consume(key: string, out: RateLimitState = blankState()): RateLimitState {
+    const now = this.clock();
+    const bucket = this.buckets.get(key);
+    let tokens = bucket === undefined ? null : this.level(bucket, now);
+    if (tokens === null) tokens = this.limit;
+    if (tokens < 1) {
+      // A refused attempt costs nothing, so the bucket is left exactly as it was.
+      return this.state(false, tokens, out);
+    }
+    tokens -= 1;
+    if (bucket !== undefined) {
+      this.buckets.delete(key); // re-inserted below: most recently used goes last
+      bucket.tokens = tokens;
+      bucket.at = now;
+      this.buckets.set(key, bucket);
+    } else {
+      if (this.buckets.size >= this.maxClients) this.makeRoom(now);
+      this.buckets.set(key, { tokens, at: now });
+    }
+    return this.state(true, tokens, out);
+  }
+
+  /** The current numbers without taking a token (GETs and errors before the limiter). */
+  peek(key: string, out: RateLimitState = blankState()): RateLimitState {
+    const bucket = this.buckets.get(key);
+    const tokens = bucket === undefined ? null : this.level(bucket, this.clock());
+    if (tokens === null) {
+      if (bucket !== undefined) this.buckets.delete(key);
+      return this.state(true, this.limit, out);
+    }
+    return this.state(tokens >= 1, tokens, out);
+  }
+
+  /** Drops every bucket that has refilled to full. Returns how many were dropped. */
+  sweep(): number {
+    const now = this.clock();
+    let dropped = 0;
+    for (const [key, bucket] of this.buckets) {
+      if (this.level(bucket, now) === null) {
+        this.buckets.delete(key);
+        dropped++;
+      }
+    }
+    return dropped;
+  }
+
+  /**
+   * At the cap the least recently used bucket goes. If it had refilled to full that loses
+   * nothing; otherwise that client gets a fresh bucket next time, so a flood of distinct
+   * addresses can reset the oldest clients' limits early. The cap trades exactness for bounded
+   * memory (100,000 buckets is about 15 MB) rather than refusing new clients outright.
+   */
+  private makeRoom(now: number): void {
+    const [key, bucket] = this.buckets.entries().next().value as [string, Bucket];
+    this.buckets.delete(key);
+    if (this.level(bucket, now) !== null) this.evictions++;
+  }
+
+  close(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+  }
+}
+
+export function blankState(): RateLimitState {
+  return { allowed: true, limit: 0, remaining: 0, resetSeconds: 0, retryAfterSeconds: 0 };
+}

@@ -1,0 +1,86 @@
+/**
+ * Builds the node:http (or node:https) server with explicit limits and wires the app into it,
+ * plus the graceful shutdown. server.ts only composes: config -> store -> limiter -> this.
+ * @module
+ */
+import { createServer as createHttpServer, type Server, type ServerOptions } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { App } from './app.ts';
+import type { Logger } from './logger.ts';
+
+/**
+ * Node's defaults suit a server behind a proxy that already enforces limits; this one may
+ * face clients directly. headersTimeout 5 s and requestTimeout 10 s cut slow-loris clients;
+ * Node only checks them every connectionsCheckingInterval (30 s by default, which would make
+ * both meaningless), so that is 500 ms: a slow-headers client is cut 5.0 to 5.5 s in.
+ * keepAliveTimeout 5 s frees idle sockets (raise it above a load balancer's idle timeout if
+ * one sits in front). 8 KB of headers is plenty for this API (Node allows 16 KB).
+ */
+export const LIMITS = {
+  headersTimeout: 5_000,
+  requestTimeout: 10_000,
+  keepAliveTimeout: 5_000,
+  connectionsCheckingInterval: 500,
+  maxHeaderSize: 8_192,
+  maxHeadersCount: 64,
+  /** How long a graceful shutdown waits for in-flight requests before cutting them. */
+  shutdownGraceMs: 10_000,
+} as const;
+
+export interface ServiceOptions {
+  readonly app: App;
+  readonly logger: Logger;
+  readonly tls: { readonly cert: Buffer; readonly key: Buffer } | null;
+}
+
+export function createService({ app, tls }: ServiceOptions): Server {
+  const options: ServerOptions = {
+    headersTimeout: LIMITS.headersTimeout,
+    requestTimeout: LIMITS.requestTimeout,
+    keepAliveTimeout: LIMITS.keepAliveTimeout,
+    connectionsCheckingInterval: LIMITS.connectionsCheckingInterval,
+    maxHeaderSize: LIMITS.maxHeaderSize,
+    // Never the lenient parser: request smuggling lives in the gaps between parsers.
+    insecureHTTPParser: false,
+  };
+  const server: Server = tls === null
+    ? createHttpServer(options, app.handle)
+    : (createHttpsServer({ ...options, cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, app.handle) as unknown as Server);
+  server.maxHeadersCount = LIMITS.maxHeadersCount;
+  server.on('checkContinue', app.handle);
+  server.on('checkExpectation', app.expectationFailed);
+  server.on('clientError', app.clientError);
+  return server;
+}
+
+export function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+/**
+ * Stops accepting, lets in-flight requests finish (their replies say `Connection: close`),
+ * closes idle keep-alive sockets at once, and after the grace period cuts whatever is left.
+ * Resolves true when everything finished in time.
+ */
+export function shutdown(server: Server, app: App, graceMs: number = LIMITS.shutdownGraceMs): Promise<boolean> {
+  app.draining = true;
+  return new Promise((resolve) => {
+    const force = setTimeout(() => {
+      server.closeAllConnections();
+      resolve(false);
+    }, graceMs);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve(true);
+    });
+    server.closeIdleConnections();
+  });
+}

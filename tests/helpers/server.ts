@@ -1,0 +1,212 @@
+/**
+ * Starts the real server (`node --import tsx server.ts`) as a child process on a free port
+ * and stops it with SIGTERM, so its graceful exit writes V8 coverage for c8 (the child
+ * inherits NODE_V8_COVERAGE). Configuration variables of the parent environment are NOT
+ * passed on; each test says what it wants.
+ *
+ *   const server = await startServer({ apiKey: 'test-key-0123456789' });
+ *   const res = await fetch(`${server.url}/health`);
+ *   const { code } = await server.stop(); // 0 after a clean shutdown
+ *   server.output(); // everything the server printed, stdout and stderr interleaved
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (this file is tests/helpers/server.ts). */
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const SERVER = join(ROOT, 'server.ts');
+/** Absolute, so the child can run with any working directory. */
+const TSX = import.meta.resolve('tsx');
+
+/** The variables the server reads; never inherited from the test runner's environment. */
+const CONFIG_VARS = ['PORT', 'HOST', 'API_KEYS_FILE', 'API_KEY', 'RATE_LIMIT_PER_MINUTE', 'TRUST_PROXY_HOPS', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'LOG_LEVEL'];
+
+export interface StartOptions {
+  /** Extra or overriding environment variables; a value of undefined removes one. */
+  env?: Record<string, string | undefined>;
+  /** Sets API_KEY (the single plain key; 16 to 256 printable characters). */
+  apiKey?: string;
+  /** Sets API_KEYS_FILE. Default: a path in a fresh temp dir that does not exist, so a
+   * keys.json in the repository never leaks into a test. Pass null to leave it unset (the
+   * server then uses keys.json in `cwd`). */
+  keysFile?: string | null;
+  /** Sets RATE_LIMIT_PER_MINUTE (default: the server's 20). */
+  rateLimitPerMinute?: number;
+  /** Default 'info' (one JSON line per request, handy for the no-secret-in-logs checks). */
+  logLevel?: 'silent' | 'error' | 'info' | 'debug';
+  /** Working directory of the server process. Default: the repository root. */
+  cwd?: string;
+  /** How long to wait for the listening line. Default 15 s. */
+  startTimeoutMs?: number;
+}
+
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface RunningServer {
+  /** e.g. http://127.0.0.1:43121 (https://... with TLS). */
+  url: string;
+  port: number;
+  pid: number;
+  /** Everything printed so far, stdout and stderr interleaved in arrival order. */
+  output(): string;
+  /** Resolves with the output once `pattern` matches it (rejects after timeoutMs). */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** SIGTERM, then waits for the exit (SIGKILL after 15 s). Safe to call twice. */
+  stop(): Promise<ExitStatus>;
+  /** Resolves when the process exits, however that happens. */
+  exited: Promise<ExitStatus>;
+}
+
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** A random API_KEY value that passes the server's checks. */
+export function randomApiKey(): string {
+  return `test-${randomBytes(18).toString('hex')}`;
+}
+
+/** A spawned server process that may or may not get as far as listening. */
+export interface LaunchedServer {
+  pid: number;
+  output(): string;
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  stop(): Promise<ExitStatus>;
+  exited: Promise<ExitStatus>;
+}
+
+/** Spawns the server without waiting for it (for start-up failures: await `exited`). */
+export function launchServer(options: StartOptions = {}): LaunchedServer {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !CONFIG_VARS.includes(name)) env[name] = value;
+  }
+  env.PORT = '0';
+  env.HOST = '127.0.0.1';
+  env.LOG_LEVEL = options.logLevel ?? 'info';
+  let scratch: string | null = null;
+  if (options.keysFile === undefined) {
+    scratch = mkdtempSync(join(tmpdir(), 'cg-server-'));
+    env.API_KEYS_FILE = join(scratch, 'absent-keys.json');
+  } else if (options.keysFile !== null) {
+    env.API_KEYS_FILE = options.keysFile;
+  }
+  if (options.apiKey !== undefined) env.API_KEY = options.apiKey;
+  if (options.rateLimitPerMinute !== undefined) env.RATE_LIMIT_PER_MINUTE = String(options.rateLimitPerMinute);
+  for (const [name, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+
+  const child = spawn(process.execPath, ['--import', TSX, SERVER], {
+    cwd: options.cwd ?? ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  let out = '';
+  const waiters = new Set<() => void>();
+  const onChunk = (chunk: Buffer): void => {
+    out += chunk.toString('utf8');
+    for (const wake of waiters) wake();
+  };
+  child.stdout!.on('data', onChunk);
+  child.stderr!.on('data', onChunk);
+
+  const exited = new Promise<ExitStatus>((resolve) => {
+    child.once('exit', (code, signal) => {
+      running.delete(child);
+      if (scratch !== null) rmSync(scratch, { recursive: true, force: true });
+      // Let the pipes drain so output() is complete once exited resolves.
+      const done = (): void => resolve({ code, signal });
+      if (child.stdout!.readableEnded && child.stderr!.readableEnded) done();
+      else {
+        let pending = 2;
+        const one = (): void => {
+          if (--pending === 0) done();
+        };
+        for (const stream of [child.stdout!, child.stderr!]) {
+          if (stream.readableEnded) one();
+          else stream.once('close', one);
+        }
+      }
+    });
+  });
+  let hasExited = false;
+  void exited.then(() => {
+    hasExited = true;
+    for (const wake of waiters) wake();
+  });
+
+  const waitForOutput = (pattern: RegExp, timeoutMs = 10_000): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const check = (): boolean => {
+        if (pattern.test(out)) {
+          cleanup();
+          resolve(out);
+          return true;
+        }
+        if (hasExited) {
+          cleanup();
+          reject(new Error(`server exited before printing ${pattern}; output:\n${out}`));
+          return true;
+        }
+        return false;
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${pattern}; output:\n${out}`));
+      }, timeoutMs);
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        waiters.delete(wake);
+      };
+      const wake = (): void => void check();
+      waiters.add(wake);
+      check();
+    });
+
+  let stopping: Promise<ExitStatus> | null = null;
+  const stop = (): Promise<ExitStatus> => {
+    if (stopping !== null) return stopping;
+    if (!hasExited) child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    stopping = exited.finally(() => clearTimeout(killer));
+    return stopping;
+  };
+
+  return { pid: child.pid!, output: () => out, waitForOutput, stop, exited };
+}
+
+/** Spawns the server and resolves once it prints its URL. Rejects (with the output) if it
+ * exits first, e.g. on a configuration error. */
+export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
+  const launched = launchServer(options);
+  let out: string;
+  try {
+    out = await launched.waitForOutput(/"url":"https?:\/\/[^"]+"/, options.startTimeoutMs ?? 15_000);
+  } catch (error) {
+    await launched.stop();
+    throw error;
+  }
+  const url = /"url":"(https?:\/\/[^"]+)"/.exec(out)![1]!;
+  return { ...launched, url, port: Number(new URL(url).port) };
+}
+
+/** Runs a server for the duration of `fn` and always stops it. */
+export async function withServer<T>(options: StartOptions, fn: (server: RunningServer) => Promise<T>): Promise<T> {
+  const server = await startServer(options);
+  try {
+    return await fn(server);
+  } finally {
+    await server.stop();
+  }
+}
