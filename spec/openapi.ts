@@ -14,7 +14,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE, STRENGTH_LEVELS, describe } from '../lib/core/index.ts';
+import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE, STRENGTH_LEVELS, describe, generate } from '../lib/core/index.ts';
+import { ERRORS } from '../lib/http/errors.ts';
+import { JSON_CSP, WWW_AUTHENTICATE, policyOf } from '../lib/http/headers.ts';
 
 type Json = { [key: string]: unknown };
 
@@ -111,7 +113,9 @@ function responseOf(mode: string, results: Json[]): Json {
   return { mode, count: results.length, value: first.value, entropy: first.entropy, metadata: first.metadata, results };
 }
 
-const errorExample = (summary: string, value: Json) => ({ summary, value });
+const errorExample = (summary: string, value: object) => ({ summary, value });
+/** The exact 400 body the generator gives for this input (so the example cannot drift). */
+const rejectionOf = (input: unknown): object => generate(input).body;
 
 // ---------------------------------------------------------------------------------------------
 
@@ -124,34 +128,43 @@ function labelTable(): string {
 }
 
 function headerComponents(): Json {
+  // `required: true` means "always present on the responses that list it"; the contract
+  // tests check exactly that against the running server.
   const str = (description: string, examples: unknown[], extra: Json = {}) => ({
     description,
-    schema: { type: 'string', maxLength: 256, examples, ...extra },
+    required: true,
+    schema: { type: 'string', maxLength: 512, examples, ...extra },
   });
   const int = (description: string, example: number, minimum = 0) => ({
     description,
+    required: true,
     schema: { type: 'integer', minimum, maximum: 1_000_000, examples: [example] },
   });
   return {
     'X-RateLimit-Limit': int('Bucket capacity: requests per minute per client (RATE_LIMIT_PER_MINUTE, default 20).', DEFAULT_RATE_LIMIT_PER_MINUTE, 1),
     'X-RateLimit-Remaining': int('Whole requests left in the bucket now.', 19),
     'X-RateLimit-Reset': int('Seconds, rounded up, until the bucket is full again (0 when it is full).', 3),
-    'RateLimit-Policy': str('IETF draft field: the policy, with the same numbers (capacity per 60 s window).', [
-      `"client";q=${DEFAULT_RATE_LIMIT_PER_MINUTE};w=60`,
+    'RateLimit-Policy': str('IETF draft field (draft-ietf-httpapi-ratelimit-headers): the policy, `q` requests per `w` = 60 seconds, the same numbers as X-RateLimit-Limit.', [
+      policyOf(DEFAULT_RATE_LIMIT_PER_MINUTE),
     ]),
-    RateLimit: str('IETF draft field: the current state, with the same numbers as the X-RateLimit-* fields.', [
+    RateLimit: str('IETF draft field: `r` remaining and `t` seconds to full, the same numbers as X-RateLimit-Remaining and X-RateLimit-Reset.', [
       '"client";r=19;t=3',
     ]),
     'Retry-After': int('On 429 only: seconds, rounded up, until one request is allowed again.', 3, 1),
     'Cache-Control': str('Every response: nothing is cached by browsers or proxies.', ['no-store'], { const: 'no-store' }),
     'X-Content-Type-Options': str('Every response.', ['nosniff'], { const: 'nosniff' }),
     'Referrer-Policy': str('Every response.', ['no-referrer'], { const: 'no-referrer' }),
+    'Cross-Origin-Resource-Policy': str('Every response.', ['same-origin'], { const: 'same-origin' }),
     'Content-Security-Policy': str(
       "Every response. JSON: `default-src 'none'; frame-ancestors 'none'`; the home page has its own strict policy (no inline script or style, `connect-src 'none'`).",
-      ["default-src 'none'; frame-ancestors 'none'"],
+      [JSON_CSP],
     ),
-    'WWW-Authenticate': str('On 401: the scheme to use (the X-Api-Key header).', ['ApiKey realm="credential-generator", header="X-Api-Key"']),
+    'WWW-Authenticate': str('On 401: the scheme to use (the X-Api-Key header).', [WWW_AUTHENTICATE]),
     Allow: str('On 405: the methods this path supports.', ['GET, HEAD']),
+    'Content-Disposition': str('Postman files are offered as downloads under their own name.', [
+      'attachment; filename="credential-generator.postman_collection.json"',
+    ]),
+    'X-Frame-Options': str('The home page may not be framed.', ['DENY'], { const: 'DENY' }),
   };
 }
 
@@ -159,6 +172,7 @@ const COMMON_HEADERS = [
   'Cache-Control',
   'X-Content-Type-Options',
   'Referrer-Policy',
+  'Cross-Origin-Resource-Policy',
   'Content-Security-Policy',
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',
@@ -174,7 +188,7 @@ function headers(...extra: string[]): Json {
   return out;
 }
 
-function errorResponse(description: string, examples: Record<string, Json>, ...extraHeaders: string[]): Json {
+function errorResponse(description: string, examples: Record<string, object>, ...extraHeaders: string[]): Json {
   return {
     description,
     headers: headers(...extraHeaders),
@@ -187,42 +201,39 @@ function responseComponents(): Json {
     BadRequest: errorResponse(
       'The request is invalid: wrong or missing `Content-Type: application/json`, malformed JSON, a value of the wrong type or out of range, an unknown field, or an option of the other mode. One error at a time, the first found; `field` names it. Nothing is clamped or replaced by a default.',
       {
-        badLength: errorExample('Length out of range', { error: 'options.length must be between 8 and 128', status: 400, field: 'options.length' }),
-        badCount: errorExample('Batch too large', { error: 'count must be between 1 and 20', status: 400, field: 'count' }),
-        contentType: errorExample('Not JSON', { error: 'Content-Type must be application/json', status: 400 }),
-        wrongMode: errorExample('Option of the other mode', {
-          error: 'options.wordCount is not an option of mode password',
-          status: 400,
-          field: 'options.wordCount',
-        }),
+        badLength: errorExample('Length out of range', rejectionOf({ mode: 'password', options: { length: 7 } })),
+        badCount: errorExample('Batch too large', rejectionOf({ mode: 'password', count: 21 })),
+        contentType: errorExample('Wrong Content-Type', ERRORS.badContentType),
+        wrongMode: errorExample('Option of the other mode', rejectionOf({ mode: 'password', options: { wordCount: 5 } })),
+        badJson: errorExample('Not JSON', ERRORS.badJson),
       },
     ),
     Unauthorized: errorResponse(
       'The `X-Api-Key` header is missing, duplicated, malformed, unknown or revoked (all the same reply). Nothing is generated.',
-      { missingKey: errorExample('No or wrong key', { error: 'missing or invalid API key', status: 401 }) },
+      { missingKey: errorExample('No or wrong key', ERRORS.unauthorized) },
       'WWW-Authenticate',
     ),
     NotFound: errorResponse(
       'No such path (paths match exactly: `/generate/` is 404), or no such file under `/postman/`.',
-      { notFound: errorExample('Unknown path', { error: 'not found', status: 404 }) },
+      { notFound: errorExample('Unknown path', ERRORS.notFound) },
     ),
     MethodNotAllowed: errorResponse(
       'The path exists but not with this method. Any method a path does not list (e.g. PUT or DELETE) gets 405; `Allow` names the ones it supports (HEAD works wherever GET does).',
-      { methodNotAllowed: errorExample('Wrong method', { error: 'method not allowed', status: 405 }) },
+      { methodNotAllowed: errorExample('Wrong method', ERRORS.methodNotAllowed) },
       'Allow',
     ),
     PayloadTooLarge: errorResponse(
       `The body is larger than ${BODY_LIMIT_BYTES} bytes (16 KB). A declared Content-Length above it is refused before reading; a chunked body is cut at the first byte past the limit. The connection is closed after this reply.`,
-      { tooLarge: errorExample('Body over 16 KB', { error: `request body larger than ${BODY_LIMIT_BYTES} bytes`, status: 413 }) },
+      { tooLarge: errorExample('Body over 16 KB', ERRORS.tooLarge) },
     ),
     TooManyRequests: errorResponse(
       'The client (IP address) has used its requests for now. Wait `Retry-After` seconds. A 429 does not consume a slot.',
-      { rateLimited: errorExample('Rate limit', { error: 'rate limit exceeded', status: 429 }) },
+      { rateLimited: errorExample('Rate limit', ERRORS.rateLimited) },
       'Retry-After',
     ),
     ServiceUnavailable: errorResponse(
       'The server has no API key configured, so requests needing a key cannot be served. The operator must configure `API_KEYS_FILE` or `API_KEY`.',
-      { noKeyConfigured: errorExample('No key configured', { error: 'no API key configured on the server', status: 503 }) },
+      { noKeyConfigured: errorExample('No key configured', ERRORS.noKeyConfigured) },
     ),
   };
 }
@@ -362,6 +373,8 @@ function infoDescription(): string {
     '## Errors',
     '',
     'Every error is a JSON body `{error, status, field?}` (`ErrorBody`). An unknown path is 404 and a known path with another method is 405 with `Allow`, on every path. HEAD works wherever GET does.',
+    '',
+    'Protocol-level failures use the same body and headers and are not listed per operation: 408 (request or body too slow), 417 (an `Expect` other than `100-continue`), 431 (request headers too large), 500 (an internal error; a fixed message, nothing internal).',
   ].join('\n');
 }
 
@@ -555,12 +568,14 @@ export function buildOpenApi(): Json {
           operationId: 'getHomePage',
           summary: 'Home page',
           description:
-            'The browser page: generates in the page itself with `window.ServiceAPI` (no key, no network request), links the Postman files and credits the EFF wordlist. Strict Content-Security-Policy.',
+            'The browser page: generates in the page itself with `window.ServiceAPI` (no key, no network request), links the Postman files and credits the EFF wordlist. Strict Content-Security-Policy. Its scripts, styles and images are served at their own root paths with the same headers and are not listed here. 404 when the browser bundle (`dist/browser/`) has not been built.',
           security: [],
           responses: {
-            '200': ok('The HTML page.', {
-              'text/html': { schema: { type: 'string', maxLength: 1_000_000 } },
-            }),
+            '200': ok(
+              'The HTML page.',
+              { 'text/html': { schema: { type: 'string', maxLength: 1_000_000 } } },
+              'X-Frame-Options',
+            ),
             ...methodNotAllowed,
           },
         },
@@ -584,9 +599,31 @@ export function buildOpenApi(): Json {
             },
           ],
           responses: {
-            '200': ok('The file.', {
-              'application/json': { schema: { type: 'object', required: ['info'], properties: { info: { type: 'object' } } } },
-            }),
+            '200': ok(
+              'The file, as a download.',
+              {
+                'application/json': {
+                  schema: {
+                    description: 'A Postman v2.1 collection (`info`, `item`) or environment (`name`, `values`).',
+                    oneOf: [
+                      {
+                        title: 'Postman collection v2.1',
+                        type: 'object',
+                        required: ['info', 'item'],
+                        properties: { info: { type: 'object' }, item: { type: 'array' } },
+                      },
+                      {
+                        title: 'Postman environment',
+                        type: 'object',
+                        required: ['name', 'values'],
+                        properties: { name: { type: 'string', maxLength: 256 }, values: { type: 'array' } },
+                      },
+                    ],
+                  },
+                },
+              },
+              'Content-Disposition',
+            ),
             '404': ref('responses', 'NotFound'),
             ...methodNotAllowed,
           },
