@@ -1,0 +1,69 @@
+/**
+ * `window.ServiceAPI`: the generator of `POST /generate`, in the page, with no key and no
+ * network (CONTRACT.md 1). It is the same `lib/core` code the server runs, with the same
+ * build-time-compiled validator, so the same input gives the same body on both sides.
+ *
+ * Rollup turns this file (as emitted by tsc into dist/browser/entry.js) into the IIFE
+ * dist/browser/service-api.js; see browser/rollup.config.mjs.
+ * @module
+ */
+import { describe as describeCore, generate as generateCore } from '../lib/core/index.ts';
+import type { ErrorBody, GenerateResponse } from '../lib/core/index.ts';
+
+export type GenerateResult =
+  | { readonly ok: true; readonly data: GenerateResponse }
+  | { readonly ok: false; readonly error: ErrorBody };
+
+export interface ServiceApi {
+  /** Same input as the body of `POST /generate`. Synchronous; never throws. */
+  generate(input?: unknown): GenerateResult;
+  /** The object `GET /generate` serves (default settings). Synchronous; never throws. */
+  describe(): Record<string, unknown>;
+}
+
+/**
+ * What the caller gets is a plain JSON copy: exactly what the server would put on the wire,
+ * and owned by the caller. The core hands out shared plan objects and, in `describe()`, arrays
+ * of the request schema itself; a page script mutating those must not change what the next
+ * call validates or returns.
+ */
+function jsonCopy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/**
+ * The core never throws for any input, so this only fires on a broken environment (no Web
+ * Crypto, say). It mirrors what the server does with an unexpected failure: a fixed message,
+ * status 500, nothing echoed.
+ */
+const INTERNAL_ERROR: ErrorBody = Object.freeze({ error: 'internal error: the generator could not run', status: 500 });
+
+const ServiceAPI: ServiceApi = Object.freeze({
+  generate(input?: unknown): GenerateResult {
+    try {
+      const outcome = generateCore(input);
+      return outcome.status === 200 ? { ok: true, data: jsonCopy(outcome.body) } : { ok: false, error: jsonCopy(outcome.body) };
+    } catch {
+      return { ok: false, error: { ...INTERNAL_ERROR } };
+    }
+  },
+  describe(): Record<string, unknown> {
+    try {
+      return jsonCopy(describeCore());
+    } catch {
+      /* c8 ignore next -- describe() reads only constants; kept so the API never throws */
+      return {};
+    }
+  },
+});
+
+declare global {
+  interface Window {
+    ServiceAPI?: ServiceApi;
+  }
+}
+
+// In a page `window` is the global object. In a bare vm context (tests/browser) the host
+// provides a `window` object; fall back to the global object for workers and the like.
+const host = (typeof window === 'object' && window !== null ? window : globalThis) as { ServiceAPI?: ServiceApi };
+host.ServiceAPI = ServiceAPI;

@@ -1,0 +1,77 @@
+/**
+ * Bundles the browser side from what tsc already emitted into dist/ (so Rollup needs no
+ * TypeScript plugin and bundles exactly the JS the server runs):
+ *
+ *   dist/browser/entry.js -> dist/browser/service-api.js  IIFE defining window.ServiceAPI
+ *   dist/browser/app.js   -> dist/browser/app.js          IIFE, the home page's UI
+ *
+ * and copies the static files next to them. The server serves every file it finds in
+ * dist/browser/ at start-up, flat, so this config also removes tsc's intermediate
+ * entry.js: an ES module the page must never load.
+ *
+ * No plugins are needed: the core imports only relative files, and the ajv validator was
+ * already compiled to self-contained code at build time (lib/core/validator.generated.ts),
+ * so neither the ajv compiler nor a `require` can reach the bundle.
+ *
+ * Run `tsc -p tsconfig.build.json` first (npm run build:dist does both).
+ */
+import { readFile, rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const out = `${root}dist/browser`;
+
+/** Copied verbatim; the server serves them at /<name>. */
+const STATIC_FILES = ['index.html', 'styles.css', 'favicon.svg'];
+
+/** @returns {import('rollup').Plugin} */
+function copyStatic() {
+  return {
+    name: 'copy-static',
+    async generateBundle() {
+      for (const name of STATIC_FILES) {
+        this.emitFile({ type: 'asset', fileName: name, source: await readFile(`${root}browser/${name}`) });
+      }
+    },
+  };
+}
+
+/** @returns {import('rollup').Plugin} */
+function removeIntermediate(path) {
+  return {
+    name: 'remove-intermediate',
+    async writeBundle() {
+      await rm(path, { force: true });
+    },
+  };
+}
+
+/** @type {import('rollup').OutputOptions} */
+const iife = {
+  dir: out,
+  format: 'iife',
+  // The bundles are classic scripts under a strict CSP: no eval, no Function, no require.
+  strict: true,
+  generatedCode: 'es2015',
+  sourcemap: false,
+};
+
+/** A warning here means a bundling mistake (an unresolved import, a stray export): fail. */
+function onwarn(/** @type {import('rollup').RollupLog} */ log) {
+  throw new Error(`rollup: ${log.message}`);
+}
+
+export default [
+  {
+    input: `${out}/entry.js`,
+    output: { ...iife, entryFileNames: 'service-api.js' },
+    plugins: [removeIntermediate(`${out}/entry.js`)],
+    onwarn,
+  },
+  {
+    input: `${out}/app.js`,
+    output: { ...iife, entryFileNames: 'app.js' },
+    plugins: [copyStatic()],
+    onwarn,
+  },
+];

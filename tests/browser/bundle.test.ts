@@ -1,0 +1,193 @@
+/**
+ * The browser bundle outside the browser: dist/browser/service-api.js is run in a bare
+ * `node:vm` context that has no `require`, no `process`, no `module` — only Web Crypto and a
+ * `window` — which catches a bundling mistake (a leftover `require`, a Node import, an ESM
+ * export in an IIFE) before Chromium does, and fast. The Chromium suite is home.test.ts.
+ *
+ * Needs `npm run build:dist` first (npm test runs it).
+ */
+import { describe, it, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import vm from 'node:vm';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { ERROR_CASES } from '../helpers/error-cases.ts';
+import { describe as coreDescribe, generate as coreGenerate } from '../../lib/core/index.ts';
+
+const DIST = new URL('../../dist/browser/', import.meta.url);
+const BUNDLE = new URL('service-api.js', DIST);
+const APP = new URL('app.js', DIST);
+
+/** Budgets with headroom over today's sizes (reported in the README); a jump means the ajv
+ * compiler, a second wordlist or a Node polyfill got pulled in. */
+const BUDGET = { serviceApiRaw: 160_000, serviceApiGzip: 60_000, appRaw: 48_000 };
+
+function readBundle(url: URL): string {
+  assert.ok(existsSync(url), `${url.pathname} is missing: run \`npm run build:dist\` first`);
+  return readFileSync(url, 'utf8');
+}
+
+type Sandbox = Record<string, unknown>;
+
+/** A fresh context with only what a page would offer the generator: crypto and window/self. */
+function bareContext(withCrypto = true): { sandbox: Sandbox; run: (code: string) => unknown } {
+  const sandbox: Sandbox = withCrypto ? { crypto: globalThis.crypto } : {};
+  sandbox.window = sandbox;
+  sandbox.self = sandbox;
+  const context = vm.createContext(sandbox, { codeGeneration: { strings: false, wasm: false } });
+  const run = (code: string): unknown => vm.runInContext(code, context, { timeout: 10_000 });
+  return { sandbox, run };
+}
+
+/** Runs `expression` inside the context and brings the result out as plain JSON, so that
+ * deepEqual compares values and not the other realm's prototypes. */
+function jsonIn(run: (code: string) => unknown, expression: string): unknown {
+  return JSON.parse(run(`JSON.stringify(${expression})`) as string);
+}
+
+const responseSchema = JSON.parse(readFileSync(new URL('../../spec/generate-response.schema.json', import.meta.url), 'utf8'));
+const validateResponse = new Ajv2020({ strict: true, allErrors: true }).compile(responseSchema);
+
+describe('dist/browser/service-api.js (static)', () => {
+  let code = '';
+  before(() => {
+    code = readBundle(BUNDLE);
+  });
+
+  it('is a single IIFE with no import, export or require call', () => {
+    assert.match(code, /^\(function \(\) \{\n\s+'use strict';/);
+    assert.doesNotMatch(code, /^\s*(import|export)\s/m);
+    assert.doesNotMatch(code, /\bimport\s*\(/);
+    // ajv's runtime helper carries its own source as a string ('require("ajv/...")'); that
+    // literal is data, not a call. Any other require( is a bundling mistake.
+    const calls = code.replace(/'require\("ajv\/dist\/runtime\/ucs2length"\)\.default'/g, "''");
+    assert.doesNotMatch(calls, /\brequire\s*\(/);
+  });
+
+  it('contains no eval, no Function constructor and no ajv compiler (the CSP forbids them)', () => {
+    assert.doesNotMatch(code, /\beval\s*\(/);
+    assert.doesNotMatch(code, /\bnew\s+Function\b|\bFunction\s*\(/);
+    assert.doesNotMatch(code, /ajv\/dist\/(compile|core|2020)|new Ajv|addSchema|standaloneCode/i);
+  });
+
+  it('stays within its size budget (raw and gzip)', () => {
+    const raw = Buffer.byteLength(code);
+    const gzip = gzipSync(code, { level: 9 }).length;
+    const app = Buffer.byteLength(readBundle(APP));
+    console.log(`# bundle sizes: service-api.js ${raw} B raw, ${gzip} B gzip; app.js ${app} B raw`);
+    assert.ok(raw < BUDGET.serviceApiRaw, `service-api.js is ${raw} B`);
+    assert.ok(gzip < BUDGET.serviceApiGzip, `service-api.js is ${gzip} B gzipped`);
+    assert.ok(app < BUDGET.appRaw, `app.js is ${app} B`);
+  });
+
+  it('leaves only servable files in dist/browser (no tsc intermediate entry.js)', () => {
+    assert.equal(existsSync(new URL('entry.js', DIST)), false);
+    for (const name of ['index.html', 'styles.css', 'favicon.svg', 'app.js', 'service-api.js']) {
+      assert.ok(existsSync(new URL(name, DIST)), `${name} is missing from dist/browser`);
+    }
+  });
+});
+
+describe('window.ServiceAPI in a bare vm context (no require, no process)', () => {
+  let run: (code: string) => unknown;
+  let sandbox: Sandbox;
+
+  before(() => {
+    ({ run, sandbox } = bareContext());
+    assert.equal(run('typeof require + typeof process + typeof module + typeof Buffer'), 'undefinedundefinedundefinedundefined');
+    run(readBundle(BUNDLE));
+  });
+
+  it('defines a frozen window.ServiceAPI with generate and describe', () => {
+    assert.equal(run('typeof window.ServiceAPI.generate + typeof window.ServiceAPI.describe'), 'functionfunction');
+    assert.equal(run('Object.isFrozen(window.ServiceAPI)'), true);
+    assert.ok(sandbox.ServiceAPI, 'ServiceAPI is on the global object (window === globalThis here, as in a page)');
+  });
+
+  for (const mode of ['password', 'passphrase'] as const) {
+    it(`returns {ok: true, data} valid against the response schema for mode ${mode}`, () => {
+      const result = jsonIn(run, `ServiceAPI.generate({mode: ${JSON.stringify(mode)}, count: 20})`) as { ok: boolean; data: unknown };
+      assert.equal(result.ok, true);
+      assert.ok(validateResponse(result.data), JSON.stringify(validateResponse.errors));
+      const data = result.data as { mode: string; results: { value: string }[] };
+      assert.equal(data.mode, mode);
+      assert.equal(data.results.length, 20);
+      assert.equal(new Set(data.results.map((r) => r.value)).size, 20, '20 fresh values');
+    });
+  }
+
+  it('gives the same entropy and metadata as the core for the same options', () => {
+    const input = { mode: 'password', options: { length: 8, includeSymbols: true, avoidAmbiguous: true } };
+    const result = jsonIn(run, `ServiceAPI.generate(${JSON.stringify(input)})`) as { data: { entropy: unknown; metadata: unknown } };
+    const core = coreGenerate(input);
+    assert.equal(core.status, 200);
+    if (core.status !== 200) return;
+    assert.deepEqual(result.data.entropy, { ...core.body.entropy });
+    assert.deepEqual(result.data.metadata, JSON.parse(JSON.stringify(core.body.metadata)));
+  });
+
+  it('answers every shared error case with {ok: false, error} equal to the expected 400 body', () => {
+    assert.ok(ERROR_CASES.length > 20, 'the shared table is there');
+    for (const c of ERROR_CASES) {
+      // Parsed inside the context, as the table asks, so own __proto__ keys survive.
+      const result = jsonIn(run, `ServiceAPI.generate(JSON.parse(${JSON.stringify(JSON.stringify(c.input))}))`);
+      assert.deepEqual(result, { ok: false, error: c.expected }, c.name);
+    }
+  });
+
+  it('describe() equals the core describe() with default settings (what GET /generate serves)', () => {
+    assert.deepEqual(jsonIn(run, 'ServiceAPI.describe()'), JSON.parse(JSON.stringify(coreDescribe())));
+  });
+
+  it('never throws, whatever it is given', () => {
+    const hostile = [
+      'undefined',
+      'Symbol("x")',
+      '10n',
+      '() => 1',
+      'new Proxy({}, { ownKeys() { throw new Error("boom") }, get() { throw new Error("boom") } })',
+      '({ mode: "password", get options() { throw new Error("boom") } })',
+      '({ mode: "password", options: new Proxy({}, { ownKeys() { throw new Error("boom") } }) })',
+      'Object.create(null)',
+      '(() => { const o = { mode: "password" }; o.options = o; return o })()',
+      '{ mode: "password", options: { length: 2 ** 53 } }',
+    ];
+    for (const expression of hostile) {
+      const result = jsonIn(run, `(() => { try { return ServiceAPI.generate(${expression}) } catch (e) { return { threw: String(e) } } })()`) as Record<string, unknown>;
+      assert.equal(result.ok, false, `${expression}: ${JSON.stringify(result)}`);
+      const error = result.error as { status: number; error: string };
+      assert.equal(error.status, 400, expression);
+      assert.equal(typeof error.error, 'string', expression);
+    }
+    assert.equal(run('ServiceAPI.generate().ok'), false, 'no argument at all');
+  });
+
+  it('hands out copies: mutating a result or a description changes nothing later', () => {
+    run(`(() => {
+      const d = ServiceAPI.describe();
+      d.modes.passphrase.options.separator.enum.push('comma');
+      d.request.count.maximum = 1000;
+      const r = ServiceAPI.generate({ mode: 'password' });
+      r.data.metadata.classes.length = 0;
+      r.data.entropy.bits = 1;
+    })()`);
+    assert.deepEqual(jsonIn(run, 'ServiceAPI.describe()'), JSON.parse(JSON.stringify(coreDescribe())));
+    assert.deepEqual(jsonIn(run, 'ServiceAPI.generate({mode: "passphrase", options: {separator: "comma"}}).error.field'), 'options.separator');
+    assert.deepEqual(jsonIn(run, 'ServiceAPI.generate({mode: "password", count: 21}).error.field'), 'count');
+    const again = jsonIn(run, 'ServiceAPI.generate({ mode: "password" }).data') as { entropy: { bits: number }; metadata: { classes: unknown[] } };
+    assert.equal(again.metadata.classes.length, 3);
+    assert.equal(again.entropy.bits, 142.88);
+  });
+
+  it('returns a 500-style body instead of throwing when the environment has no Web Crypto', () => {
+    const bare = bareContext(false);
+    bare.run(readBundle(BUNDLE));
+    assert.deepEqual(jsonIn(bare.run, 'ServiceAPI.generate({ mode: "password" })'), {
+      ok: false,
+      error: { error: 'internal error: the generator could not run', status: 500 },
+    });
+    // Validation needs no randomness, so a bad input still gets its exact 400.
+    assert.deepEqual((jsonIn(bare.run, 'ServiceAPI.generate({ mode: "pin" })') as { error: unknown }).error, ERROR_CASES.find((c) => c.name === 'mode unknown')?.expected);
+  });
+});

@@ -1,0 +1,449 @@
+/**
+ * The home page in real headless Chromium (Debian's `chromium`, driven by playwright-core),
+ * served by the real server (tests/helpers/server.ts), under the real CSP:
+ *
+ * - the page loads with zero console errors and zero CSP violations, and the CSP is shown to
+ *   be live (a fetch from the page is blocked and reported), so "zero" means something;
+ * - `window.ServiceAPI` gives schema-valid results for both modes, the shared error table's
+ *   exact bodies, and `describe()` equal to `GET /generate`;
+ * - the UI: every option of describe() has a control with its bounds, generating, copying and
+ *   inline errors (the API's own messages, next to the field the API names) all work, and none
+ *   of it makes a network request;
+ * - accessibility basics: every control labelled, keyboard use, WCAG AA text contrast in both
+ *   colour schemes, no horizontal scrolling at 360 px;
+ * - screenshots for people: .test-output/home.png (desktop), home-phone.png (360 px),
+ *   home-dark.png.
+ *
+ * Without chromium the suite is skipped loudly; with CI=true it fails instead.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { ERROR_CASES } from '../helpers/error-cases.ts';
+import { startServer, type RunningServer } from '../helpers/server.ts';
+import { generate as coreGenerate } from '../../lib/core/index.ts';
+
+/** CHROMIUM_PATH only exists so the skip path can be exercised; Debian's is the default. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const OUTPUT = new URL('../../.test-output/', import.meta.url);
+
+const responseSchema = JSON.parse(readFileSync(new URL('../../spec/generate-response.schema.json', import.meta.url), 'utf8'));
+const validateResponse = new Ajv2020({ strict: true, allErrors: true }).compile(responseSchema);
+
+/** The 400 message the API gives for `input` (the UI must show exactly this). */
+function apiError(input: unknown): { error: string; field?: string } {
+  const outcome = coreGenerate(input);
+  assert.equal(outcome.status, 400, `expected ${JSON.stringify(input)} to be rejected`);
+  return outcome.body as { error: string; field?: string };
+}
+
+interface Watched {
+  context: BrowserContext;
+  page: Page;
+  consoleProblems: string[];
+  violations(): Promise<string[]>;
+}
+
+declare global {
+  interface Window {
+    __cspViolations?: string[];
+  }
+}
+
+if (!existsSync(CHROMIUM)) {
+  describe('home page in headless Chromium', () => {
+    it('needs chromium', (t) => {
+      const why = `chromium not installed: ${CHROMIUM} is missing (apt-get install chromium; .ci/run does it)`;
+      if (process.env.CI === 'true') assert.fail(`${why}. In CI the browser tests must run, not skip.`);
+      process.stderr.write(`\n\x1b[1;33mWARNING: tests/browser/home.test.ts SKIPPED: ${why}. The page and ServiceAPI were NOT tested in a browser.\x1b[0m\n\n`);
+      t.skip(why);
+    });
+  });
+} else {
+  describe('home page in headless Chromium', () => {
+    let server: RunningServer;
+    let browser: Browser;
+
+    before(async () => {
+      server = await startServer({ logLevel: 'error' });
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    });
+
+    after(async () => {
+      await browser?.close();
+      await server?.stop();
+    });
+
+    /** A fresh context and page that record console errors, page errors and CSP violations. */
+    async function open(options: { width?: number; height?: number; colorScheme?: 'light' | 'dark'; initScript?: string } = {}): Promise<Watched> {
+      const context = await browser.newContext({
+        viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
+        colorScheme: options.colorScheme ?? 'light',
+        deviceScaleFactor: 1,
+      });
+      const consoleProblems: string[] = [];
+      // Injected by the driver before any page script, so the CSP does not apply to it.
+      await context.addInitScript(() => {
+        window.__cspViolations = [];
+        document.addEventListener('securitypolicyviolation', (e) => {
+          window.__cspViolations?.push(`${e.effectiveDirective} blocked ${e.blockedURI || '(inline)'}`);
+        });
+      });
+      if (options.initScript) await context.addInitScript(options.initScript);
+      const page = await context.newPage();
+      page.on('console', (m) => {
+        if (m.type() === 'error' || m.type() === 'warning') consoleProblems.push(`${m.type()}: ${m.text()}`);
+      });
+      page.on('pageerror', (e) => consoleProblems.push(`pageerror: ${e.message}`));
+      return { context, page, consoleProblems, violations: () => page.evaluate(() => window.__cspViolations ?? []) };
+    }
+
+    async function load(w: Watched): Promise<void> {
+      const res = await w.page.goto(`${server.url}/`, { waitUntil: 'networkidle' });
+      assert.equal(res?.status(), 200);
+      await w.page.waitForSelector('html.ready', { timeout: 10_000 });
+    }
+
+    it('serves the page under the strict CSP and loads it with zero console errors and zero CSP violations', async () => {
+      const w = await open();
+      const requested: string[] = [];
+      w.page.on('request', (r) => requested.push(r.url()));
+      const res = await w.page.goto(`${server.url}/`, { waitUntil: 'networkidle' });
+      const csp = res?.headers()['content-security-policy'] ?? '';
+      for (const directive of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'none'"]) {
+        assert.ok(csp.includes(directive), `CSP has ${directive}: ${csp}`);
+      }
+      assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+      await w.page.waitForSelector('html.ready', { timeout: 10_000 });
+      assert.deepEqual(w.consoleProblems, []);
+      assert.deepEqual(await w.violations(), []);
+      // Everything the page needed came from the server itself.
+      for (const url of requested) assert.ok(url.startsWith(`${server.url}/`), `external request ${url}`);
+      assert.equal(await w.page.locator('#results li').count(), 1, 'a first result is generated on load');
+      await w.context.close();
+    });
+
+    it('has a live CSP: a fetch from the page is blocked and reported (so "zero violations" means something)', async () => {
+      const w = await open();
+      await load(w);
+      const outcome = await w.page.evaluate(() => fetch('/health').then(() => 'fetched', () => 'blocked'));
+      assert.equal(outcome, 'blocked');
+      await w.page.waitForFunction(() => (window.__cspViolations ?? []).length > 0);
+      assert.match((await w.violations()).join('\n'), /connect-src/);
+      await w.context.close();
+    });
+
+    it('ServiceAPI.generate gives schema-valid results for both modes', async () => {
+      const w = await open();
+      await load(w);
+      for (const input of [
+        { mode: 'password' },
+        { mode: 'password', count: 20, options: { length: 128, includeSymbols: true, avoidAmbiguous: true, excludedCharacters: 'xyz' } },
+        { mode: 'passphrase' },
+        { mode: 'passphrase', count: 20, options: { wordCount: 8, separator: 'space', capitalize: true, addNumber: true } },
+      ]) {
+        const result = (await w.page.evaluate((i) => window.ServiceAPI!.generate(i), input)) as { ok: boolean; data: { mode: string; count: number } };
+        assert.equal(result.ok, true, JSON.stringify(result));
+        assert.ok(validateResponse(result.data), `${JSON.stringify(input)}: ${JSON.stringify(validateResponse.errors)}`);
+        assert.equal(result.data.mode, input.mode);
+        assert.equal(result.data.count, input.count ?? 1);
+      }
+      assert.deepEqual(w.consoleProblems, []);
+      await w.context.close();
+    });
+
+    it('ServiceAPI.generate answers every shared error case with the same body as the server', async () => {
+      const w = await open();
+      await load(w);
+      // JSON text in, parsed in the page, as the table asks (own __proto__ keys survive).
+      const results = await w.page.evaluate(
+        (inputs) => inputs.map((json) => window.ServiceAPI!.generate(JSON.parse(json))),
+        ERROR_CASES.map((c) => JSON.stringify(c.input)),
+      );
+      assert.equal(results.length, ERROR_CASES.length);
+      ERROR_CASES.forEach((c, i) => assert.deepEqual(results[i], { ok: false, error: c.expected }, c.name));
+      await w.context.close();
+    });
+
+    it('ServiceAPI.describe() deep-equals the JSON of GET /generate', async () => {
+      const w = await open();
+      await load(w);
+      const fromPage = await w.page.evaluate(() => window.ServiceAPI!.describe());
+      const res = await fetch(`${server.url}/generate`);
+      assert.equal(res.status, 200);
+      assert.deepEqual(fromPage, await res.json());
+      await w.context.close();
+    });
+
+    it('offers every option of describe() with its bounds and defaults', async () => {
+      const w = await open();
+      await load(w);
+      const d = (await w.page.evaluate(() => window.ServiceAPI!.describe())) as {
+        request: { count: { minimum: number; maximum: number; default: number } };
+        modes: Record<string, { options: Record<string, { type: string; minimum?: number; maximum?: number; maxLength?: number; default: unknown; enum?: string[] }> }>;
+      };
+      const attr = (selector: string, name: string) => w.page.locator(selector).getAttribute(name);
+      for (const [mode, { options }] of Object.entries(d.modes)) {
+        assert.equal(await w.page.locator(`#mode-${mode}`).count(), 1, `mode ${mode} has a switch`);
+        for (const [name, spec] of Object.entries(options)) {
+          const id = `#opt-${mode}-${name}`;
+          if (spec.enum) {
+            for (const value of spec.enum) assert.equal(await w.page.locator(`${id}-${value}`).count(), 1, `${mode}.${name}=${value}`);
+            assert.equal(await w.page.locator(`${id}-${String(spec.default)}`).isChecked(), true, `${mode}.${name} default`);
+          } else if (spec.type === 'integer') {
+            assert.equal(await attr(id, 'min'), String(spec.minimum), `${mode}.${name} min`);
+            assert.equal(await attr(id, 'max'), String(spec.maximum), `${mode}.${name} max`);
+            assert.equal(await w.page.locator(id).inputValue(), String(spec.default), `${mode}.${name} default`);
+            // The bounds are also written out for people.
+            assert.match((await w.page.locator(`${id}-bounds`).textContent()) ?? '', new RegExp(`^${spec.minimum} to ${spec.maximum}\\b`));
+          } else if (spec.type === 'boolean') {
+            assert.equal(await w.page.locator(id).isChecked(), spec.default, `${mode}.${name} default`);
+          } else {
+            assert.equal(await attr(id, 'maxlength'), String(spec.maxLength), `${mode}.${name} maxlength`);
+            assert.equal(await w.page.locator(id).inputValue(), String(spec.default));
+          }
+        }
+      }
+      assert.equal(await attr('#count', 'min'), String(d.request.count.minimum));
+      assert.equal(await attr('#count', 'max'), String(d.request.count.maximum));
+      assert.equal(await w.page.locator('#count').inputValue(), String(d.request.count.default));
+      await w.context.close();
+    });
+
+    it('generates, copies and shows inline errors through the UI without a single network request', async () => {
+      const w = await open();
+      await w.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+      await load(w);
+      const { page } = w;
+      const requests: string[] = [];
+      page.on('request', (r) => requests.push(`${r.method()} ${r.url()}`));
+      const values = () => page.locator('#results li .value').allTextContents();
+
+      // First result on load: the default password.
+      let shown = await values();
+      assert.equal(shown.length, 1);
+      assert.equal(shown[0].length, 24);
+      assert.equal(await page.locator('#bits').textContent(), '142.88');
+
+      // Passphrase mode, then each passphrase option.
+      await page.locator('label[for="mode-passphrase"]').click();
+      assert.match((await values())[0], /^[a-z]+(-[a-z]+){3}$/);
+      assert.equal(await page.locator('#options-password').isHidden(), true);
+      await page.locator('#opt-passphrase-wordCount').fill('6');
+      await page.locator('label[for="opt-passphrase-separator-dot"]').click();
+      await page.locator('label[for="opt-passphrase-capitalize"]').click();
+      await page.locator('label[for="opt-passphrase-addNumber"]').click();
+      assert.match((await values())[0], /^[A-Z][a-z]+(\.[A-Z][a-z]+){5}\.\d\d$/);
+
+      // The meter and the table show the API's own entropy for these options.
+      const options = { wordCount: 6, separator: 'dot', capitalize: true, addNumber: true };
+      const expected = (await page.evaluate((o) => window.ServiceAPI!.generate({ mode: 'passphrase', options: o }), options)) as { ok: true; data: { entropy: { bits: number; label: string } } };
+      assert.equal(await page.locator('#bits').textContent(), expected.data.entropy.bits.toFixed(2));
+      assert.equal(await page.locator('#strength-label').textContent(), expected.data.entropy.label);
+      assert.equal(await page.locator('#levels tr[aria-current="true"] .level-name').textContent(), expected.data.entropy.label);
+
+      // A batch, then Generate gives new values.
+      await page.locator('#count').fill('5');
+      const before = await values();
+      assert.equal(before.length, 5);
+      assert.equal(await page.locator('#results-title').textContent(), 'Your 5 passphrases');
+      await page.locator('#generate').click();
+      const afterClick = await values();
+      assert.equal(afterClick.length, 5);
+      assert.notDeepEqual(afterClick, before);
+
+      // The curl example is the request the form makes, with the key left to the shell.
+      const curl = (await page.locator('#curl-example').textContent()) ?? '';
+      assert.ok(curl.startsWith(`curl -sS ${server.url}/generate`), curl);
+      assert.ok(curl.includes('-H "X-Api-Key: $API_KEY"'), curl);
+      assert.ok(curl.includes(`-d '${JSON.stringify({ mode: 'passphrase', count: 5, options })}'`), curl);
+
+      // Copy puts exactly that value on the clipboard.
+      await page.locator('#results li .copy').nth(2).click();
+      await page.waitForFunction(() => document.querySelectorAll('#results .copy.done').length === 1);
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), afterClick[2]);
+      assert.equal(await page.locator('#status').textContent(), 'Copied to the clipboard.');
+
+      // An out-of-range value: the API's message, next to that field, and nothing generated.
+      await page.locator('#opt-passphrase-wordCount').fill('9');
+      const wordsError = apiError({ mode: 'passphrase', options: { wordCount: 9 } });
+      assert.equal(wordsError.field, 'options.wordCount');
+      assert.equal(await page.locator('#error-passphrase-options-wordCount').textContent(), wordsError.error);
+      assert.equal(await page.locator('#error-passphrase-options-wordCount').isVisible(), true);
+      assert.equal(await page.locator('#opt-passphrase-wordCount').getAttribute('aria-invalid'), 'true');
+      assert.equal(await page.locator('#results li').count(), 0);
+      assert.match((await page.locator('#status').textContent()) ?? '', new RegExp(wordsError.error));
+      // Fixing it clears the error.
+      await page.locator('#opt-passphrase-wordCount').fill('4');
+      assert.equal(await page.locator('#error-passphrase-options-wordCount').isHidden(), true);
+      assert.equal(await page.locator('#opt-passphrase-wordCount').getAttribute('aria-invalid'), null);
+      assert.equal(await page.locator('#results li').count(), 5);
+
+      // Keyboard: arrow keys move the mode switch (real radios).
+      await page.locator('#mode-passphrase').focus();
+      await page.keyboard.press('ArrowLeft');
+      assert.equal(await page.locator('#mode-password').isChecked(), true);
+      assert.equal((await values())[0].length, 24);
+
+      // A non-integer length: the integer message, not a silent rounding.
+      await page.locator('#opt-password-length').fill('12.5');
+      assert.equal(await page.locator('#error-password-options-length').textContent(), apiError({ mode: 'password', options: { length: 12.5 } }).error);
+      await page.locator('#opt-password-length').fill('16');
+      assert.equal((await values())[0].length, 16);
+
+      // No class enabled: the API names `options`; the message sits on the class fieldset.
+      for (const name of ['includeLowercase', 'includeUppercase', 'includeNumbers']) await page.locator(`label[for="opt-password-${name}"]`).click();
+      const noClass = apiError({ mode: 'password', options: { includeLowercase: false, includeUppercase: false, includeNumbers: false } });
+      assert.equal(noClass.field, 'options');
+      assert.equal(await page.locator('#error-password-options').textContent(), noClass.error);
+      assert.equal(await page.locator('#opt-password-includeSymbols').getAttribute('aria-invalid'), 'true');
+      await page.locator('label[for="opt-password-includeNumbers"]').click();
+      assert.equal(await page.locator('#error-password-options').isHidden(), true);
+      assert.match((await values())[0], /^\d{16}$/);
+
+      // A count out of range, then Enter in the field generates once it is fixed.
+      await page.locator('#count').fill('21');
+      assert.equal(await page.locator('#error-count').textContent(), apiError({ mode: 'password', count: 21 }).error);
+      await page.locator('#count').fill('3');
+      await page.locator('#count').press('Enter');
+      assert.equal((await values()).length, 3);
+
+      assert.deepEqual(requests, [], 'the UI made network requests');
+      assert.deepEqual(w.consoleProblems, []);
+      assert.deepEqual(await w.violations(), []);
+      await w.context.close();
+    });
+
+    it('falls back to selecting the text when the clipboard API is unavailable', async () => {
+      // As source text: tsx would wrap a named getter in __name(), which the page lacks.
+      const w = await open({ initScript: "Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined });" });
+      await load(w);
+      await w.page.locator('#results li .copy').first().click();
+      await w.page.locator('#copy-hint').waitFor({ state: 'visible', timeout: 5_000 });
+      assert.match((await w.page.locator('#copy-hint').textContent()) ?? '', /selected: press (Ctrl\+C|\u2318C)/);
+      const value = await w.page.locator('#results li .value').first().textContent();
+      assert.equal(await w.page.evaluate(() => getSelection()?.toString()), value);
+      await w.context.close();
+    });
+
+    for (const colorScheme of ['light', 'dark'] as const) {
+      it(`labels every control and keeps text contrast at WCAG AA (${colorScheme} scheme)`, async () => {
+        const w = await open({ colorScheme });
+        await load(w);
+        const check = async (state: string) => {
+          const unlabelled = await w.page.evaluate(() =>
+            Array.from(document.querySelectorAll('input, select, textarea, button'))
+              .filter((el) => {
+                const e = el as HTMLInputElement;
+                if (e.closest('[hidden]')) return false;
+                const named = (e.labels?.length ?? 0) > 0 || e.getAttribute('aria-label') || e.getAttribute('aria-labelledby') || (e.tagName === 'BUTTON' && e.textContent?.trim());
+                return !named;
+              })
+              .map((el) => el.outerHTML.slice(0, 80)),
+          );
+          assert.deepEqual(unlabelled, [], `${state}: controls without a label`);
+          // tsx (esbuild keepNames) wraps named inner functions in __name(); give the page a
+          // no-op one so the function's source runs as written.
+          const failures = (await w.page.evaluate(`(() => { const __name = (f) => f; return (${contrastFailures.toString()})(); })()`)) as string[];
+          assert.deepEqual(failures, [], `${state}: text below WCAG AA contrast`);
+        };
+        await check('password');
+        await w.page.locator('label[for="mode-passphrase"]').click();
+        await check('passphrase');
+        await w.page.locator('#opt-passphrase-wordCount').fill('99');
+        await check('error shown');
+        if (colorScheme === 'dark') {
+          await w.page.locator('#opt-passphrase-wordCount').fill('5');
+          await w.page.screenshot({ path: new URL('home-dark.png', OUTPUT).pathname, fullPage: true });
+        }
+        await w.context.close();
+      });
+    }
+
+    it('fits a 360 px wide phone without horizontal scrolling, and writes the screenshots', async () => {
+      mkdirSync(OUTPUT, { recursive: true });
+      const desktop = await open({ width: 1280, height: 900 });
+      await load(desktop);
+      await desktop.page.screenshot({ path: new URL('home.png', OUTPUT).pathname, fullPage: true });
+      await desktop.context.close();
+
+      const phone = await open({ width: 360, height: 740 });
+      await load(phone);
+      for (const mode of ['passphrase', 'password']) {
+        await phone.page.locator(`label[for="mode-${mode}"]`).click();
+        const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        assert.ok(overflow <= 0, `${mode}: page is ${overflow} px wider than the 360 px screen`);
+      }
+      await phone.page.locator('#count').fill('3');
+      await phone.page.screenshot({ path: new URL('home-phone.png', OUTPUT).pathname, fullPage: true });
+      assert.deepEqual(phone.consoleProblems, []);
+      await phone.context.close();
+      for (const name of ['home.png', 'home-phone.png']) assert.ok(existsSync(new URL(name, OUTPUT)), name);
+    });
+  });
+}
+
+/**
+ * Runs in the page: every visible text against its effective background, WCAG 2 contrast,
+ * 4.5:1 (3:1 for large text). The masthead is skipped: its background is a gradient, checked
+ * by eye (white on indigo, > 10:1 at both ends).
+ */
+function contrastFailures(): string[] {
+  type RGBA = [number, number, number, number];
+  const parse = (c: string): RGBA => {
+    const m = /rgba?\(([^)]+)\)/.exec(c);
+    if (!m) return [0, 0, 0, 0];
+    const p = m[1].split(/[\s,/]+/).filter(Boolean).map(Number);
+    return [p[0], p[1], p[2], p[3] ?? 1];
+  };
+  const over = (top: RGBA, bottom: RGBA): RGBA => {
+    const a = top[3] + bottom[3] * (1 - top[3]);
+    if (a === 0) return [0, 0, 0, 0];
+    const mix = (i: number) => (top[i] * top[3] + bottom[i] * bottom[3] * (1 - top[3])) / a;
+    return [mix(0), mix(1), mix(2), a];
+  };
+  const luminance = ([r, g, b]: RGBA) => {
+    const f = (v: number) => {
+      const s = v / 255;
+      return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const background = (el: Element): RGBA => {
+    const layers: RGBA[] = [];
+    for (let e: Element | null = el; e; e = e.parentElement) {
+      const bg = parse(getComputedStyle(e).backgroundColor);
+      if (bg[3] > 0) layers.push(bg);
+      if (bg[3] >= 1) break;
+    }
+    let out: RGBA = [255, 255, 255, 1]; // the canvas
+    for (const layer of layers.reverse()) out = over(layer, out);
+    return out;
+  };
+  const failures: string[] = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const seen = new Set<Element>();
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!el || seen.has(el) || !node.textContent?.trim()) continue;
+    seen.add(el);
+    if (el.closest('.masthead, .visually-hidden, noscript, [hidden], .skip-link')) continue;
+    if (el.getClientRects().length === 0) continue;
+    const style = getComputedStyle(el);
+    let opacity = 1;
+    for (let e: Element | null = el; e; e = e.parentElement) opacity *= Number(getComputedStyle(e).opacity);
+    const bg = background(el);
+    const fg = parse(style.color);
+    const text = over([fg[0], fg[1], fg[2], fg[3] * opacity], bg);
+    const [l1, l2] = [luminance(text), luminance(bg)].sort((a, b) => b - a);
+    const ratio = (l1 + 0.05) / (l2 + 0.05);
+    const size = parseFloat(style.fontSize);
+    const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+    const need = large ? 3 : 4.5;
+    if (ratio < need) failures.push(`${ratio.toFixed(2)} < ${need}: <${el.tagName.toLowerCase()} class="${el.className}"> "${node.textContent.trim().slice(0, 30)}" ${style.color} on rgb(${bg.slice(0, 3).map(Math.round).join(',')})`);
+  }
+  return failures;
+}
