@@ -2,8 +2,8 @@
  * Uniform random integers from a CSPRNG, without modulo bias.
  *
  * `below(n)` draws 32-bit words and rejects the top `2^32 mod n` values, so every residue
- * class keeps exactly floor(2^32 / n) preimages. Worked example, n = 62: 2^32 mod 62 = 40,
- * so words >= 4,294,967,256 (40 of 2^32, p = 9.3e-9) are redrawn and the rest map to
+ * class keeps exactly floor(2^32 / n) preimages. Worked example, n = 62: 2^32 mod 62 = 4,
+ * so words >= 4,294,967,292 (4 of 2^32, p = 9.3e-10) are redrawn and the rest map to
  * `word % 62` with equal weight. A plain `byte % 62` would favour the first 8 symbols by 5/4.
  *
  * Words come from `crypto.getRandomValues` in batches (one call per 512 words) because the

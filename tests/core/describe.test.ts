@@ -1,0 +1,71 @@
+import { describe as suite, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { describe } from '../../lib/core/describe.ts';
+import { requestSchema } from '../../lib/core/schema.generated.ts';
+import { STRENGTH_LEVELS } from '../../lib/core/entropy.ts';
+
+type Json = Record<string, any>;
+
+suite('describe()', () => {
+  const d = describe() as Json;
+
+  it('lists every option of both modes with the schema type, default, bounds and enum', () => {
+    for (const [mode, def] of [
+      ['password', requestSchema.$defs.PasswordOptions],
+      ['passphrase', requestSchema.$defs.PassphraseOptions],
+    ] as const) {
+      const listed = d.modes[mode].options as Json;
+      assert.deepEqual(Object.keys(listed), Object.keys(def.properties));
+      for (const [name, schema] of Object.entries(def.properties) as [string, Json][]) {
+        for (const key of ['type', 'default', 'minimum', 'maximum', 'maxLength', 'enum', 'description']) {
+          assert.deepEqual(listed[name][key], schema[key], `${mode}.${name}.${key}`);
+        }
+      }
+    }
+    assert.deepEqual(d.modes.password.options.length, {
+      type: 'integer',
+      default: 24,
+      minimum: 8,
+      maximum: 128,
+      description: 'Number of characters.',
+    });
+  });
+
+  it('describes the request fields, count limits and body limit', () => {
+    assert.deepEqual(d.request.mode.enum, ['password', 'passphrase']);
+    assert.equal(d.request.mode.required, true);
+    assert.deepEqual([d.request.count.default, d.request.count.minimum, d.request.count.maximum], [1, 1, 20]);
+    assert.deepEqual(d.limits.count, { minimum: 1, maximum: 20 });
+    assert.equal(d.limits.bodyBytes, 16384);
+  });
+
+  it('publishes the character sets, the ambiguous set and the wordlist with its credit', () => {
+    assert.deepEqual(
+      d.modes.password.characterClasses.map((c: Json) => [c.name, c.size]),
+      [['lowercase', 26], ['uppercase', 26], ['numbers', 10], ['symbols', 23]],
+    );
+    assert.equal(d.modes.password.characterClasses[3].characters, '!@#$%^&*()-_=+[]{};:,.?');
+    assert.equal(d.modes.password.ambiguousCharacters, '0O1Il5S8B');
+    assert.equal(d.modes.passphrase.wordlist.size, 7772);
+    assert.equal(d.modes.passphrase.wordlist.sourceSize, 7776);
+    assert.equal(d.modes.passphrase.wordlist.bitsPerWord, 12.924);
+    assert.match(d.modes.passphrase.wordlist.credit, /Electronic Frontier Foundation/);
+    assert.deepEqual(d.modes.passphrase.separators, { hyphen: '-', underscore: '_', dot: '.', space: ' ' });
+  });
+
+  it('publishes the label table', () => {
+    assert.deepEqual(d.entropy.labels, STRENGTH_LEVELS.map((s) => ({ ...s })));
+  });
+
+  it('states the configured rate limit, 20 per minute by default', () => {
+    assert.equal(d.limits.rateLimit.requestsPerMinute, 20);
+    assert.equal((describe({ rateLimitPerMinute: 600 }) as Json).limits.rateLimit.requestsPerMinute, 600);
+  });
+
+  it('is plain JSON (round-trips unchanged) and a fresh object per call', () => {
+    assert.deepEqual(JSON.parse(JSON.stringify(d)), d);
+    const a = describe() as Json;
+    a.limits.bodyBytes = 1;
+    assert.equal((describe() as Json).limits.bodyBytes, 16384);
+  });
+});

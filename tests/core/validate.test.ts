@@ -1,0 +1,162 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { generate } from '../../lib/core/generate.ts';
+import { validateRequest } from '../../lib/core/validate.ts';
+import { requestSchema } from '../../lib/core/schema.generated.ts';
+import { ERROR_CASES } from '../helpers/error-cases.ts';
+
+describe('validateRequest: the shared error table', () => {
+  for (const c of ERROR_CASES) {
+    it(`400 for ${c.name}`, () => {
+      assert.deepEqual(generate(c.input), { status: 400, body: c.expected });
+    });
+  }
+});
+
+/** Every integer field, at and around the bounds the schema states. */
+const integerFields = [
+  { mode: 'password', path: 'count', schema: requestSchema.properties.count },
+  { mode: 'password', path: 'options.length', schema: requestSchema.$defs.PasswordOptions.properties.length },
+  { mode: 'passphrase', path: 'options.wordCount', schema: requestSchema.$defs.PassphraseOptions.properties.wordCount },
+] as const;
+
+function requestWith(mode: string, path: string, value: unknown): unknown {
+  return path === 'count' ? { mode, count: value } : { mode, options: { [path.slice(8)]: value } };
+}
+
+describe('validateRequest: integer bounds read from the schema', () => {
+  for (const { mode, path, schema } of integerFields) {
+    const { minimum: min, maximum: max } = schema;
+    const range = `${path} must be between ${min} and ${max}`;
+    const typed = `${path} must be an integer between ${min} and ${max}`;
+    it(`${path}: accepts ${min} and ${max}`, () => {
+      for (const v of [min, max]) assert.equal(generate(requestWith(mode, path, v)).status, 200);
+    });
+    const bad: [string, unknown, string][] = [
+      ['min-1', min - 1, range],
+      ['max+1', max + 1, range],
+      ['non-integer', min + 0.5, typed],
+      ['string', String(min), typed],
+      ['null', null, typed],
+      ['boolean', true, typed],
+      ['object', { value: min }, typed],
+      ['NaN (JS only)', NaN, typed],
+      ['Infinity (JS only)', Infinity, typed],
+    ];
+    for (const [name, value, message] of bad) {
+      it(`${path}: 400 for ${name}`, () => {
+        assert.deepEqual(generate(requestWith(mode, path, value)), { status: 400, body: { error: message, status: 400, field: path } });
+      });
+    }
+  }
+});
+
+describe('validateRequest: defaults and normalisation', () => {
+  it('fills every password default from the schema', () => {
+    const r = validateRequest({ mode: 'password' });
+    assert.ok(r.ok);
+    assert.deepEqual(r.request, {
+      mode: 'password',
+      count: 1,
+      options: {
+        length: 24,
+        includeLowercase: true,
+        includeUppercase: true,
+        includeNumbers: true,
+        includeSymbols: false,
+        avoidAmbiguous: false,
+        excludedCharacters: '',
+      },
+    });
+  });
+
+  it('fills every passphrase default from the schema', () => {
+    const r = validateRequest({ mode: 'passphrase', options: {} });
+    assert.ok(r.ok);
+    assert.deepEqual(r.request, {
+      mode: 'passphrase',
+      count: 1,
+      options: { wordCount: 4, separator: 'hyphen', capitalize: false, addNumber: false },
+    });
+  });
+
+  it('treats an undefined property (JS only) as omitted', () => {
+    const r = validateRequest({ mode: 'password', count: undefined, options: { length: undefined } });
+    assert.ok(r.ok && r.request.count === 1 && r.request.options.length === 24);
+  });
+
+  it('never mutates the input', () => {
+    const input = { mode: 'password', options: { length: 12 } };
+    const copy = structuredClone(input);
+    generate(input);
+    assert.deepEqual(input, copy);
+    const frozen = Object.freeze({ mode: 'passphrase', options: Object.freeze({}) });
+    assert.equal(generate(frozen).status, 200);
+  });
+
+  it('reads a getter once, so what is validated is what is used', () => {
+    let reads = 0;
+    const options = {
+      get length() {
+        reads++;
+        return reads === 1 ? 10 : 5000;
+      },
+    };
+    const r = generate({ mode: 'password', options });
+    assert.equal(r.status, 200);
+    assert.equal(reads, 1);
+    assert.equal(r.status === 200 && r.body.value.length, 10);
+  });
+
+  it('answers 400 for an input whose properties throw', () => {
+    const hostile = new Proxy({}, { ownKeys: () => { throw new Error('boom'); } });
+    assert.deepEqual(generate(hostile), { status: 400, body: { error: 'the request could not be read', status: 400 } });
+    const getter = { mode: 'password', get options() { throw new Error('boom'); } };
+    assert.deepEqual(generate(getter), { status: 400, body: { error: 'the request could not be read', status: 400 } });
+  });
+
+  it('does not echo an unusual field name, and still says what is wrong', () => {
+    const long = 'x'.repeat(100);
+    assert.deepEqual(generate({ mode: 'password', [long]: 1 }).body, {
+      error: 'the request has a field that is not allowed (allowed: mode, count, options)',
+      status: 400,
+    });
+    assert.deepEqual(generate({ mode: 'password', options: { 'a b"<script>': 1 } }).body, {
+      error: 'options has a key that is not an option of mode password',
+      status: 400,
+      field: 'options',
+    });
+  });
+
+  it('leaves Object.prototype untouched by __proto__ and constructor keys', () => {
+    const before = Object.getOwnPropertyNames(Object.prototype).sort();
+    for (const text of [
+      '{"mode":"password","__proto__":{"polluted":1}}',
+      '{"mode":"password","options":{"__proto__":{"polluted":1}}}',
+      '{"mode":"password","constructor":{"prototype":{"polluted":1}}}',
+    ]) {
+      assert.equal(generate(JSON.parse(text)).status, 400);
+    }
+    assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).sort(), before);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+});
+
+describe('generate never throws (property, fast-check, seed printed)', () => {
+  it('returns a 200 or a well-formed 400 for any JSON-like value', () => {
+    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
+    console.log(`fast-check seed ${seed} (FC_SEED=${seed} to replay)`);
+    const field = fc.oneof(fc.constantFrom('mode', 'count', 'options', 'length', 'wordCount', 'separator', '__proto__'), fc.string());
+    const value = fc.oneof(fc.anything(), fc.constantFrom('password', 'passphrase', 8, 24, 129, true, '', null));
+    const request = fc.dictionary(field, fc.oneof(value, fc.dictionary(field, value)));
+    fc.assert(
+      fc.property(fc.oneof(request, fc.anything()), (input) => {
+        const r = generate(input);
+        if (r.status === 200) return r.body.results.length === r.body.count;
+        return r.status === 400 && typeof r.body.error === 'string' && r.body.status === 400;
+      }),
+      { seed, numRuns: 3000 },
+    );
+  });
+});
