@@ -5,9 +5,10 @@
  * The each-class rule is met by redrawing the whole password until every enabled class is
  * present, so the output is uniform over exactly the set V that the entropy counts.
  * Place-one-of-each-then-shuffle is not uniform over V (it over-weights strings with few
- * characters of the small classes) and is not used. Expected draws stay small: for the
- * smallest case, 8 characters over a-z + 0-9 + symbols with 1-character classes left, the
- * redraw rate is bounded by the class sizes; for the default 24 characters it is 1.5 %.
+ * characters of the small classes) and is not used. Redraws stay cheap: for the default 24
+ * characters 1.5 % of drafts are redrawn; the worst valid option set (length 8, three classes
+ * cut down to 1 character beside 26 letters) accepts 1 draft in 94 on average, i.e. ~750
+ * draws for one password, still well under a millisecond.
  * @module
  */
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES, type ClassName } from './charsets.ts';
