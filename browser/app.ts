@@ -487,7 +487,7 @@ function start(api: ServiceApi): void {
       tr.classList.toggle('current', on);
       if (on) tr.setAttribute('aria-current', 'true');
       else tr.removeAttribute('aria-current');
-      tr.cells[2].textContent = on ? '\u25C0 this result' : '';
+      tr.cells[2].replaceChildren(...(on ? [h('span', { 'aria-hidden': 'true' }, '\u25C0 '), h('span', { class: 'mark-text' }, 'this result')] : []));
     }
     if (!entropy) return;
     bits.textContent = entropy.bits.toFixed(2);

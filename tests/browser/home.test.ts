@@ -58,7 +58,7 @@ if (!existsSync(CHROMIUM)) {
     it('needs chromium', (t) => {
       const why = `chromium not installed: ${CHROMIUM} is missing (apt-get install chromium; .ci/run does it)`;
       if (process.env.CI === 'true') assert.fail(`${why}. In CI the browser tests must run, not skip.`);
-      process.stderr.write(`\n\x1b[1;33mWARNING: tests/browser/home.test.ts SKIPPED: ${why}. The page and ServiceAPI were NOT tested in a browser.\x1b[0m\n\n`);
+      process.stderr.write(`\n!!! WARNING: tests/browser/home.test.ts SKIPPED: ${why}. The page and ServiceAPI were NOT tested in a browser. !!!\n\n`);
       t.skip(why);
     });
   });
@@ -101,8 +101,9 @@ if (!existsSync(CHROMIUM)) {
       return { context, page, consoleProblems, violations: () => page.evaluate(() => window.__cspViolations ?? []) };
     }
 
-    async function load(w: Watched): Promise<void> {
-      const res = await w.page.goto(`${server.url}/`, { waitUntil: 'networkidle' });
+    /** 'networkidle' (500 ms without a request) where later requests are counted; 'load' elsewhere. */
+    async function load(w: Watched, waitUntil: 'load' | 'networkidle' = 'load'): Promise<void> {
+      const res = await w.page.goto(`${server.url}/`, { waitUntil });
       assert.equal(res?.status(), 200);
       await w.page.waitForSelector('html.ready', { timeout: 10_000 });
     }
@@ -136,87 +137,93 @@ if (!existsSync(CHROMIUM)) {
       await w.context.close();
     });
 
-    it('ServiceAPI.generate gives schema-valid results for both modes', async () => {
-      const w = await open();
-      await load(w);
-      for (const input of [
-        { mode: 'password' },
-        { mode: 'password', count: 20, options: { length: 128, includeSymbols: true, avoidAmbiguous: true, excludedCharacters: 'xyz' } },
-        { mode: 'passphrase' },
-        { mode: 'passphrase', count: 20, options: { wordCount: 8, separator: 'space', capitalize: true, addNumber: true } },
-      ]) {
-        const result = (await w.page.evaluate((i) => window.ServiceAPI!.generate(i), input)) as { ok: boolean; data: { mode: string; count: number } };
-        assert.equal(result.ok, true, JSON.stringify(result));
-        assert.ok(validateResponse(result.data), `${JSON.stringify(input)}: ${JSON.stringify(validateResponse.errors)}`);
-        assert.equal(result.data.mode, input.mode);
-        assert.equal(result.data.count, input.count ?? 1);
-      }
-      assert.deepEqual(w.consoleProblems, []);
-      await w.context.close();
-    });
+    describe('one loaded page', () => {
+      let shared: Watched;
+      before(async () => {
+        shared = await open();
+        await load(shared);
+      });
+      after(async () => {
+        assert.deepEqual(shared.consoleProblems, []);
+        assert.deepEqual(await shared.violations(), []);
+        await shared.context.close();
+      });
 
-    it('ServiceAPI.generate answers every shared error case with the same body as the server', async () => {
-      const w = await open();
-      await load(w);
-      // JSON text in, parsed in the page, as the table asks (own __proto__ keys survive).
-      const results = await w.page.evaluate(
-        (inputs) => inputs.map((json) => window.ServiceAPI!.generate(JSON.parse(json))),
-        ERROR_CASES.map((c) => JSON.stringify(c.input)),
-      );
-      assert.equal(results.length, ERROR_CASES.length);
-      ERROR_CASES.forEach((c, i) => assert.deepEqual(results[i], { ok: false, error: c.expected }, c.name));
-      await w.context.close();
-    });
+      it('ServiceAPI.generate gives schema-valid results for both modes', async () => {
+        const w = shared;
+        for (const input of [
+          { mode: 'password' },
+          { mode: 'password', count: 20, options: { length: 128, includeSymbols: true, avoidAmbiguous: true, excludedCharacters: 'xyz' } },
+          { mode: 'passphrase' },
+          { mode: 'passphrase', count: 20, options: { wordCount: 8, separator: 'space', capitalize: true, addNumber: true } },
+        ]) {
+          const result = (await w.page.evaluate((i) => window.ServiceAPI!.generate(i), input)) as { ok: boolean; data: { mode: string; count: number } };
+          assert.equal(result.ok, true, JSON.stringify(result));
+          assert.ok(validateResponse(result.data), `${JSON.stringify(input)}: ${JSON.stringify(validateResponse.errors)}`);
+          assert.equal(result.data.mode, input.mode);
+          assert.equal(result.data.count, input.count ?? 1);
+        }
+        assert.deepEqual(w.consoleProblems, []);
+      });
 
-    it('ServiceAPI.describe() deep-equals the JSON of GET /generate', async () => {
-      const w = await open();
-      await load(w);
-      const fromPage = await w.page.evaluate(() => window.ServiceAPI!.describe());
-      const res = await fetch(`${server.url}/generate`);
-      assert.equal(res.status, 200);
-      assert.deepEqual(fromPage, await res.json());
-      await w.context.close();
-    });
+      it('ServiceAPI.generate answers every shared error case with the same body as the server', async () => {
+        const w = shared;
+        // JSON text in, parsed in the page, as the table asks (own __proto__ keys survive).
+        const results = await w.page.evaluate(
+          (inputs) => inputs.map((json) => window.ServiceAPI!.generate(JSON.parse(json))),
+          ERROR_CASES.map((c) => JSON.stringify(c.input)),
+        );
+        assert.equal(results.length, ERROR_CASES.length);
+        ERROR_CASES.forEach((c, i) => assert.deepEqual(results[i], { ok: false, error: c.expected }, c.name));
+      });
 
-    it('offers every option of describe() with its bounds and defaults', async () => {
-      const w = await open();
-      await load(w);
-      const d = (await w.page.evaluate(() => window.ServiceAPI!.describe())) as {
-        request: { count: { minimum: number; maximum: number; default: number } };
-        modes: Record<string, { options: Record<string, { type: string; minimum?: number; maximum?: number; maxLength?: number; default: unknown; enum?: string[] }> }>;
-      };
-      const attr = (selector: string, name: string) => w.page.locator(selector).getAttribute(name);
-      for (const [mode, { options }] of Object.entries(d.modes)) {
-        assert.equal(await w.page.locator(`#mode-${mode}`).count(), 1, `mode ${mode} has a switch`);
-        for (const [name, spec] of Object.entries(options)) {
-          const id = `#opt-${mode}-${name}`;
-          if (spec.enum) {
-            for (const value of spec.enum) assert.equal(await w.page.locator(`${id}-${value}`).count(), 1, `${mode}.${name}=${value}`);
-            assert.equal(await w.page.locator(`${id}-${String(spec.default)}`).isChecked(), true, `${mode}.${name} default`);
-          } else if (spec.type === 'integer') {
-            assert.equal(await attr(id, 'min'), String(spec.minimum), `${mode}.${name} min`);
-            assert.equal(await attr(id, 'max'), String(spec.maximum), `${mode}.${name} max`);
-            assert.equal(await w.page.locator(id).inputValue(), String(spec.default), `${mode}.${name} default`);
-            // The bounds are also written out for people.
-            assert.match((await w.page.locator(`${id}-bounds`).textContent()) ?? '', new RegExp(`^${spec.minimum} to ${spec.maximum}\\b`));
-          } else if (spec.type === 'boolean') {
-            assert.equal(await w.page.locator(id).isChecked(), spec.default, `${mode}.${name} default`);
-          } else {
-            assert.equal(await attr(id, 'maxlength'), String(spec.maxLength), `${mode}.${name} maxlength`);
-            assert.equal(await w.page.locator(id).inputValue(), String(spec.default));
+      it('ServiceAPI.describe() deep-equals the JSON of GET /generate', async () => {
+        const w = shared;
+        const fromPage = await w.page.evaluate(() => window.ServiceAPI!.describe());
+        const res = await fetch(`${server.url}/generate`);
+        assert.equal(res.status, 200);
+        assert.deepEqual(fromPage, await res.json());
+      });
+
+      it('offers every option of describe() with its bounds and defaults', async () => {
+        const w = shared;
+        const d = (await w.page.evaluate(() => window.ServiceAPI!.describe())) as {
+          request: { count: { minimum: number; maximum: number; default: number } };
+          modes: Record<string, { options: Record<string, { type: string; minimum?: number; maximum?: number; maxLength?: number; default: unknown; enum?: string[] }> }>;
+        };
+        const attr = (selector: string, name: string) => w.page.locator(selector).getAttribute(name);
+        for (const [mode, { options }] of Object.entries(d.modes)) {
+          assert.equal(await w.page.locator(`#mode-${mode}`).count(), 1, `mode ${mode} has a switch`);
+          for (const [name, spec] of Object.entries(options)) {
+            const id = `#opt-${mode}-${name}`;
+            if (spec.enum) {
+              for (const value of spec.enum) assert.equal(await w.page.locator(`${id}-${value}`).count(), 1, `${mode}.${name}=${value}`);
+              assert.equal(await w.page.locator(`${id}-${String(spec.default)}`).isChecked(), true, `${mode}.${name} default`);
+            } else if (spec.type === 'integer') {
+              assert.equal(await attr(id, 'min'), String(spec.minimum), `${mode}.${name} min`);
+              assert.equal(await attr(id, 'max'), String(spec.maximum), `${mode}.${name} max`);
+              assert.equal(await w.page.locator(id).inputValue(), String(spec.default), `${mode}.${name} default`);
+              // The bounds are also written out for people.
+              assert.match((await w.page.locator(`${id}-bounds`).textContent()) ?? '', new RegExp(`^${spec.minimum} to ${spec.maximum}\\b`));
+            } else if (spec.type === 'boolean') {
+              assert.equal(await w.page.locator(id).isChecked(), spec.default, `${mode}.${name} default`);
+            } else {
+              assert.equal(await attr(id, 'maxlength'), String(spec.maxLength), `${mode}.${name} maxlength`);
+              assert.equal(await w.page.locator(id).inputValue(), String(spec.default));
+            }
           }
         }
-      }
-      assert.equal(await attr('#count', 'min'), String(d.request.count.minimum));
-      assert.equal(await attr('#count', 'max'), String(d.request.count.maximum));
-      assert.equal(await w.page.locator('#count').inputValue(), String(d.request.count.default));
-      await w.context.close();
+        assert.equal(await attr('#count', 'min'), String(d.request.count.minimum));
+        assert.equal(await attr('#count', 'max'), String(d.request.count.maximum));
+        assert.equal(await w.page.locator('#count').inputValue(), String(d.request.count.default));
+      });
+
     });
 
     it('generates, copies and shows inline errors through the UI without a single network request', async () => {
       const w = await open();
       await w.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
-      await load(w);
+      await load(w, 'networkidle');
       const { page } = w;
       const requests: string[] = [];
       page.on('request', (r) => requests.push(`${r.method()} ${r.url()}`));
