@@ -281,6 +281,13 @@ export function createApp(options: AppOptions): App {
         socket.destroy();
         return;
       }
+      if (pending != null && pending.req.complete && error.code !== 'ERR_HTTP_REQUEST_TIMEOUT') {
+        // Garbage after a complete request (e.g. more bytes than its Content-Length): let that
+        // request's reply go out first, then close; writing an error now would interleave.
+        pending.shouldKeepAlive = false;
+        pending.once('close', () => socket.destroy());
+        return;
+      }
       const name =
         error.code === 'HPE_HEADER_OVERFLOW' ? 'headersTooLarge' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'requestTimeout' : 'badRequest';
       const body = ERROR_JSON[name];

@@ -1,0 +1,243 @@
+/**
+ * The app and service in process (an ephemeral node:http server on 127.0.0.1): static files
+ * from a scratch project, the 500 path, the shutdown grace period, and the small helpers.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { createApp, headerCount, isJsonContentType, type App } from '../../lib/http/app.ts';
+import { contentTypeOf, loadAssets, projectRoot } from '../../lib/http/assets.ts';
+import { Logger } from '../../lib/http/logger.ts';
+import { RateLimiter } from '../../lib/http/rate-limit.ts';
+import { createService, listen, shutdown } from '../../lib/http/service.ts';
+import { HOME_CSP } from '../../lib/http/headers.ts';
+import { parseRaw, rawExchange, request } from './support.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'cg-app-'));
+mkdirSync(join(root, 'dist', 'browser'), { recursive: true });
+mkdirSync(join(root, 'spec'));
+writeFileSync(join(root, 'package.json'), '{}');
+writeFileSync(join(root, 'dist', 'browser', 'index.html'), '<!doctype html><title>t</title>');
+writeFileSync(join(root, 'dist', 'browser', 'app.js'), 'void 0;');
+writeFileSync(join(root, 'dist', 'browser', 'screenshot-free'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0]));
+writeFileSync(join(root, 'dist', 'browser', '.hidden'), 'x');
+mkdirSync(join(root, 'dist', 'browser', 'sub'));
+writeFileSync(join(root, 'spec', 'openapi.json'), '{"openapi":"3.1.0"}');
+writeFileSync(join(root, 'spec', 'x.postman_collection.json'), '{"info":{}}');
+writeFileSync(join(root, 'spec', 'other.json'), '{}');
+
+const lines: string[] = [];
+let keysThrow = false;
+let server: Server;
+let app: App;
+let base: string;
+let limiter: RateLimiter;
+
+before(async () => {
+  limiter = new RateLimiter({ perMinute: 1000, sweepIntervalMs: 0 });
+  app = createApp({
+    limiter,
+    keys: {
+      configured: true,
+      verify: (k) => {
+        if (keysThrow) throw new Error('boom: secret internals');
+        return k === 'good-key-0123456789' ? 'id1' : null;
+      },
+    },
+    logger: new Logger('info', (l) => lines.push(l)),
+    assets: loadAssets(root),
+    trustProxyHops: 0,
+    tls: false,
+  });
+  server = createService({ app, logger: new Logger('silent'), tls: null });
+  const address = await listen(server, 0, '127.0.0.1');
+  base = `http://127.0.0.1:${address.port}`;
+});
+
+after(async () => {
+  await shutdown(server, app, 1_000);
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('static files read at start', () => {
+  it('serves index.html at / and every file by name with its type and the page CSP', async () => {
+    const home = await request(base, '/');
+    assert.equal(home.status, 200);
+    assert.equal(home.text, '<!doctype html><title>t</title>');
+    assert.equal(home.headers['content-security-policy'], HOME_CSP);
+    assert.equal(home.headers['x-frame-options'], 'DENY');
+    assert.equal((await request(base, '/index.html')).status, 200);
+    assert.equal((await request(base, '/app.js')).headers['content-type'], 'text/javascript; charset=utf-8');
+    assert.equal((await request(base, '/screenshot-free')).headers['content-type'], 'image/png');
+    for (const path of ['/.hidden', '/sub', '/postman/other.json', '/other.json']) assert.equal((await request(base, path)).status, 404, path);
+    const postman = await request(base, '/postman/x.postman_collection.json');
+    assert.equal(postman.headers['content-disposition'], 'attachment; filename="x.postman_collection.json"');
+    assert.equal((await request(base, '/openapi.json')).text, '{"openapi":"3.1.0"}');
+  });
+
+  it('leaves out what does not exist', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'cg-empty-'));
+    assert.deepEqual(loadAssets(empty), { page: [], openapi: null, postman: [] });
+    rmSync(empty, { recursive: true });
+  });
+
+  it('finds the project root from a module URL, and fails clearly without one', () => {
+    assert.equal(projectRoot(pathToFileURL(join(root, 'dist', 'browser', 'app.js')).href), root);
+    assert.throws(() => projectRoot(pathToFileURL('/nonexistent-dir/x.js').href), /package\.json not found/);
+  });
+
+  it('types files by extension, then by their first bytes', () => {
+    const t = (name: string, body: string | number[]) => contentTypeOf(name, Buffer.from(body as string));
+    assert.equal(t('a.CSS', ''), 'text/css; charset=utf-8');
+    assert.equal(t('a.svg', ''), 'image/svg+xml');
+    assert.equal(t('x', [0xff, 0xd8, 0xff, 0xe0]), 'image/jpeg');
+    assert.equal(t('x', 'RIFF0000WEBPVP8 '), 'image/webp');
+    assert.equal(t('x', '  <!DOCTYPE html><p>'), 'text/html; charset=utf-8');
+    assert.equal(t('x', '<html>'), 'text/html; charset=utf-8');
+    assert.equal(t('x', '<svg xmlns="http://www.w3.org/2000/svg"/>'), 'image/svg+xml');
+    assert.equal(t('x', '<?xml version="1.0"?><svg/>'), 'image/svg+xml');
+    assert.equal(t('x', 'plain'), 'application/octet-stream');
+  });
+});
+
+describe('unexpected errors', () => {
+  it('answer 500 with a fixed body and log the error, not the request', async () => {
+    keysThrow = true;
+    try {
+      const r = await request(base, '/generate', { method: 'POST', headers: { 'x-api-key': 'good-key-0123456789', 'content-type': 'application/json' }, body: '{"mode":"password"}' });
+      assert.equal(r.status, 500);
+      assert.deepEqual(r.json, { error: 'internal error', status: 500 });
+      assert.ok(!r.text.includes('boom'));
+      assert.equal(r.headers.connection, 'close');
+      assert.equal(r.headers['cache-control'], 'no-store');
+      const logged = lines.find((l) => l.includes('unexpected error'))!;
+      assert.match(logged, /boom: secret internals/);
+      assert.ok(!logged.includes('good-key-0123456789'));
+    } finally {
+      keysThrow = false;
+    }
+  });
+
+  it('cuts a reply already under way when an error comes after it started', async () => {
+    const fakeRes = { headersSent: true, destroyed: false, destroy() { this.destroyed = true; } };
+    // Drive the handler with a request whose url getter throws after routing started.
+    const req = { url: '/health', method: 'GET', headers: {}, rawHeaders: [], socket: { remoteAddress: '127.0.0.1' } };
+    Object.defineProperty(req, 'method', { get() { throw new Error('late failure'); } });
+    app.handle(req as never, fakeRes as never);
+    assert.equal(fakeRes.destroyed, true);
+    assert.ok(lines.some((l) => l.includes('late failure')));
+  });
+});
+
+describe('client errors', () => {
+  it('drop a reset connection and a socket that cannot be written', () => {
+    let destroyed = 0;
+    const socket = { writable: true, destroy: () => destroyed++ } as unknown as Socket;
+    app.clientError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }), socket);
+    app.clientError(Object.assign(new Error('x'), { code: 'HPE_INVALID_METHOD' }), { writable: false, destroy: () => destroyed++ } as unknown as Socket);
+    const underway = { writable: true, destroy: () => destroyed++, _httpMessage: { headersSent: true } } as unknown as Socket;
+    app.clientError(Object.assign(new Error('x'), { code: 'HPE_INVALID_METHOD' }), underway);
+    assert.equal(destroyed, 3);
+  });
+
+  it('answer a request timeout during the body with 408', async () => {
+    // requestTimeout is 10 s: too slow for a test, so emit the timeout node would raise.
+    const socket = connect({ host: '127.0.0.1', port: Number(new URL(base).port) });
+    let text = '';
+    socket.on('data', (c: Buffer) => (text += c.toString()));
+    const closed = new Promise((r) => socket.on('close', r));
+    socket.write('POST /generate HTTP/1.1\r\nHost: t\r\nX-Api-Key: good-key-0123456789\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{');
+    await new Promise((r) => setTimeout(r, 100));
+    const [serverSocket] = [...connectionsOf(server)];
+    app.clientError(Object.assign(new Error('timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), serverSocket!);
+    await closed;
+    assert.equal(parseRaw(text).status, 408);
+  });
+});
+
+function connectionsOf(s: Server): Set<Socket> {
+  // node keeps its connections list privately; reach the sockets through 'connection' history.
+  return tracked.get(s) ?? new Set();
+}
+const tracked = new Map<Server, Set<Socket>>();
+before(() => {
+  const set = new Set<Socket>();
+  tracked.set(server, set);
+  server.on('connection', (s: Socket) => {
+    set.add(s);
+    s.on('close', () => set.delete(s));
+  });
+});
+
+describe('helpers', () => {
+  it('isJsonContentType accepts application/json with a UTF-8 charset or other parameters only', () => {
+    for (const ok of ['application/json', 'APPLICATION/JSON', ' application/json ', 'application/json;', 'application/json; charset=UTF-8', 'application/json;charset=utf8', 'application/json; charset="utf-8"', 'application/json; foo=bar']) {
+      assert.ok(isJsonContentType(ok), ok);
+    }
+    for (const bad of ['', 'text/json', 'application/json-seq', 'application/json; charset=iso-8859-1', 'application/json; nonsense', 'application/*']) {
+      assert.ok(!isJsonContentType(bad), bad);
+    }
+  });
+
+  it('headerCount counts raw header names case-insensitively', () => {
+    assert.equal(headerCount(['X-Api-Key', 'a', 'x-api-key', 'b', 'X-Api-Keys', 'c', 'Host', 'h'], 'x-api-key'), 2);
+    assert.equal(headerCount([], 'content-type'), 0);
+  });
+
+  it('Logger writes by level', () => {
+    const got: string[] = [];
+    const log = new Logger('error', (l) => got.push(l));
+    log.info('no');
+    log.debug('no');
+    log.error('yes', { a: 1 });
+    assert.equal(got.length, 1);
+    assert.deepEqual(Object.keys(JSON.parse(got[0]!)), ['time', 'level', 'msg', 'a']);
+    assert.equal(new Logger('debug', () => {}).debugEnabled, true);
+    assert.equal(new Logger('silent').infoEnabled, false);
+    const debug: string[] = [];
+    new Logger('debug', (l) => debug.push(l)).debug('d', { x: 'line\nbreak' });
+    assert.equal(debug[0]!.split('\n').length, 2, 'one line, newline escaped');
+  });
+});
+
+describe('shutdown', () => {
+  it('cuts connections still open after the grace period and reports it', async () => {
+    const l = new RateLimiter({ perMinute: 10, sweepIntervalMs: 0 });
+    const a = createApp({ limiter: l, keys: { configured: false, verify: () => null }, logger: new Logger('silent'), assets: { page: [], openapi: null, postman: [] }, trustProxyHops: 1, tls: true });
+    const s = createService({ app: a, logger: new Logger('silent'), tls: null });
+    const { port } = await listen(s, 0, '127.0.0.1');
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.on('error', () => {});
+    // Headers never finished: an in-flight request that will not complete by itself.
+    socket.write('GET /health HTTP/1.1\r\nHost: t\r\n');
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(await shutdown(s, a, 100), false);
+    await new Promise((r) => s.close(r));
+    assert.ok(socket.destroyed || (await new Promise((r) => socket.on('close', () => r(true)))));
+  });
+
+  it('rejects when the port cannot be bound', async () => {
+    const s = createService({ app, logger: new Logger('silent'), tls: null });
+    await assert.rejects(listen(s, Number(new URL(base).port), '127.0.0.1'), /EADDRINUSE/);
+  });
+
+  it('answers with HSTS over TLS settings and reads X-Forwarded-For with trusted hops', async () => {
+    const l = new RateLimiter({ perMinute: 10, sweepIntervalMs: 0 });
+    const a = createApp({ limiter: l, keys: { configured: false, verify: () => null }, logger: new Logger('silent'), assets: { page: [], openapi: null, postman: [] }, trustProxyHops: 1, tls: true });
+    const s = createService({ app: a, logger: new Logger('silent'), tls: null });
+    const { port } = await listen(s, 0, '127.0.0.1');
+    const r = await request(`http://127.0.0.1:${port}`, '/generate', { method: 'POST', headers: { 'x-forwarded-for': '198.51.100.1' } });
+    assert.equal(r.status, 503);
+    assert.equal(r.headers['strict-transport-security'], 'max-age=31536000');
+    assert.equal(l.peek('198.51.100.1').remaining, 9);
+    assert.equal(l.peek('127.0.0.1').remaining, 10);
+    const raw = await rawExchange(port, 'BAD\r\n\r\n', 1_000);
+    assert.match(raw.text, /Strict-Transport-Security/);
+    assert.equal(await shutdown(s, a), true);
+  });
+});

@@ -1,0 +1,172 @@
+/**
+ * The server's own limits on the real process: slow-headers clients cut within 6 s, graceful
+ * shutdown (in-flight requests finish, idle keep-alive sockets close, exit 0), HTTPS with
+ * HSTS, log levels, and start-up refusal of bad configuration.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { launchServer, randomApiKey, startServer } from '../helpers/server.ts';
+import { Ledger, parseRaw, post, request, sleep } from './support.ts';
+
+const KEY = randomApiKey();
+const ledger = new Ledger();
+ledger.add(KEY);
+const dir = mkdtempSync(join(tmpdir(), 'cg-hard-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('hardening', { concurrency: true }, () => {
+  it('cuts a slow-headers client within 6 s with a 408', async () => {
+    const server = await startServer({ apiKey: KEY });
+    try {
+      const result = await new Promise<{ ms: number; text: string }>((resolve) => {
+        const started = Date.now();
+        const socket = connect({ host: '127.0.0.1', port: server.port });
+        let text = '';
+        let timer: NodeJS.Timeout | undefined;
+        socket.on('connect', () => {
+          socket.write('GET /health HTTP/1.1\r\nHost: t\r\n');
+          // One header byte every 200 ms: each byte resets no timer, the header deadline holds.
+          timer = setInterval(() => socket.writable && socket.write('X'), 200);
+        });
+        socket.on('data', (c: Buffer) => (text += c.toString()));
+        socket.on('error', () => {});
+        socket.on('close', () => {
+          clearInterval(timer);
+          resolve({ ms: Date.now() - started, text });
+        });
+        setTimeout(() => socket.destroy(), 9_000).unref();
+      });
+      assert.ok(result.ms >= 4_500 && result.ms <= 6_000, `cut after ${result.ms} ms`);
+      const reply = parseRaw(result.text);
+      assert.equal(reply.status, 408);
+      assert.deepEqual(JSON.parse(reply.body), { error: 'request timeout', status: 408 });
+      assert.match(reply.head, /\r\nCache-Control: no-store\r\n/);
+    } finally {
+      assert.equal((await server.stop()).code, 0);
+    }
+  });
+
+  it('finishes an in-flight request on SIGTERM, refuses new connections, and exits 0', async () => {
+    const server = await startServer({ apiKey: KEY });
+    const body = '{"mode":"passphrase","count":3}';
+    const socket = connect({ host: '127.0.0.1', port: server.port });
+    let text = '';
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('data', (c: Buffer) => (text += c.toString()));
+    await new Promise<void>((resolve) => socket.on('connect', () => resolve()));
+    socket.write(`POST /generate HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nX-Api-Key: ${KEY}\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+    await sleep(100);
+    const stopped = server.stop();
+    await server.waitForOutput(/"msg":"shutting down"/, 2_000);
+    await assert.rejects(request(server.url, '/health'), /ECONNREFUSED/);
+    socket.write(body.slice(10));
+    await closed;
+    const reply = parseRaw(text);
+    assert.equal(reply.status, 200);
+    assert.match(reply.head, /\r\nConnection: close\r\n/);
+    ledger.addGenerated(JSON.parse(reply.body));
+    assert.deepEqual(await stopped, { code: 0, signal: null });
+    ledger.assertAbsentFrom(server.output());
+  });
+
+  it('closes idle keep-alive connections at once on SIGTERM', async () => {
+    const server = await startServer({ apiKey: KEY });
+    const socket = connect({ host: '127.0.0.1', port: server.port });
+    const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now())));
+    let text = '';
+    socket.on('data', (c: Buffer) => (text += c.toString()));
+    socket.write('GET /health HTTP/1.1\r\nHost: t\r\n\r\n');
+    while (!text.includes('{"status":"ok"}')) await sleep(10);
+    const signalled = Date.now();
+    const { code } = await server.stop();
+    assert.equal(code, 0);
+    assert.ok((await closed) - signalled < 1_000, 'idle socket closed promptly');
+  });
+
+  it('serves HTTPS with HSTS when TLS_CERT_FILE and TLS_KEY_FILE are set', async () => {
+    const cert = join(dir, 'cert.pem');
+    const key = join(dir, 'key.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    const server = await startServer({ apiKey: KEY, env: { TLS_CERT_FILE: cert, TLS_KEY_FILE: key } });
+    try {
+      assert.match(server.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+      const reply = await new Promise<{ status: number; hsts: unknown; body: string }>((resolve, reject) => {
+        const req = httpsRequest(
+          { host: '127.0.0.1', port: server.port, path: '/generate', method: 'POST', ca: readFileSync(cert), headers: { 'content-type': 'application/json', 'x-api-key': KEY }, agent: false },
+          (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c.toString()));
+            res.on('end', () => resolve({ status: res.statusCode!, hsts: res.headers['strict-transport-security'], body }));
+          },
+        );
+        req.on('error', reject);
+        req.end('{"mode":"password"}');
+      });
+      assert.equal(reply.status, 200);
+      assert.equal(reply.hsts, 'max-age=31536000');
+      ledger.addGenerated(JSON.parse(reply.body));
+    } finally {
+      assert.equal((await server.stop()).code, 0);
+      ledger.assertAbsentFrom(server.output());
+    }
+  });
+
+  it('logs nothing but the listening line with LOG_LEVEL=silent, and one safe line per request with debug', async () => {
+    const silent = await startServer({ apiKey: KEY, logLevel: 'silent' });
+    const r = await post(silent.url, KEY, { mode: 'password' });
+    ledger.addGenerated(r.json);
+    await request(silent.url, '/nope');
+    assert.equal((await silent.stop()).code, 0);
+    const lines = silent.output().trim().split('\n');
+    assert.equal(lines.length, 1);
+    assert.match(lines[0]!, /"msg":"listening on http:\/\/127\.0\.0\.1:\d+"/);
+
+    const debug = await startServer({ apiKey: KEY, logLevel: 'debug' });
+    await post(debug.url, KEY, '{');
+    const got = await post(debug.url, KEY, { mode: 'passphrase' });
+    ledger.addGenerated(got.json);
+    assert.equal((await debug.stop()).code, 0);
+    const requests = debug.output().split('\n').filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.equal(requests.length, 2);
+    for (const line of requests) {
+      assert.deepEqual(Object.keys(line).sort(), ['client', 'key', 'level', 'method', 'ms', 'msg', 'route', 'status', 'time']);
+      assert.equal(line.client, '127.0.0.0/24');
+      assert.equal(line.key, 'env');
+    }
+    assert.deepEqual(requests.map((l) => l.status), [400, 200]);
+    ledger.assertAbsentFrom(silent.output() + debug.output());
+  });
+
+  it('refuses to start on a bad variable with one line naming it', async () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ PORT: '70000' }, /^configuration error: PORT must be an integer from 0 to 65535 \(got "70000"\)\n$/],
+      [{ RATE_LIMIT_PER_MINUTE: '0' }, /^configuration error: RATE_LIMIT_PER_MINUTE must be an integer/],
+      [{ TLS_CERT_FILE: join(dir, 'nope.pem') }, /^configuration error: TLS_KEY_FILE must be set together with TLS_CERT_FILE\n$/],
+    ];
+    await Promise.all(
+      cases.map(async ([env, pattern]) => {
+        const launched = launchServer({ env });
+        assert.equal((await launched.exited).code, 1);
+        assert.match(launched.output(), pattern);
+      }),
+    );
+  });
+
+  it('reports a port in use on one line', async () => {
+    const first = await startServer({ apiKey: KEY });
+    try {
+      const second = launchServer({ apiKey: KEY, env: { PORT: String(first.port) } });
+      assert.equal((await second.exited).code, 1);
+      assert.match(second.output(), /^cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\); check PORT and HOST\n$/m);
+    } finally {
+      await first.stop();
+    }
+  });
+});

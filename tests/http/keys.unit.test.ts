@@ -1,0 +1,207 @@
+/**
+ * Key format, key file parsing, constant-time verification, the key store's reloads and the
+ * operator CLI, in process.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { crc32, isWellFormedKey, newKey, parseKeyFile, serializeKeyFile, sha256Hex, verifyKey, activeKeysOf, type KeyFile } from '../../lib/http/api-keys.ts';
+import { runKeysCli } from '../../lib/http/key-admin.ts';
+import { KeyStore, KeyStoreError } from '../../lib/http/key-store.ts';
+import { Logger } from '../../lib/http/logger.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'cg-keys-unit-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function cli(file: string, ...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = runKeysCli(argv, { env: { API_KEYS_FILE: file }, cwd: dir, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), now: () => new Date('2026-01-02T03:04:05.000Z'), lockWaitMs: 300 });
+  return { code, stdout, stderr };
+}
+
+describe('key format', () => {
+  it('has a prefix, a public id, a random secret and a checksum', () => {
+    const key = newKey('AbCd1234');
+    assert.match(key, /^cgk_AbCd1234_[0-9A-Za-z]{38}$/);
+    assert.ok(isWellFormedKey(key));
+    const flipped = key.slice(0, 20) + (key[20] === 'a' ? 'b' : 'a') + key.slice(21);
+    assert.ok(!isWellFormedKey(flipped), 'a changed character fails the checksum');
+    assert.ok(!isWellFormedKey('cgk_short'));
+    assert.notEqual(newKey('AbCd1234'), key);
+    assert.equal(crc32('123456789'), 0xcbf43926, 'the CRC-32 check value');
+  });
+});
+
+describe('parseKeyFile', () => {
+  const record = { id: 'AbCd1234', holder: 'h', created: '2026-01-01T00:00:00Z', revoked: null, sha256: 'a'.repeat(64) };
+  it('accepts a valid file and round-trips it', () => {
+    const file: KeyFile = { version: 1, keys: [record, { ...record, id: 'Zz999999', revoked: '2026-01-02T00:00:00Z' }] };
+    assert.deepEqual(parseKeyFile(serializeKeyFile(file)), file);
+    assert.deepEqual(parseKeyFile('{"version":1,"keys":[{"id":"AbCd1234","holder":"h","created":"2026-01-01","sha256":"' + 'b'.repeat(64) + '"}]}').keys[0]!.revoked, null);
+    assert.deepEqual(activeKeysOf(file).map((k) => k.id), ['AbCd1234']);
+  });
+
+  it('rejects a file that is anything else, saying what is wrong', () => {
+    const bad: [string, RegExp][] = [
+      ['{', /valid JSON/],
+      ['[]', /JSON object/],
+      ['{"version":2,"keys":[]}', /version/],
+      ['{"version":1}', /"keys" array/],
+      [JSON.stringify({ version: 1, keys: [1] }), /keys\[0\] must be an object/],
+      [JSON.stringify({ version: 1, keys: [{ ...record, id: 'x' }] }), /keys\[0\]\.id/],
+      [JSON.stringify({ version: 1, keys: [record, record] }), /keys\[1\]\.id is a duplicate/],
+      [JSON.stringify({ version: 1, keys: [{ ...record, holder: '' }] }), /holder/],
+      [JSON.stringify({ version: 1, keys: [{ ...record, created: 'yesterday' }] }), /created/],
+      [JSON.stringify({ version: 1, keys: [{ ...record, revoked: 5 }] }), /revoked/],
+      [JSON.stringify({ version: 1, keys: [{ ...record, sha256: 'A'.repeat(64) }] }), /sha256/],
+    ];
+    for (const [text, message] of bad) assert.throws(() => parseKeyFile(text), message, text);
+  });
+});
+
+describe('verifyKey', () => {
+  it('finds the matching key among all, by digest', () => {
+    const keys = ['one-key-0123456789', 'two-key-0123456789'].map((k, i) => ({ id: `id${i}`, digest: Buffer.from(sha256Hex(k), 'hex') }));
+    assert.equal(verifyKey('two-key-0123456789', keys), 'id1');
+    assert.equal(verifyKey('one-key-0123456789', keys), 'id0');
+    assert.equal(verifyKey('three', keys), null);
+    assert.equal(verifyKey('', keys), null);
+    assert.equal(verifyKey('x'.repeat(10_000), keys), null, 'any length: digests are compared');
+    assert.equal(verifyKey('one-key-0123456789', []), null);
+    const twice = [...keys, { id: 'dup', digest: keys[0]!.digest }];
+    assert.equal(verifyKey('one-key-0123456789', twice), 'id0', 'the first match wins, all are compared');
+  });
+});
+
+describe('operator CLI (in process)', () => {
+  it('issues, lists, replaces and revokes; the key appears once, on stdout only', () => {
+    const file = join(dir, 'cli.json');
+    const issued = cli(file, 'issue', '--holder', 'Ops Team');
+    assert.equal(issued.code, 0);
+    const key = issued.stdout.trim();
+    assert.ok(isWellFormedKey(key));
+    assert.ok(!issued.stderr.includes(key));
+    assert.match(issued.stderr, /issued key \w{8} for "Ops Team"/);
+    const text = readFileSync(file, 'utf8');
+    assert.ok(!text.includes(key));
+    assert.ok(text.includes(sha256Hex(key)));
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.ok(!existsSync(`${file}.lock`));
+
+    const id = key.slice(4, 12);
+    const list = cli(file, 'list');
+    assert.equal(list.stdout, `ID        HOLDER    CREATED                   STATUS\n${id}  Ops Team  2026-01-02T03:04:05.000Z  active\n`);
+
+    const replaced = cli(file, 'replace', id);
+    assert.equal(replaced.code, 0);
+    const newKey = replaced.stdout.trim();
+    assert.ok(isWellFormedKey(newKey));
+    assert.match(replaced.stderr, new RegExp(`revoked ${id}`));
+    assert.equal(cli(file, 'replace', id).code, 1, 'a revoked key cannot be replaced');
+
+    assert.equal(cli(file, 'revoke', newKey.slice(4, 12)).code, 0);
+    const again = cli(file, 'revoke', newKey.slice(4, 12));
+    assert.equal(again.code, 0);
+    assert.match(again.stderr, /already revoked/);
+    const data = parseKeyFile(readFileSync(file, 'utf8'));
+    assert.deepEqual(data.keys.map((k) => [k.holder, k.revoked]), [['Ops Team', '2026-01-02T03:04:05.000Z'], ['Ops Team', '2026-01-02T03:04:05.000Z']]);
+  });
+
+  it('explains usage and errors with exit codes 2 and 1', () => {
+    const file = join(dir, 'usage.json');
+    for (const argv of [[], ['help'], ['issue'], ['issue', '--holder'], ['issue', '--holder', ' '], ['issue', '--holder', 'x'.repeat(201)], ['revoke'], ['list', 'x'], ['replace'], ['--file']]) {
+      const r = cli(file, ...argv);
+      assert.equal(r.code, 2, argv.join(' '));
+      assert.match(r.stderr, /usage: npm run keys/);
+      assert.equal(r.stdout, '');
+    }
+    assert.match(cli(file, 'list').stderr, /no keys in/);
+    const unknown = cli(file, 'revoke', 'nope');
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no key with id "nope"/);
+    writeFileSync(file, 'not json');
+    const broken = cli(file, 'issue', '--holder', 'x');
+    assert.equal(broken.code, 1);
+    assert.match(broken.stderr, /is not valid JSON; fix or move it first/);
+    assert.equal(readFileSync(file, 'utf8'), 'not json', 'a broken file is left alone');
+  });
+
+  it('takes --file over API_KEYS_FILE, and keys.json in the working directory by default', () => {
+    const other = join(dir, 'other.json');
+    assert.equal(cli(join(dir, 'ignored.json'), '--file', other, 'issue', '--holder', 'a').code, 0);
+    assert.ok(existsSync(other));
+    assert.ok(!existsSync(join(dir, 'ignored.json')));
+    let out = '';
+    assert.equal(runKeysCli(['issue', '--holder', 'b'], { env: {}, cwd: dir, stdout: (t) => (out += t), stderr: () => {} }), 0);
+    assert.ok(existsSync(join(dir, 'keys.json')));
+    assert.ok(isWellFormedKey(out.trim()));
+  });
+
+  it('waits for a held lock, clears a stale one, and gives up on a live one', () => {
+    const file = join(dir, 'locked.json');
+    writeFileSync(`${file}.lock`, '');
+    const started = Date.now();
+    const r = cli(file, 'issue', '--holder', 'x');
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /is held by another keys command/);
+    assert.ok(Date.now() - started >= 300);
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(`${file}.lock`, old, old);
+    assert.equal(cli(file, 'issue', '--holder', 'x').code, 0, 'a stale lock is cleared');
+  });
+});
+
+
+describe('KeyStore', () => {
+  const lines: string[] = [];
+  const logger = new Logger('info', (line) => lines.push(line));
+
+  it('loads, reloads on change, keeps the last good keys on a bad file, and forgets a removed file', async () => {
+    const file = join(dir, 'store.json');
+    const one = 'first-key-0123456789';
+    const two = 'second-key-0123456789';
+    const fileWith = (...keys: [string, string, string | null][]) =>
+      serializeKeyFile({ version: 1, keys: keys.map(([id, key, revoked]) => ({ id, holder: 'h', created: '2026-01-01T00:00:00Z', revoked, sha256: sha256Hex(key) })) });
+    writeFileSync(file, fileWith(['AAAAAAAA', one, null]));
+    const store = new KeyStore({ file, fileExplicit: true, envKey: null, logger, pollMs: 20 });
+    store.start();
+    assert.equal(store.configured, true);
+    assert.equal(store.verify(one), 'AAAAAAAA');
+    assert.equal(store.verify(two), null);
+
+    writeFileSync(file, fileWith(['AAAAAAAA', one, '2026-01-02T00:00:00Z'], ['BBBBBBBB', two, null]));
+    await waitFor(() => store.verify(two) === 'BBBBBBBB');
+    assert.equal(store.verify(one), null);
+
+    writeFileSync(file, '{"version":1,"keys":[{}]}');
+    await waitFor(() => lines.some((l) => l.includes('key file rejected')));
+    assert.equal(store.verify(two), 'BBBBBBBB', 'the last good keys stay');
+    assert.match(lines.find((l) => l.includes('key file rejected'))!, /"reason":"keys\[0\]\.id must be 8 base62 characters"/);
+
+    rmSync(file);
+    await waitFor(() => !store.configured);
+    assert.ok(lines.some((l) => l.includes('key file removed')));
+    store.close();
+    store.close();
+  });
+
+  it('adds API_KEY to the file keys, and reports an unusable file at start', () => {
+    const store = new KeyStore({ file: join(dir, 'absent.json'), fileExplicit: false, envKey: 'env-key-0123456789', logger });
+    store.start();
+    assert.equal(store.verify('env-key-0123456789'), 'env');
+    store.close();
+    const bad = join(dir, 'bad-start.json');
+    writeFileSync(bad, '{}');
+    assert.throws(() => new KeyStore({ file: bad, fileExplicit: true, envKey: null, logger }).start(), KeyStoreError);
+    assert.throws(() => new KeyStore({ file: dir, fileExplicit: true, envKey: null, logger }).start(), /cannot be read \(EISDIR\)/);
+  });
+});
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await sleep(10);
+  assert.ok(condition(), 'condition reached within 2 s');
+}

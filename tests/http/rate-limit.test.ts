@@ -1,0 +1,159 @@
+/**
+ * The rate limit as a client sees it, on the real server: countdown, 429 with Retry-After,
+ * every attempt counts, a batch is one slot, per-client buckets by source address, refill,
+ * X-Forwarded-For only with TRUST_PROXY_HOPS.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { randomApiKey, startServer, type RunningServer } from '../helpers/server.ts';
+import { assertCommonHeaders, Ledger, post, request, sleep, type Reply } from './support.ts';
+
+const KEY = randomApiKey();
+const ledger = new Ledger();
+ledger.add(KEY);
+const servers: RunningServer[] = [];
+
+async function start(options: Parameters<typeof startServer>[0]): Promise<RunningServer> {
+  const server = await startServer({ apiKey: KEY, ...options });
+  servers.push(server);
+  return server;
+}
+
+after(async () => {
+  for (const server of servers) {
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+    ledger.assertAbsentFrom(server.output());
+  }
+});
+
+const remaining = (r: Reply): number => Number(r.headers['x-ratelimit-remaining']);
+const reset = (r: Reply): number => Number(r.headers['x-ratelimit-reset']);
+
+describe('rate limit at the default 20 per minute', () => {
+  let base: string;
+  before(async () => {
+    base = (await start({})).url;
+  });
+
+  it('counts every POST /generate attempt down from 20, whatever its outcome, and 429s the 21st', async () => {
+    const first = await request(base, '/health');
+    assert.equal(first.headers['x-ratelimit-limit'], '20');
+    assert.equal(remaining(first), 20);
+    assert.equal(reset(first), 0);
+
+    const seen: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      // A mix of outcomes: 200, a batch (one slot), 400, 401, 413, wrong content type.
+      let r: Reply;
+      if (i === 0) r = await post(base, KEY, { mode: 'password', count: 20 });
+      else if (i % 5 === 1) r = await post(base, null, { mode: 'password' });
+      else if (i % 5 === 2) r = await post(base, KEY, { mode: 'password', options: { length: 7 } });
+      else if (i % 5 === 3) r = await post(base, KEY, ' '.repeat(17_000));
+      else if (i % 5 === 4) r = await request(base, '/generate', { method: 'POST', headers: { 'x-api-key': KEY }, body: 'x' });
+      else r = await post(base, KEY, { mode: 'passphrase' });
+      if (r.status === 200) ledger.addGenerated(r.json);
+      assertCommonHeaders(r);
+      seen.push(remaining(r));
+      assert.ok(reset(r) >= 1 && reset(r) <= 60, `reset ${reset(r)}`);
+    }
+    assert.deepEqual(seen, Array.from({ length: 20 }, (_, i) => 19 - i));
+
+    const limited = await post(base, KEY, { mode: 'password' });
+    assert.equal(limited.status, 429);
+    assert.deepEqual(limited.json, { error: 'rate limit exceeded', status: 429 });
+    assertCommonHeaders(limited);
+    assert.equal(remaining(limited), 0);
+    // 20 per 60 s: one token every 3 s, the bucket full again after at most 60 s.
+    const retry = Number(limited.headers['retry-after']);
+    assert.ok(retry >= 1 && retry <= 3, `Retry-After ${retry}`);
+    assert.ok(reset(limited) > 55 && reset(limited) <= 60, `reset ${reset(limited)}`);
+  });
+
+  it('checks the limit before the key: a keyless client is limited the same way', async () => {
+    const r = await post(base, null, { mode: 'password' });
+    assert.equal(r.status, 429);
+  });
+
+  it('does not count a 429 or a GET against the client', async () => {
+    for (let i = 0; i < 3; i++) assert.equal((await post(base, KEY, { mode: 'password' })).status, 429);
+    const get = await request(base, '/generate');
+    assert.equal(get.status, 200);
+    assert.equal(remaining(get), 0);
+    assert.equal(get.headers['retry-after'], undefined, 'Retry-After only on a 429');
+    assertCommonHeaders(get);
+    const notFound = await request(base, '/nope');
+    assert.equal(remaining(notFound), 0);
+  });
+
+  it('keeps a bucket per client: other source addresses are untouched', async () => {
+    for (const localAddress of ['127.0.0.2', '127.0.0.3']) {
+      const before = await request(base, '/health', { localAddress });
+      assert.equal(remaining(before), 20, localAddress);
+      const r = await post(base, KEY, { mode: 'password' }, { localAddress });
+      assert.equal(r.status, 200, localAddress);
+      ledger.addGenerated(r.json);
+      assert.equal(remaining(r), 19);
+      assert.equal(reset(r), 3, 'one token refills in 3 s');
+    }
+    const again = await post(base, KEY, { mode: 'password' }, { localAddress: '127.0.0.2' });
+    assert.equal(remaining(again), 18);
+    ledger.addGenerated(again.json);
+    assert.equal((await post(base, KEY, { mode: 'password' })).status, 429, '127.0.0.1 is still limited');
+  });
+
+  it('ignores X-Forwarded-For when TRUST_PROXY_HOPS is 0', async () => {
+    const r = await post(base, KEY, { mode: 'password' }, { headers: { 'x-forwarded-for': '203.0.113.9' } });
+    assert.equal(r.status, 429);
+  });
+});
+
+describe('rate limit refill (a short clock: RATE_LIMIT_PER_MINUTE=1200, one token per 50 ms)', () => {
+  it('refills continuously and resets to full', async () => {
+    const { url } = await start({ rateLimitPerMinute: 1200 });
+    // 1200 per minute = 20 per second. Use 3 slots: full again in 150 ms, reported as 1 s.
+    let last: Reply | undefined;
+    for (let i = 0; i < 3; i++) {
+      last = await post(url, null, { mode: 'password' });
+      assert.equal(last.status, 401);
+    }
+    assert.ok(remaining(last!) >= 1197 && remaining(last!) <= 1198);
+    assert.equal(reset(last!), 1);
+    await sleep(1_050);
+    const full = await request(url, '/health');
+    assert.equal(remaining(full), 1200);
+    assert.equal(reset(full), 0);
+  });
+
+  it('lets a limited client back in after Retry-After seconds', async () => {
+    // 60 per minute: exhaust 60 quickly, then one token per second.
+    const { url } = await start({ rateLimitPerMinute: 60 });
+    const statuses = await Promise.all(Array.from({ length: 61 }, () => post(url, null, {}).then((r) => r.status)));
+    assert.equal(statuses.filter((s) => s === 401).length, 60);
+    assert.equal(statuses.filter((s) => s === 429).length, 1);
+    const limited = await post(url, null, {});
+    assert.equal(limited.status, 429);
+    const retry = Number(limited.headers['retry-after']);
+    assert.equal(retry, 1);
+    assert.equal(reset(limited), 60);
+    await sleep(retry * 1_000 + 50);
+    const back = await post(url, KEY, { mode: 'password' });
+    assert.equal(back.status, 200);
+    ledger.addGenerated(back.json);
+    assert.equal(remaining(back), 0);
+  });
+});
+
+describe('TRUST_PROXY_HOPS=1', () => {
+  it('keys clients by the right-most X-Forwarded-For entry', async () => {
+    const { url } = await start({ rateLimitPerMinute: 2, env: { TRUST_PROXY_HOPS: '1' } });
+    const as = (xff: string) => post(url, null, {}, { headers: { 'x-forwarded-for': xff } });
+    assert.equal(remaining(await as('198.51.100.7')), 1);
+    assert.equal(remaining(await as('10.0.0.1, 198.51.100.7')), 0, 'a spoofed left entry does not help');
+    assert.equal((await as('192.0.2.1, 198.51.100.7')).status, 429);
+    assert.equal(remaining(await as('198.51.100.8')), 1, 'another client');
+    assert.equal(remaining(await as('2001:db8:aa:bb01::1')), 1);
+    assert.equal(remaining(await as('2001:db8:aa:bbff::2')), 0, 'same /56');
+    assert.equal(remaining(await post(url, null, {})), 1, 'no header: the socket address');
+  });
+});
+

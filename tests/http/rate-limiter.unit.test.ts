@@ -1,0 +1,107 @@
+/**
+ * The token bucket with an injected clock: exact numbers, no sleeping.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { RateLimiter } from '../../lib/http/rate-limit.ts';
+
+function limiter(perMinute = 20, maxClients?: number) {
+  let now = 1_000;
+  const rl = new RateLimiter({ perMinute, clock: () => now, sweepIntervalMs: 0, ...(maxClients === undefined ? {} : { maxClients }) });
+  return { rl, advance: (ms: number) => (now += ms) };
+}
+
+describe('RateLimiter', () => {
+  it('starts full, counts down whole tokens, and refuses the 21st of 20 without taking anything', () => {
+    const { rl } = limiter();
+    const fresh = rl.peek('a');
+    assert.deepEqual({ ...fresh }, { allowed: true, limit: 20, remaining: 20, resetSeconds: 0, retryAfterSeconds: 0 });
+    for (let i = 19; i >= 0; i--) {
+      const s = rl.consume('a');
+      assert.equal(s.allowed, true);
+      assert.equal(s.remaining, i);
+      assert.equal(s.resetSeconds, (20 - i) * 3, 'seconds until full: 3 s per token');
+    }
+    const refused = rl.consume('a');
+    assert.deepEqual({ ...refused }, { allowed: false, limit: 20, remaining: 0, resetSeconds: 60, retryAfterSeconds: 3 });
+    assert.deepEqual({ ...rl.consume('a') }, { ...refused }, 'a refusal costs nothing');
+  });
+
+  it('refills continuously: Retry-After and Reset count down and round up', () => {
+    const { rl, advance } = limiter();
+    for (let i = 0; i < 20; i++) rl.consume('a');
+    advance(1_000);
+    let s = rl.peek('a');
+    assert.equal(s.allowed, false);
+    assert.equal(s.retryAfterSeconds, 2);
+    assert.equal(s.resetSeconds, 59);
+    advance(1_999);
+    assert.equal(rl.peek('a').retryAfterSeconds, 1, '1 ms left still rounds up to 1 s');
+    advance(1);
+    s = rl.consume('a');
+    assert.equal(s.allowed, true);
+    assert.equal(s.remaining, 0);
+    assert.equal(s.resetSeconds, 60);
+    advance(30_000);
+    assert.equal(rl.peek('a').remaining, 10);
+    assert.equal(rl.peek('a').resetSeconds, 30);
+    advance(30_000);
+    assert.equal(rl.size, 1);
+    assert.deepEqual({ ...rl.peek('a') }, { allowed: true, limit: 20, remaining: 20, resetSeconds: 0, retryAfterSeconds: 0 });
+    assert.equal(rl.size, 0, 'a full bucket is forgotten');
+  });
+
+  it('never refills past the capacity, however long the pause', () => {
+    const { rl, advance } = limiter(5);
+    rl.consume('a');
+    advance(10 * 60_000);
+    const s = rl.consume('a');
+    assert.equal(s.remaining, 4);
+    assert.equal(s.resetSeconds, 12);
+  });
+
+  it('keeps clients apart', () => {
+    const { rl } = limiter(2);
+    rl.consume('a');
+    rl.consume('a');
+    assert.equal(rl.consume('a').allowed, false);
+    assert.equal(rl.consume('b').remaining, 1);
+  });
+
+  it('drops full buckets in the sweep and keeps the others', () => {
+    const { rl, advance } = limiter(60); // one token per second
+    rl.consume('a');
+    advance(500);
+    rl.consume('b');
+    advance(600); // a is full again (1.1 s), b is not (0.6 s)
+    assert.equal(rl.sweep(), 1);
+    assert.equal(rl.size, 1);
+    assert.equal(rl.peek('b').remaining, 59);
+  });
+
+  it('holds at most maxClients buckets, evicting the least recently used', () => {
+    const { rl, advance } = limiter(60, 3);
+    rl.consume('a');
+    rl.consume('b');
+    rl.consume('c');
+    rl.consume('a'); // a becomes the most recently used
+    rl.consume('d'); // evicts b, which was not full
+    assert.equal(rl.size, 3);
+    assert.equal(rl.evictions, 1);
+    assert.equal(rl.peek('b').remaining, 60, 'b starts over');
+    assert.equal(rl.peek('a').remaining, 58);
+    advance(5_000); // everything refilled
+    rl.consume('e'); // evicts c, now full: lossless, not counted
+    assert.equal(rl.evictions, 1);
+    assert.equal(rl.size, 3);
+  });
+
+  it('runs its sweep on an unref-ed timer and stops it on close', async () => {
+    const rl = new RateLimiter({ perMinute: 60_000, sweepIntervalMs: 5 });
+    rl.consume('a');
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(rl.size, 0);
+    rl.close();
+    new RateLimiter({ perMinute: 1 }).close();
+  });
+});

@@ -1,0 +1,160 @@
+/**
+ * Shared plumbing for the HTTP suites: a node:http request helper that keeps raw headers and
+ * can bind a source address, a raw-socket exchange, and a ledger of every secret (keys) and
+ * generated value a suite saw, checked against the server output at the end.
+ */
+import assert from 'node:assert/strict';
+import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
+
+export interface Reply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  rawHeaders: string[];
+  text: string;
+  json: unknown;
+}
+
+export interface RequestOptions {
+  method?: string;
+  /** An array value sends the header once per element (duplicates). */
+  headers?: OutgoingHttpHeaders;
+  body?: string | Buffer;
+  /** Source address to bind (127.0.0.x), for per-client tests. */
+  localAddress?: string;
+}
+
+/** One request on a fresh connection (agent: false). */
+export function request(base: string, path: string, options: RequestOptions = {}): Promise<Reply> {
+  const url = new URL(path, base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: options.method ?? 'GET',
+        headers: options.headers ?? {},
+        agent: false,
+        ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = text === '' ? undefined : JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode!, headers: res.headers, rawHeaders: res.rawHeaders, text, json });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** POST /generate with a key and a JSON body. */
+export function post(base: string, key: string | null, body: unknown, extra: RequestOptions = {}): Promise<Reply> {
+  const headers: OutgoingHttpHeaders = { 'content-type': 'application/json', ...extra.headers };
+  if (key !== null) headers['x-api-key'] = key;
+  return request(base, '/generate', { ...extra, method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+}
+
+/** Writes raw bytes on a new socket and collects everything until the server closes (or
+ * timeoutMs passes; then the socket is destroyed and what arrived is returned). */
+export function rawExchange(port: number, data: string | Buffer, timeoutMs = 5_000): Promise<{ text: string; closed: boolean; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const socket = connect({ host: '127.0.0.1', port });
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ text: Buffer.concat(chunks).toString('utf8'), closed: false, ms: Date.now() - started });
+    }, timeoutMs);
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', () => {
+      /* a reset after the reply is expected in some tests; 'close' follows */
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ text: Buffer.concat(chunks).toString('utf8'), closed: true, ms: Date.now() - started });
+    });
+    socket.on('connect', () => socket.write(data));
+    socket.on('timeout', () => reject(new Error('socket timeout')));
+  });
+}
+
+/** Status code and body of the first response in a raw HTTP/1.1 text. */
+export function parseRaw(text: string): { status: number; head: string; body: string } {
+  const end = text.indexOf('\r\n\r\n');
+  const head = end === -1 ? text : text.slice(0, end);
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? NaN);
+  const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0);
+  const body = end === -1 ? '' : text.slice(end + 4, end + 4 + length);
+  return { status, head, body };
+}
+
+/** The headers DECISIONS.md puts on every response, with the rate-limit fields' consistency. */
+export function assertCommonHeaders(reply: { headers: IncomingHttpHeaders; status: number }, json = true): void {
+  const h = reply.headers;
+  assert.equal(h['cache-control'], 'no-store');
+  assert.equal(h['x-content-type-options'], 'nosniff');
+  assert.equal(h['referrer-policy'], 'no-referrer');
+  assert.match(String(h['x-ratelimit-limit']), /^\d+$/);
+  assert.match(String(h['x-ratelimit-remaining']), /^\d+$/);
+  assert.match(String(h['x-ratelimit-reset']), /^\d+$/);
+  assert.equal(h['ratelimit-policy'], `"client";q=${h['x-ratelimit-limit']};w=60`);
+  assert.equal(h['ratelimit'], `"client";r=${h['x-ratelimit-remaining']};t=${h['x-ratelimit-reset']}`);
+  assert.equal(h['access-control-allow-origin'], undefined, 'no CORS headers');
+  assert.equal(h['strict-transport-security'], undefined, 'no HSTS without TLS');
+  if (reply.status === 429) assert.match(String(h['retry-after']), /^[1-9]\d*$/);
+  else assert.equal(h['retry-after'], undefined);
+  if (json) {
+    assert.equal(h['content-type'], 'application/json; charset=utf-8');
+    assert.equal(h['content-security-policy'], "default-src 'none'; frame-ancestors 'none'");
+  }
+}
+
+/** Every key and generated value a suite has seen, to prove none reached the logs. */
+export class Ledger {
+  private readonly secrets = new Set<string>();
+
+  add(value: string): void {
+    this.secrets.add(value);
+  }
+
+  /** Records every value of a 200 body of POST /generate. */
+  addGenerated(body: unknown): void {
+    const b = body as { value?: string; results?: { value: string }[] };
+    if (typeof b?.value === 'string') this.add(b.value);
+    for (const r of b?.results ?? []) this.add(r.value);
+  }
+
+  get size(): number {
+    return this.secrets.size;
+  }
+
+  assertAbsentFrom(output: string): void {
+    for (const secret of this.secrets) {
+      assert.ok(!output.includes(secret), `a key or generated value appears in the server output: ${secret.slice(0, 6)}...`);
+    }
+  }
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `fn` until it returns true or timeoutMs passes; returns the elapsed ms. */
+export async function eventually(fn: () => Promise<boolean>, timeoutMs: number, stepMs = 50): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    if (await fn()) return Date.now() - started;
+    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(stepMs);
+  }
+}
