@@ -21,7 +21,8 @@ const FIELD_KEYS = ['type', 'default', 'minimum', 'maximum', 'maxLength', 'enum'
 
 function fieldOf(schema: Json): Json {
   const out: Json = {};
-  for (const key of FIELD_KEYS) if (schema[key] !== undefined) out[key] = schema[key];
+  // Copies, so a caller that edits the description cannot edit the schema the validator reads.
+  for (const key of FIELD_KEYS) if (schema[key] !== undefined) out[key] = structuredCloneJson(schema[key]);
   return out;
 }
 
@@ -29,6 +30,10 @@ function fieldsOf(properties: Record<string, Json>): Json {
   const out: Json = {};
   for (const [name, schema] of Object.entries(properties)) out[name] = fieldOf(schema);
   return out;
+}
+
+function structuredCloneJson<T>(value: T): T {
+  return typeof value === 'object' && value !== null ? (JSON.parse(JSON.stringify(value)) as T) : value;
 }
 
 export function describe(settings: DescribeSettings = {}): Json {

@@ -66,6 +66,8 @@ suite('describe()', () => {
     assert.deepEqual(JSON.parse(JSON.stringify(d)), d);
     const a = describe() as Json;
     a.limits.bodyBytes = 1;
+    a.modes.passphrase.options.separator.enum.push('tab');
     assert.equal((describe() as Json).limits.bodyBytes, 16384);
+    assert.deepEqual(requestSchema.$defs.PassphraseOptions.properties.separator.enum, ['hyphen', 'underscore', 'dot', 'space']);
   });
 });

@@ -83,7 +83,7 @@ describe('validateRequest: defaults and normalisation', () => {
 
   it('treats an undefined property (JS only) as omitted', () => {
     const r = validateRequest({ mode: 'password', count: undefined, options: { length: undefined } });
-    assert.ok(r.ok && r.request.count === 1 && r.request.options.length === 24);
+    assert.ok(r.ok && r.request.mode === 'password' && r.request.count === 1 && r.request.options.length === 24);
   });
 
   it('never mutates the input', () => {
