@@ -6,7 +6,7 @@
 import { defaultRandom, type RandomSource } from './random.ts';
 import { validateRequest, type ErrorBody } from './validate.ts';
 import { cachedPlanPassword, generatePassword, isPlan, type PasswordMetadata } from './password.ts';
-import { generatePassphrase, planPassphrase, type PassphraseMetadata } from './passphrase.ts';
+import { cachedPlanPassphrase, generatePassphrase, type PassphraseMetadata } from './passphrase.ts';
 import type { Entropy } from './entropy.ts';
 
 export interface Credential {
@@ -33,22 +33,18 @@ export function generate(input: unknown, random: RandomSource = defaultRandom): 
   if (!checked.ok) return { status: 400, body: checked.error };
   const { request } = checked;
 
-  let next: () => string;
-  let entropy: Entropy;
-  let metadata: PasswordMetadata | PassphraseMetadata;
+  // Plans (pool, codes, entropy, metadata) are cached per option set; a request only draws.
+  const results: Credential[] = [];
   if (request.mode === 'password') {
     const plan = cachedPlanPassword(request.options);
     if (!isPlan(plan)) return { status: 400, body: { ...plan } };
-    next = () => generatePassword(plan, random);
-    ({ entropy, metadata } = plan);
+    const { entropy, metadata } = plan;
+    for (let i = 0; i < request.count; i++) results.push({ value: generatePassword(plan, random), entropy, metadata });
   } else {
-    const plan = planPassphrase(request.options);
-    next = () => generatePassphrase(plan, random);
-    ({ entropy, metadata } = plan);
+    const plan = cachedPlanPassphrase(request.options);
+    const { entropy, metadata } = plan;
+    for (let i = 0; i < request.count; i++) results.push({ value: generatePassphrase(plan, random), entropy, metadata });
   }
-
-  const results: Credential[] = [];
-  for (let i = 0; i < request.count; i++) results.push({ value: next(), entropy, metadata });
   const first = results[0];
   return {
     status: 200,

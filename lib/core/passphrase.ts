@@ -22,7 +22,10 @@ export const SEPARATORS: Readonly<Record<Separator, string>> = Object.freeze({
   space: ' ',
 });
 
-const CAPITALIZED: readonly string[] = Object.freeze(WORDLIST.map((w) => w[0].toUpperCase() + w.slice(1)));
+/** The lists the generator reads: plain (not frozen) arrays, whose element loads V8 inlines;
+ * private to this module, so nothing can change them. */
+const PLAIN: string[] = [...WORDLIST];
+const CAPITALIZED: string[] = WORDLIST.map((w) => w[0].toUpperCase() + w.slice(1));
 
 export interface PassphraseMetadata {
   readonly entropyMode: 'wordlist';
@@ -38,6 +41,23 @@ export interface PassphrasePlan {
   readonly options: PassphraseOptions;
   readonly entropy: Entropy;
   readonly metadata: PassphraseMetadata;
+}
+
+/** Every option set has its plan cached (4 separators x 2 x 2 x valid word counts, a few
+ * hundred at most; the cache is bounded anyway), so a request allocates none of it. */
+const PLAN_CACHE_LIMIT = 512;
+const planCache = new Map<number, PassphrasePlan>();
+const SEPARATOR_INDEX: Readonly<Record<Separator, number>> = Object.freeze({ hyphen: 0, underscore: 1, dot: 2, space: 3 });
+
+export function cachedPlanPassphrase(o: PassphraseOptions): PassphrasePlan {
+  const key = o.wordCount * 16 + SEPARATOR_INDEX[o.separator] * 4 + (o.capitalize ? 2 : 0) + (o.addNumber ? 1 : 0);
+  let plan = planCache.get(key);
+  if (plan === undefined) {
+    plan = planPassphrase(o);
+    if (planCache.size >= PLAN_CACHE_LIMIT) planCache.clear();
+    planCache.set(key, plan);
+  }
+  return plan;
 }
 
 export function planPassphrase(o: PassphraseOptions): PassphrasePlan {
@@ -56,12 +76,19 @@ export function planPassphrase(o: PassphraseOptions): PassphrasePlan {
   });
 }
 
+let drawn = new Uint32Array(0);
+
 export function generatePassphrase(plan: PassphrasePlan, random: RandomSource): string {
   const { wordCount, separator, capitalize, addNumber } = plan.options;
-  const words = capitalize ? CAPITALIZED : WORDLIST;
+  const words = capitalize ? CAPITALIZED : PLAIN;
   const sep = SEPARATORS[separator];
-  let out = words[random.below(words.length)];
-  for (let i = 1; i < wordCount; i++) out += sep + words[random.below(words.length)];
+  const draws = Math.max(1, wordCount); // the first word is always drawn
+  if (drawn.length < draws) drawn = new Uint32Array(draws);
+  // The same draws in the same order as before: one per word, then the number.
+  random.belowMany(words.length, draws, drawn);
+  let out = words[drawn[0]];
+  for (let i = 1; i < wordCount; i++) out += sep + words[drawn[i]];
+  drawn.fill(0, 0, draws);
   if (addNumber) {
     const n = random.below(100);
     out += sep + (n < 10 ? '0' : '') + n;

@@ -29,6 +29,8 @@ export interface PasswordPlan {
   /** Bit i of classBit[j] is set when pool[j] belongs to enabled class i. */
   readonly classBit: Uint8Array;
   readonly allClasses: number;
+  /** UTF-16 code of pool[j] (every pool character is one code unit: the classes are ASCII). */
+  readonly codes: Uint16Array;
   readonly entropy: Entropy;
   readonly metadata: PasswordMetadata;
 }
@@ -70,6 +72,7 @@ export function planPassword(o: PasswordOptions): PasswordPlan | ErrorBody {
     length: o.length,
     pool: Object.freeze(pool),
     classBit: Uint8Array.from(bits),
+    codes: Uint16Array.from(pool, (c) => c.charCodeAt(0)),
     allClasses: (1 << classes.length) - 1,
     entropy: strength(passwordBits(classes.map((c) => c.size), o.length)),
     metadata: Object.freeze({
@@ -81,11 +84,32 @@ export function planPassword(o: PasswordOptions): PasswordPlan | ErrorBody {
   });
 }
 
-/** Plans are pure functions of the options; a bounded cache skips the BigInt work on repeats. */
+/**
+ * Plans are pure functions of the options; a bounded cache skips the BigInt work on repeats.
+ * Option sets without excluded characters (nearly every request) are keyed by one small
+ * integer, so a hit costs no string building.
+ */
 const PLAN_CACHE_LIMIT = 512;
 const planCache = new Map<string, PasswordPlan | ErrorBody>();
+const plainPlanCache = new Map<number, PasswordPlan | ErrorBody>();
 
 export function cachedPlanPassword(o: PasswordOptions): PasswordPlan | ErrorBody {
+  if (o.excludedCharacters === '') {
+    const key =
+      o.length * 32 +
+      (o.includeLowercase ? 16 : 0) +
+      (o.includeUppercase ? 8 : 0) +
+      (o.includeNumbers ? 4 : 0) +
+      (o.includeSymbols ? 2 : 0) +
+      (o.avoidAmbiguous ? 1 : 0);
+    let plan = plainPlanCache.get(key);
+    if (plan === undefined) {
+      plan = planPassword(o);
+      if (plainPlanCache.size >= PLAN_CACHE_LIMIT) plainPlanCache.clear();
+      plainPlanCache.set(key, plan);
+    }
+    return plan;
+  }
   const key =
     `${o.length}|${+o.includeLowercase}${+o.includeUppercase}${+o.includeNumbers}` +
     `${+o.includeSymbols}${+o.avoidAmbiguous}|${o.excludedCharacters}`;
@@ -102,17 +126,36 @@ export function isPlan(p: PasswordPlan | ErrorBody): p is PasswordPlan {
   return 'pool' in p;
 }
 
+/** Scratch for the drawn indices and the character codes: one password at a time (generation
+ * never yields), wiped after each, so no per-password allocation and no secret left behind. */
+let drawn = new Uint32Array(0);
+const scratchChars: number[][] = [];
+
 export function generatePassword(plan: PasswordPlan, random: RandomSource): string {
-  const { pool, classBit, allClasses, length } = plan;
-  const n = pool.length;
+  const { codes, classBit, allClasses, length } = plan;
+  const n = codes.length;
+  if (drawn.length < length) drawn = new Uint32Array(length);
+  const indices = drawn;
+  // A plain array of exactly `length` slots: String.fromCharCode.apply reads all of them.
+  let chars = scratchChars[length];
+  if (chars === undefined) {
+    chars = new Array<number>(length).fill(0);
+    scratchChars[length] = chars;
+  }
   for (;;) {
+    // One uniform draw per character, all of them before the class check, as always.
+    random.belowMany(n, length, indices);
     let seen = 0;
-    let out = '';
     for (let i = 0; i < length; i++) {
-      const j = random.below(n);
+      const j = indices[i];
       seen |= classBit[j];
-      out += pool[j];
+      chars[i] = codes[j];
     }
-    if (seen === allClasses) return out;
+    if (seen === allClasses) {
+      const out = String.fromCharCode.apply(null, chars);
+      indices.fill(0, 0, length);
+      chars.fill(0);
+      return out;
+    }
   }
 }
