@@ -404,7 +404,7 @@ function postGenerateDescription(): string {
     '',
     'Checks, in order: rate limit (429) -> key configured (503) -> key (401) -> `Content-Type: application/json` (400) -> body size (413) -> JSON and schema (400) -> generate (200).',
     '',
-    'Keep the key out of command lines and code: read it from an environment variable.',
+    'Keep the key out of code, files and shell history: read it from an environment variable.',
     '',
     '```sh',
     'curl -sS --fail-with-body --json \'{"mode":"password","options":{"length":24}}\' \\',
