@@ -26,6 +26,8 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = new Logger(config.logLevel);
+  // Lines are written once per event-loop turn; whatever is pending goes out on any exit.
+  process.on('exit', () => logger.flush());
   const keys = new KeyStore({ file: config.keysFile, fileExplicit: config.keysFileExplicit, envKey: config.apiKey, logger });
   try {
     keys.start();
@@ -47,6 +49,7 @@ async function main(): Promise<void> {
   }
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `${config.tls === null ? 'http' : 'https'}://${host}:${address.port}`;
+  logger.flush(); // the start-up lines first, then the one that announces the URL
   process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `listening on ${url}`, url })}\n`);
 
   let stopping = false;

@@ -6,6 +6,7 @@
  * `send`, which adds the fixed headers, the rate-limit numbers and the one log line.
  * @module
  */
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -62,11 +63,11 @@ export interface App {
   draining: boolean;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Content-Type is application/json, any case, optionally with parameters; a charset, if
  * given, must be UTF-8 (JSON is UTF-8 on the wire, RFC 8259 8.1). */
 export function isJsonContentType(value: string): boolean {
+  if (value === 'application/json') return true; // the usual case, without allocations
   const semi = value.indexOf(';');
   const type = (semi === -1 ? value : value.slice(0, semi)).trim().toLowerCase();
   if (type !== 'application/json') return false;
@@ -96,6 +97,8 @@ export function headerCount(rawHeaders: readonly string[], lower: string): numbe
   return n;
 }
 
+const CLIENT = Symbol('client key');
+
 export function createApp(options: AppOptions): App {
   const { limiter, keys, logger, assets } = options;
   const sets = headerSets(options.tls);
@@ -103,14 +106,19 @@ export function createApp(options: AppOptions): App {
   const logRequests = logger.infoEnabled;
 
   function clientOf(req: IncomingMessage): string {
-    const forwarded = options.trustProxyHops > 0 ? req.headers['x-forwarded-for'] : undefined;
-    return clientKeyOf(clientAddress(req.socket.remoteAddress, forwarded, options.trustProxyHops));
+    if (options.trustProxyHops > 0) {
+      return clientKeyOf(clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], options.trustProxyHops));
+    }
+    // Without proxies the key depends only on the connection: derive it once per socket, not
+    // once per keep-alive request.
+    const socket = req.socket as Socket & { [CLIENT]?: string };
+    return (socket[CLIENT] ??= clientKeyOf(socket.remoteAddress ?? 'unknown'));
   }
 
   function log(x: Exchange, status: number): void {
     if (!logRequests) return;
-    logger.info('request', {
-      method: x.req.method,
+    logger.request({
+      method: x.req.method as string,
       route: x.route,
       status,
       ms: Math.round((performance.now() - x.started) * 100) / 100,
@@ -189,29 +197,27 @@ export function createApp(options: AppOptions): App {
     }
     // Only now is the body wanted: tell an `Expect: 100-continue` client to send it.
     if (req.headers.expect !== undefined) x.res.writeContinue();
-    readBody(req, BODY_LIMIT_BYTES).then(
-      (result) => {
+    readBody(req, BODY_LIMIT_BYTES, (result) => {
+      try {
         if (result.kind === 'aborted') return log(x, 0); // no one left to answer
         if (result.kind === 'too-large') {
           x.close = true;
           return sendError(x, 'tooLarge', rl);
         }
-        let text: string;
-        try {
-          text = utf8.decode(result.body);
-        } catch {
-          return sendError(x, 'badEncoding', rl);
-        }
+        // JSON on the wire is UTF-8 (RFC 8259 8.1); toString would silently mangle anything else.
+        if (!isUtf8(result.body)) return sendError(x, 'badEncoding', rl);
         let input: unknown;
         try {
-          input = JSON.parse(text);
+          input = JSON.parse(result.body.toString('utf8'));
         } catch {
           return sendError(x, 'badJson', rl);
         }
         const outcome = generate(input);
         send(x, outcome.status, sets.json, JSON.stringify(outcome.body), rl);
-      },
-    ).catch((error: unknown) => fail(x, error));
+      } catch (error) {
+        fail(x, error);
+      }
+    });
   }
 
   // --- routes -------------------------------------------------------------------------

@@ -17,35 +17,34 @@ export type BodyResult =
 const TOO_LARGE: BodyResult = { kind: 'too-large' };
 const ABORTED: BodyResult = { kind: 'aborted' };
 
-export function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const settle = (result: BodyResult): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('close', onClose);
-      // An 'error' after settling (ECONNRESET) must still have a listener, or it would throw.
-      resolve(result);
-    };
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        chunks.length = 0;
-        req.pause();
-        settle(TOO_LARGE);
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => settle({ kind: 'ok', body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
-    // 'close' before 'end' means the client went away (or the request timed out).
-    const onClose = (): void => settle(ABORTED);
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('close', onClose);
-    req.on('error', noop);
-  });
+/** Calls `done` exactly once (a callback, not a Promise: this runs for every POST). */
+export function readBody(req: IncomingMessage, limit: number, done: (result: BodyResult) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const settle = (result: BodyResult): void => {
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('close', onClose);
+    // An 'error' after settling (ECONNRESET) must still have a listener, or it would throw.
+    done(result);
+  };
+  const onData = (chunk: Buffer): void => {
+    size += chunk.length;
+    if (size > limit) {
+      chunks.length = 0;
+      req.pause();
+      settle(TOO_LARGE);
+      return;
+    }
+    chunks.push(chunk);
+  };
+  const onEnd = (): void => settle({ kind: 'ok', body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
+  // 'close' before 'end' means the client went away (or the request timed out).
+  const onClose = (): void => settle(ABORTED);
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('close', onClose);
+  req.on('error', noop);
 }
 
 function noop(): void {}

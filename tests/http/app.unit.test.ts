@@ -130,6 +130,7 @@ describe('unexpected errors', () => {
     Object.defineProperty(req, 'method', { get() { throw new Error('late failure'); } });
     app.handle(req as never, fakeRes as never);
     assert.equal(fakeRes.destroyed, true);
+    await new Promise((r) => setImmediate(r)); // log lines go out once per event-loop turn
     assert.ok(lines.some((l) => l.includes('late failure')));
   });
 });
@@ -195,12 +196,20 @@ describe('helpers', () => {
     log.info('no');
     log.debug('no');
     log.error('yes', { a: 1 });
+    assert.equal(got.length, 0, 'collected until the end of the event-loop turn');
+    log.flush();
+    log.flush();
     assert.equal(got.length, 1);
     assert.deepEqual(Object.keys(JSON.parse(got[0]!)), ['time', 'level', 'msg', 'a']);
     assert.equal(new Logger('debug', () => {}).debugEnabled, true);
     assert.equal(new Logger('silent').infoEnabled, false);
     const debug: string[] = [];
-    new Logger('debug', (l) => debug.push(l)).debug('d', { x: 'line\nbreak' });
+    const d = new Logger('debug', (l) => debug.push(l));
+    d.debug('d', { x: 'line\nbreak' });
+    d.request({ method: 'GET', route: '/"x"', status: 200, ms: 1.5, key: null, client: 'c' });
+    d.flush();
+    assert.deepEqual(JSON.parse(debug[0]!.split('\n')[1]!), { time: JSON.parse(debug[0]!.split('\n')[0]!).time, level: 'info', msg: 'request', method: 'GET', route: '/"x"', status: 200, ms: 1.5, key: null, client: 'c' });
+    debug[0] = debug[0]!.split('\n')[0]! + '\n';
     assert.equal(debug[0]!.split('\n').length, 2, 'one line, newline escaped');
   });
 });

@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
-import { readBody } from '../../lib/http/body.ts';
+import { readBody as readBodyCallback, type BodyResult } from '../../lib/http/body.ts';
+
+const readBody = (req: IncomingMessage, limit: number) => new Promise<BodyResult>((resolve) => readBodyCallback(req, limit, resolve));
 
 const fake = () => new PassThrough() as unknown as IncomingMessage & PassThrough;
 

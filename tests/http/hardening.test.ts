@@ -164,7 +164,7 @@ describe('hardening', { concurrency: true }, () => {
     try {
       const second = launchServer({ apiKey: KEY, env: { PORT: String(first.port) } });
       assert.equal((await second.exited).code, 1);
-      assert.match(second.output(), /^cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\); check PORT and HOST\n$/m);
+      assert.match(second.output(), /^cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\); check PORT and HOST$/m);
     } finally {
       await first.stop();
     }
