@@ -99,6 +99,20 @@ export function headerCount(rawHeaders: readonly string[], lower: string): numbe
 
 const CLIENT = Symbol('client key');
 
+/** The path of a request target without its query. Origin-form (`/generate?x`) is the norm;
+ * absolute-form (`http://host/generate`) must be accepted too (RFC 9112 3.2.2); anything else
+ * (`*`, authority-form) matches no route. */
+export function pathOf(target: string): string {
+  let path = target;
+  if (target.charCodeAt(0) !== 0x2f) {
+    const absolute = /^https?:\/\/[^/?#]*([^#]*)/i.exec(target);
+    if (absolute === null) return target;
+    path = absolute[1] === '' || absolute[1]!.startsWith('?') ? `/${absolute[1]}` : absolute[1]!;
+  }
+  const q = path.indexOf('?');
+  return q === -1 ? path : path.slice(0, q);
+}
+
 export function createApp(options: AppOptions): App {
   const { limiter, keys, logger, assets } = options;
   const sets = headerSets(options.tls);
@@ -255,9 +269,7 @@ export function createApp(options: AppOptions): App {
     handle(req, res) {
       const x: Exchange = { req, res, started: performance.now(), client: clientOf(req), route: 'unmatched', keyId: null, close: false };
       try {
-        const url = req.url as string;
-        const q = url.indexOf('?');
-        const path = q === -1 ? url : url.slice(0, q);
+        const path = pathOf(req.url as string);
         const route = routes.get(path);
         if (route === undefined) {
           x.close = unreadBodyNeedsClose(req);

@@ -47,6 +47,7 @@ export class KeyStore {
   private readonly envKeys: ActiveKey[];
   private readonly options: KeyStoreOptions;
   private watching = false;
+  private readonly listener = (curr: Stats, prev: Stats): void => this.changed(curr, prev);
 
   constructor(options: KeyStoreOptions) {
     this.options = options;
@@ -66,7 +67,7 @@ export class KeyStore {
       logger.info('key file does not exist yet; watching for it', { file });
     }
     if (this.keys.length === 0) logger.info('no API key configured: POST /generate answers 503 until one is issued');
-    watchFile(file, { interval: this.options.pollMs ?? 500, persistent: false }, (curr: Stats, prev: Stats) => this.changed(curr, prev));
+    watchFile(file, { interval: this.options.pollMs ?? 500, persistent: false }, this.listener);
     this.watching = true;
   }
 
@@ -99,7 +100,7 @@ export class KeyStore {
   }
 
   close(): void {
-    if (this.watching) unwatchFile(this.options.file);
+    if (this.watching) unwatchFile(this.options.file, this.listener);
     this.watching = false;
   }
 }

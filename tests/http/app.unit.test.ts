@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { createApp, headerCount, isJsonContentType, type App } from '../../lib/http/app.ts';
+import { createApp, headerCount, isJsonContentType, pathOf, type App } from '../../lib/http/app.ts';
 import { contentTypeOf, loadAssets, projectRoot } from '../../lib/http/assets.ts';
 import { Logger } from '../../lib/http/logger.ts';
 import { RateLimiter } from '../../lib/http/rate-limit.ts';
@@ -183,6 +183,21 @@ describe('helpers', () => {
     for (const bad of ['', 'text/json', 'application/json-seq', 'application/json; charset=iso-8859-1', 'application/json; nonsense', 'application/*']) {
       assert.ok(!isJsonContentType(bad), bad);
     }
+  });
+
+  it('pathOf takes origin-form and absolute-form targets and drops the query', () => {
+    const cases: [string, string][] = [
+      ['/generate', '/generate'],
+      ['/generate?mode=x', '/generate'],
+      ['/', '/'],
+      ['http://example.com/health?x', '/health'],
+      ['HTTPS://example.com:8080/generate', '/generate'],
+      ['http://example.com', '/'],
+      ['http://example.com?x=1', '/'],
+      ['*', '*'],
+      ['example.com:443', 'example.com:443'],
+    ];
+    for (const [target, path] of cases) assert.equal(pathOf(target), path, target);
   });
 
   it('headerCount counts raw header names case-insensitively', () => {

@@ -392,6 +392,14 @@ describe('body size limit (16,384 bytes)', () => {
   });
 });
 
+describe('request targets', () => {
+  it('accepts the absolute form of a request target', async () => {
+    const { text } = await rawExchange(server.port, `GET http://127.0.0.1:${server.port}/health?x=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`, 2_000);
+    assert.equal(parseRaw(text).status, 200);
+    assert.equal(parseRaw(text).body, '{"status":"ok"}');
+  });
+});
+
 describe('malformed requests', () => {
   it('answers 431 to headers over 8 KB and 400 to a broken request line, with the usual headers', async () => {
     const big = await rawExchange(server.port, `GET /health HTTP/1.1\r\nHost: t\r\nX-Big: ${'a'.repeat(9_000)}\r\n\r\n`, 2_000);
