@@ -278,8 +278,10 @@ export function createApp(options: AppOptions): App {
         x.route = path;
         const method = req.method;
         if (method === 'POST' && route.post !== undefined) return route.post(x);
-        if ((method === 'GET' || method === 'HEAD') && route.get !== undefined) return route.get(x);
+        // Only POST /generate reads a body; anywhere else one is discarded, or, if it may be
+        // large, the connection is closed rather than read to its end.
         x.close = unreadBodyNeedsClose(req);
+        if ((method === 'GET' || method === 'HEAD') && route.get !== undefined) return route.get(x);
         sendError(x, 'methodNotAllowed', peek(x), ['Allow', route.allow]);
       } catch (error) {
         fail(x, error);

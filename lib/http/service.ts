@@ -46,7 +46,11 @@ export function createService({ app, tls }: ServiceOptions): Server {
   };
   const server: Server = tls === null
     ? createHttpServer(options, app.handle)
-    : (createHttpsServer({ ...options, cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, app.handle) as unknown as Server);
+    : (createHttpsServer(
+        // A TLS handshake is not covered by headersTimeout; Node's default for it is 120 s.
+        { ...options, cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2', handshakeTimeout: LIMITS.headersTimeout },
+        app.handle,
+      ) as unknown as Server);
   server.maxHeadersCount = LIMITS.maxHeadersCount;
   server.on('checkContinue', app.handle);
   server.on('checkExpectation', app.expectationFailed);

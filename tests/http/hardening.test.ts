@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { launchServer, randomApiKey, startServer } from '../helpers/server.ts';
-import { Ledger, parseRaw, post, request, sleep } from './support.ts';
+import { Ledger, parseRaw, post, rawExchange, request, sleep } from './support.ts';
 
 const KEY = randomApiKey();
 const ledger = new Ledger();
@@ -157,6 +157,31 @@ describe('hardening', { concurrency: true }, () => {
         assert.match(launched.output(), pattern);
       }),
     );
+  });
+
+  it('listens on IPv6 loopback and logs the client by its /56', async () => {
+    const server = await startServer({ apiKey: KEY, env: { HOST: '::1' } });
+    try {
+      assert.match(server.url, /^http:\/\/\[::1\]:\d+$/);
+      const r = await request(server.url, '/health');
+      assert.equal(r.status, 200);
+      await server.waitForOutput(/"route":"\/health","status":200,"ms":[\d.]+,"key":null,"client":"0:0:0:0::\/56"/, 2_000);
+    } finally {
+      assert.equal((await server.stop()).code, 0);
+    }
+  });
+
+  it('closes the connection instead of reading a large body sent to a GET route', async () => {
+    const server = await startServer({ apiKey: KEY });
+    try {
+      const head = `GET /health HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n${'a'.repeat(0x400)}\r\n`;
+      const { text, closed } = await rawExchange(server.port, head, 3_000);
+      assert.equal(parseRaw(text).status, 200);
+      assert.match(parseRaw(text).head, /\r\nConnection: close\r\n/);
+      assert.ok(closed);
+    } finally {
+      assert.equal((await server.stop()).code, 0);
+    }
   });
 
   it('reports a port in use on one line', async () => {

@@ -30,7 +30,7 @@ export function request(base: string, path: string, options: RequestOptions = {}
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       {
-        host: url.hostname,
+        host: url.hostname.replace(/^\[(.*)\]$/, '$1'), // [::1] -> ::1
         port: url.port,
         path: url.pathname + url.search,
         method: options.method ?? 'GET',
