@@ -269,6 +269,13 @@ export function createApp(options: AppOptions): App {
     handle(req, res) {
       const x: Exchange = { req, res, started: performance.now(), client: clientOf(req), route: 'unmatched', keyId: null, close: false };
       try {
+        // RFC 9112 3.2: an HTTP/1.1 request without Host, or any with two, is a 400. Node's own
+        // check (requireHostHeader, off in service.ts) would answer with a bare, header-less 400.
+        const hosts = headerCount(req.rawHeaders, 'host');
+        if (hosts > 1 || (hosts === 0 && req.httpVersionMinor === 1 && req.httpVersionMajor === 1)) {
+          x.close = true;
+          return sendError(x, 'badRequest', peek(x));
+        }
         const path = pathOf(req.url as string);
         const route = routes.get(path);
         if (route === undefined) {

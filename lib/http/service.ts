@@ -43,6 +43,8 @@ export function createService({ app, tls }: ServiceOptions): Server {
     maxHeaderSize: LIMITS.maxHeaderSize,
     // Never the lenient parser: request smuggling lives in the gaps between parsers.
     insecureHTTPParser: false,
+    // Checked in app.ts instead, so the 400 carries the JSON body and headers of every reply.
+    requireHostHeader: false,
   };
   const server: Server = tls === null
     ? createHttpServer(options, app.handle)
