@@ -3,7 +3,8 @@
  * API_KEY. The file is polled with fs.watchFile every 500 ms (a stat, not a read), which sees
  * in-place writes and the CLI's write-then-rename alike, also for a file that does not exist
  * yet, so revocation and replacement take effect within about a second without a restart.
- * A file that stops parsing keeps the last good keys and is logged once per bad version.
+ * A file that stops parsing, or disappears, keeps the last good keys and is logged once per
+ * bad version.
  * @module
  */
 import { readFileSync, unwatchFile, watchFile, type Stats } from 'node:fs';
@@ -84,9 +85,14 @@ export class KeyStore {
       logger.error('key file rejected; keeping the last good keys', { file, reason: next.reason, active: this.fileKeys.length });
       return;
     }
-    const keys = next.kind === 'ok' ? next.keys : [];
-    this.use(keys);
-    logger.info(next.kind === 'ok' ? 'keys reloaded' : 'key file removed; its keys no longer work', { file, active: keys.length });
+    if (next.kind === 'missing') {
+      // A file caught between an editor's delete and write, or removed by mistake, must not
+      // lock every client out; revocation is `keys revoke`, and the next good file wins.
+      logger.error('key file missing; keeping the last good keys', { file, active: this.fileKeys.length });
+      return;
+    }
+    this.use(next.keys);
+    logger.info('keys reloaded', { file, active: next.keys.length });
   }
 
   /** True when at least one key would be accepted (else POST /generate is a 503). */

@@ -160,7 +160,7 @@ describe('KeyStore', () => {
   const lines: string[] = [];
   const logger = new Logger('info', (line) => lines.push(line));
 
-  it('loads, reloads on change, keeps the last good keys on a bad file, and forgets a removed file', async () => {
+  it('loads, reloads on change, keeps the last good keys on a bad or deleted file', async () => {
     const file = join(dir, 'store.json');
     const one = 'first-key-0123456789';
     const two = 'second-key-0123456789';
@@ -183,8 +183,8 @@ describe('KeyStore', () => {
     assert.match(lines.find((l) => l.includes('key file rejected'))!, /"reason":"keys\[0\]\.id must be 8 base62 characters"/);
 
     rmSync(file);
-    await waitFor(() => !store.configured);
-    assert.ok(lines.some((l) => l.includes('key file removed')));
+    await waitFor(() => lines.some((l) => l.includes('key file missing; keeping the last good keys')));
+    assert.equal(store.verify(two), 'BBBBBBBB', 'a deleted file keeps the last good keys (issue 7)');
     store.close();
     store.close();
   });
