@@ -35,7 +35,11 @@ async function main(): Promise<void> {
     if (error instanceof KeyStoreError) die(`configuration error: ${error.message}`);
     throw error;
   }
-  const limiter = new RateLimiter({ perMinute: config.rateLimitPerMinute });
+  const limiter: RateLimiter = new RateLimiter({
+    perMinute: config.rateLimitPerMinute,
+    // Once a minute at debug level: how many clients the limiter tracks (a count, no addresses).
+    onSweep: logger.debugEnabled ? (dropped, tracked) => logger.debug('rate limiter sweep', { dropped, tracked, evictions: limiter.evictions }) : undefined,
+  });
   const assets = loadAssets(projectRoot(import.meta.url));
   const app = createApp({ limiter, keys, logger, assets, trustProxyHops: config.trustProxyHops, tls: config.tls !== null });
   const server = createService({ app, logger, tls: config.tls });

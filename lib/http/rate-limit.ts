@@ -20,6 +20,8 @@ export interface RateLimitOptions {
   readonly clock?: Clock;
   /** Sweep period in ms (0 disables the timer; tests call sweep() themselves). */
   readonly sweepIntervalMs?: number;
+  /** Told after each timed sweep how many buckets went and how many are still tracked. */
+  readonly onSweep?: (dropped: number, tracked: number) => void;
 }
 
 /** The numbers every reply carries; `allowed` is false only for a 429. */
@@ -59,7 +61,11 @@ export class RateLimiter {
     this.clock = options.clock ?? (() => performance.now());
     this.rate = options.perMinute / 60_000;
     const every = options.sweepIntervalMs ?? 60_000;
-    this.timer = every > 0 ? setInterval(() => this.sweep(), every) : null;
+    const onSweep = options.onSweep;
+    this.timer = every > 0 ? setInterval(() => {
+      const dropped = this.sweep();
+      onSweep?.(dropped, this.buckets.size);
+    }, every) : null;
     this.timer?.unref();
   }
 
