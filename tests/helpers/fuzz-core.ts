@@ -1,0 +1,75 @@
+/**
+ * The in-process fuzz of the core: request bodies (tests/helpers/fuzz-bodies.ts) through
+ * JSON.parse and `generate()`, the function both the server and `window.ServiceAPI` call.
+ * Used by tests/hardening/fuzz-core.test.ts (npm test) and tests/soak/fuzz-core.test.ts.
+ */
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { generate } from '../../lib/core/index.ts';
+import { bodyText, fuzzSeed, prototypeSnapshot } from './fuzz-bodies.ts';
+
+export interface CoreFuzzResult {
+  bodies: number;
+  parsed: number;
+  ok: number;
+  rejected: number;
+  ms: number;
+  seed: number;
+}
+
+/** Checks one outcome of generate(): 200 with `count` results, or a 400 in the contract's shape. */
+export function checkOutcome(outcome: { status: number; body: unknown }, input: unknown): void {
+  if (outcome.status === 400) {
+    const body = outcome.body as Record<string, unknown>;
+    const keys = Object.keys(body);
+    assert.ok(keys.every((k) => k === 'error' || k === 'status' || k === 'field'), `extra keys in error body: ${keys.join(',')}`);
+    assert.equal(typeof body.error, 'string');
+    assert.ok((body.error as string).length > 0 && (body.error as string).length <= 200);
+    assert.equal(body.status, 400);
+    if ('field' in body) assert.equal(typeof body.field, 'string');
+    assert.equal(Object.getPrototypeOf(body), Object.prototype);
+    return;
+  }
+  assert.equal(outcome.status, 200, `status ${outcome.status} for ${JSON.stringify(input)?.slice(0, 200)}`);
+  const body = outcome.body as { count: number; value: string; results: { value: string }[] };
+  assert.equal(body.results.length, body.count);
+  assert.equal(body.value, body.results[0]!.value);
+  for (const r of body.results) assert.ok(typeof r.value === 'string' && r.value.length >= 8);
+}
+
+export function fuzzCore(runs: number, label: string): CoreFuzzResult {
+  const seed = fuzzSeed(label);
+  const before = prototypeSnapshot();
+  const result: CoreFuzzResult = { bodies: 0, parsed: 0, ok: 0, rejected: 0, ms: 0, seed };
+  const started = performance.now();
+  fc.assert(
+    fc.property(bodyText, (text) => {
+      result.bodies++;
+      // The raw text itself is also an input (ServiceAPI.generate may be handed anything).
+      const raw = generate(text);
+      checkOutcome(raw, text);
+      let input: unknown;
+      try {
+        input = JSON.parse(text);
+      } catch {
+        return;
+      }
+      result.parsed++;
+      let outcome: ReturnType<typeof generate>;
+      try {
+        outcome = generate(input);
+      } catch (error) {
+        throw new Error(`generate threw for ${text.slice(0, 200)}: ${String(error)}`);
+      }
+      checkOutcome(outcome, input);
+      if (outcome.status === 200) result.ok++;
+      else result.rejected++;
+      // Cheap per-run canary; the full snapshot is compared at the end.
+      if (({} as Record<string, unknown>).polluted !== undefined || ({} as Record<string, unknown>).mode !== undefined) throw new Error('Object.prototype polluted');
+    }),
+    { seed, numRuns: runs, endOnFailure: true },
+  );
+  result.ms = Math.round(performance.now() - started);
+  assert.equal(prototypeSnapshot(), before, 'built-in prototypes unchanged');
+  return result;
+}
