@@ -42,8 +42,20 @@ describe('readBody', () => {
     req.write('X');
     assert.deepEqual(await p, { kind: 'too-large' });
     assert.equal(req.isPaused(), true);
-    assert.equal(req.listenerCount('data'), 0);
+    req.emit('data', Buffer.from('more')); // ignored once settled
+    req.emit('end');
     req.emit('error', new Error('late reset')); // must not throw: a listener stays
+  });
+
+  it('calls back exactly once, whatever follows', () => {
+    const req = fake();
+    const results: BodyResult[] = [];
+    readBodyCallback(req, 4, (r) => results.push(r));
+    req.emit('data', Buffer.from('12345'));
+    req.emit('data', Buffer.from('6'));
+    req.emit('end');
+    req.emit('close');
+    assert.deepEqual(results, [{ kind: 'too-large' }]);
   });
 
   it('settles as aborted when the stream closes before its end', async () => {
