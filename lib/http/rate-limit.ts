@@ -75,7 +75,11 @@ export class RateLimiter {
 
   /** Tokens of a bucket now, or null when it has refilled to full (and so can be forgotten). */
   private level(bucket: Bucket, now: number): number | null {
-    const tokens = bucket.tokens + (now - bucket.at) * this.rate;
+    let tokens = bucket.tokens + (now - bucket.at) * this.rate;
+    // Float noise in `now - at` can leave 0.99999999999999 where exactly one token is due
+    // (fast-check found it at the Retry-After instant): snap to a whole token when that close.
+    const whole = Math.round(tokens);
+    if (Math.abs(tokens - whole) < 1e-9) tokens = whole;
     return tokens >= this.limit ? null : tokens;
   }
 

@@ -51,6 +51,16 @@ describe('RateLimiter', () => {
     assert.equal(rl.size, 0, 'a full bucket is forgotten');
   });
 
+  it('grants at exactly Retry-After despite float noise in the clock arithmetic', () => {
+    let now = 9_999.999998999998;
+    const rl = new RateLimiter({ perMinute: 1, clock: () => now, sweepIntervalMs: 0 });
+    assert.equal(rl.consume('a').allowed, true);
+    const refused = rl.consume('a');
+    assert.equal(refused.retryAfterSeconds, 60);
+    now += 60_000; // 69999.99999899999 - 9999.999998999998 is a hair under 60000
+    assert.equal(rl.consume('a').allowed, true);
+  });
+
   it('never refills past the capacity, however long the pause', () => {
     const { rl, advance } = limiter(5);
     rl.consume('a');
