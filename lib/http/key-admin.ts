@@ -174,6 +174,12 @@ export function runKeysCli(argv: readonly string[], io: CliIo): number {
       io.stderr(`keys: ${error.message}\n`);
       return 1;
     }
+    const code = (error as NodeJS.ErrnoException).code;
+    if (typeof code === 'string') {
+      // A file system refusal (missing directory, no permission): one line, not a stack.
+      io.stderr(`keys: cannot update ${file} (${code})\n`);
+      return 1;
+    }
     throw error;
   }
   io.stderr(USAGE);

@@ -130,6 +130,13 @@ describe('operator CLI (in process)', () => {
     assert.equal(readFileSync(file, 'utf8'), 'not json', 'a broken file is left alone');
   });
 
+  it('reports a file system refusal on one line', () => {
+    const r = cli(join(dir, 'no-such-dir', 'keys.json'), 'issue', '--holder', 'x');
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^keys: cannot update .*no-such-dir\/keys\.json \(ENOENT\)\n$/);
+    assert.equal(r.stdout, '');
+  });
+
   it('takes --file over API_KEYS_FILE, and keys.json in the working directory by default', () => {
     const other = join(dir, 'other.json');
     assert.equal(cli(join(dir, 'ignored.json'), '--file', other, 'issue', '--holder', 'a').code, 0);

@@ -110,6 +110,14 @@ describe('GET endpoints', () => {
     assertCommonHeaders(missing);
   });
 
+  it('never logs a query string (a key pasted into a URL stays out of the log)', async () => {
+    const secret = `cgk_QueryKey_${'q'.repeat(38)}`;
+    ledger.add(secret);
+    assert.equal((await request(base, `/health?api_key=${secret}`)).status, 200);
+    assert.equal((await request(base, `/nope?api_key=${secret}`)).status, 404);
+    await server.waitForOutput(/"route":"unmatched","status":404/, 2_000);
+  });
+
   it('ignores query strings', async () => {
     assert.deepEqual((await request(base, '/health?probe=1&x')).json, { status: 'ok' });
     const r = await post(base, KEY, { mode: 'password' }, {}).then(() => request(base, '/generate?mode=password', {
