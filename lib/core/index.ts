@@ -3,7 +3,7 @@
  * bundle both import.
  * @module
  */
-export { generate, type GenerateOutcome, type GenerateResponse, type Credential } from './generate.ts';
+export { generate, generateJson, type GenerateOutcome, type GenerateResponse, type Credential } from './generate.ts';
 export { describe, type DescribeSettings } from './describe.ts';
 export { validateRequest, type ErrorBody, type PasswordOptions, type PassphraseOptions } from './validate.ts';
 export { createRandom, defaultRandom, webCryptoFill, type FillRandom, type RandomSource } from './random.ts';

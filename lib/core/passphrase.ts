@@ -7,7 +7,7 @@
  * @module
  */
 import { EFF_LARGE_WORDLIST } from '../../wordlist/eff-large.generated.ts';
-import { passphraseBits, strength, type Entropy } from './entropy.ts';
+import { passphraseBits, planJson, strength, type Entropy, type PlanJson } from './entropy.ts';
 import type { RandomSource } from './random.ts';
 import type { PassphraseOptions, Separator } from './validate.ts';
 
@@ -41,7 +41,12 @@ export interface PassphrasePlan {
   readonly options: PassphraseOptions;
   readonly entropy: Entropy;
   readonly metadata: PassphraseMetadata;
+  /** entropy and metadata as JSON, for generateJson. */
+  readonly json: PlanJson;
 }
+
+/** Every character a passphrase can hold, but the separator: for the JSON-safety check. */
+const WORD_ALPHABET = [...new Set([...PLAIN, ...CAPITALIZED].join(''))].join('') + '0123456789';
 
 /** Every option set has its plan cached (4 separators x 2 x 2 x valid word counts, a few
  * hundred at most; the cache is bounded anyway), so a request allocates none of it. */
@@ -61,18 +66,21 @@ export function cachedPlanPassphrase(o: PassphraseOptions): PassphrasePlan {
 }
 
 export function planPassphrase(o: PassphraseOptions): PassphrasePlan {
+  const entropy = strength(passphraseBits(WORDLIST.length, o.wordCount, o.addNumber));
+  const metadata: PassphraseMetadata = Object.freeze({
+    entropyMode: 'wordlist',
+    wordCount: o.wordCount,
+    wordlistSize: WORDLIST.length,
+    wordlist: WORDLIST_NAME,
+    separator: o.separator,
+    capitalize: o.capitalize,
+    addNumber: o.addNumber,
+  });
   return Object.freeze({
     options: Object.freeze({ ...o }),
-    entropy: strength(passphraseBits(WORDLIST.length, o.wordCount, o.addNumber)),
-    metadata: Object.freeze({
-      entropyMode: 'wordlist',
-      wordCount: o.wordCount,
-      wordlistSize: WORDLIST.length,
-      wordlist: WORDLIST_NAME,
-      separator: o.separator,
-      capitalize: o.capitalize,
-      addNumber: o.addNumber,
-    }),
+    entropy,
+    metadata,
+    json: planJson(entropy, metadata, WORD_ALPHABET + SEPARATORS[o.separator]),
   });
 }
 

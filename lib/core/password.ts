@@ -12,7 +12,7 @@
  * @module
  */
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES, type ClassName } from './charsets.ts';
-import { passwordBits, strength, type Entropy } from './entropy.ts';
+import { passwordBits, planJson, strength, type Entropy, type PlanJson } from './entropy.ts';
 import type { RandomSource } from './random.ts';
 import type { ErrorBody, PasswordOptions } from './validate.ts';
 
@@ -33,6 +33,8 @@ export interface PasswordPlan {
   readonly codes: Uint16Array;
   readonly entropy: Entropy;
   readonly metadata: PasswordMetadata;
+  /** entropy and metadata as JSON, for generateJson. */
+  readonly json: PlanJson;
 }
 
 const FIELD = 'options.excludedCharacters';
@@ -68,19 +70,22 @@ export function planPassword(o: PasswordOptions): PasswordPlan | ErrorBody {
   if (pool.length < 2) {
     return { error: `${FIELD} leaves fewer than 2 characters in the pool`, status: 400, field: FIELD };
   }
+  const entropy = strength(passwordBits(classes.map((c) => c.size), o.length));
+  const metadata: PasswordMetadata = Object.freeze({
+    entropyMode: 'uniform-each-class',
+    poolSize: pool.length,
+    length: o.length,
+    classes: Object.freeze(classes),
+  });
   return Object.freeze({
     length: o.length,
     pool: Object.freeze(pool),
     classBit: Uint8Array.from(bits),
     codes: Uint16Array.from(pool, (c) => c.charCodeAt(0)),
     allClasses: (1 << classes.length) - 1,
-    entropy: strength(passwordBits(classes.map((c) => c.size), o.length)),
-    metadata: Object.freeze({
-      entropyMode: 'uniform-each-class',
-      poolSize: pool.length,
-      length: o.length,
-      classes: Object.freeze(classes),
-    }),
+    entropy,
+    metadata,
+    json: planJson(entropy, metadata, pool.join('')),
   });
 }
 
