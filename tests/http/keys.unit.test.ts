@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { crc32, isWellFormedKey, newKey, parseKeyFile, serializeKeyFile, sha256Hex, verifyKey, activeKeysOf, type KeyFile } from '../../lib/http/api-keys.ts';
+import { crc32, isWellFormedKey, newKey, parseKeyFile, serializeKeyFile, sha256, sha256Hex, sha256Slow, verifyKey, activeKeysOf, type KeyFile } from '../../lib/http/api-keys.ts';
 import { runKeysCli } from '../../lib/http/key-admin.ts';
 import { KeyStore, KeyStoreError } from '../../lib/http/key-store.ts';
 import { Logger } from '../../lib/http/logger.ts';
@@ -33,6 +33,11 @@ describe('key format', () => {
     assert.ok(!isWellFormedKey('cgk_short'));
     assert.notEqual(newKey('AbCd1234'), key);
     assert.equal(crc32('123456789'), 0xcbf43926, 'the CRC-32 check value');
+  });
+
+  it('hashes the same with crypto.hash and with the createHash fallback (Node < 20.12)', () => {
+    for (const text of ['', 'abc', 'cgk_AbCd1234_x', 'é✓']) assert.deepEqual(sha256(text), sha256Slow(text));
+    assert.equal(sha256Hex('abc'), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
 });
 
