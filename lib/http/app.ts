@@ -10,7 +10,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { BODY_LIMIT_BYTES, describe, generate } from '../core/index.ts';
+import { BODY_LIMIT_BYTES, describe, generateJson } from '../core/index.ts';
 import type { Assets } from './assets.ts';
 import { readBody } from './body.ts';
 import { clientAddress, clientKeyOf, maskedAddress } from './client-key.ts';
@@ -226,8 +226,10 @@ export function createApp(options: AppOptions): App {
         } catch {
           return sendError(x, 'badJson', rl);
         }
-        const outcome = generate(input);
-        send(x, outcome.status, sets.json, JSON.stringify(outcome.body), rl);
+        // generateJson = JSON.stringify(generate(input).body), byte for byte, with the plan's
+        // entropy and metadata JSON cached (the bulk of a reply).
+        const outcome = generateJson(input);
+        send(x, outcome.status, sets.json, outcome.json, rl);
       } catch (error) {
         fail(x, error);
       }
