@@ -41,6 +41,10 @@ export function createRandom(fill: FillRandom = webCryptoFill, batchWords: numbe
   }
   const buffer = new Uint32Array(batchWords);
   let next = batchWords; // empty: the first draw fills
+  // The limit of the last n: generators ask for the same n over and over, and 2^32 mod n is a
+  // floating-point remainder, the dearest step of a draw.
+  let lastN = NaN; // never equal to any n, so the first call (and any invalid n) goes through limitOf
+  let lastLimit = 0;
 
   function word(): number {
     if (next === batchWords) {
@@ -61,7 +65,11 @@ export function createRandom(fill: FillRandom = webCryptoFill, batchWords: numbe
       }
     },
     belowMany(n: number, count: number, out: Uint32Array): void {
-      const limit = limitOf(n);
+      if (n !== lastN) {
+        lastLimit = limitOf(n);
+        lastN = n;
+      }
+      const limit = lastLimit;
       // word() inlined: one bounds check per word instead of a call.
       for (let i = 0; i < count; ) {
         if (next === batchWords) {
