@@ -1,0 +1,204 @@
+/**
+ * Child processes of the benchmark: the real built server (dist/server.js) and the bare
+ * baseline, each pinned to one core with taskset when it is there; their CPU time and RSS
+ * from /proc; a free port; a bounded GET. Every process started here is stopped here, by PID.
+ * @module
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cpuTicksOfStat, rssOfStatus } from './stats.ts';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const REAL_SERVER = join(ROOT, 'dist', 'server.js');
+export const BARE_SERVER = join(ROOT, 'bench', 'bare-server.mjs');
+
+/** Variables of the server's configuration (and of node) that must never leak from the
+ * runner's environment into a measured process. */
+const SCRUBBED = ['PORT', 'HOST', 'API_KEYS_FILE', 'API_KEY', 'RATE_LIMIT_PER_MINUTE', 'TRUST_PROXY_HOPS', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'LOG_LEVEL', 'NODE_OPTIONS', 'NODE_V8_COVERAGE', 'BARE_BODIES'];
+
+export function hasCommand(name: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
+}
+
+export const HAS_TASKSET = hasCommand('taskset');
+
+/** Pins this process (every thread) to `cpu`; false if taskset is missing or refuses. */
+export function pinSelf(cpu: number): boolean {
+  if (!HAS_TASKSET) return false;
+  return spawnSync('taskset', ['-a', '-p', '-c', String(cpu), String(process.pid)], { stdio: 'ignore' }).status === 0;
+}
+
+/** `[command, ...args]` run on `cpu` (or unpinned without taskset). taskset execs the
+ * command, so the child's PID is the command's own. */
+export function pinned(cpu: number | null, command: string, args: readonly string[]): [string, string[]] {
+  if (cpu === null || !HAS_TASKSET) return [command, [...args]];
+  return ['taskset', ['-c', String(cpu), command, ...args]];
+}
+
+export function cpuTicks(pid: number): number {
+  return cpuTicksOfStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}
+
+export function rss(pid: number): number {
+  return rssOfStatus(readFileSync(`/proc/${pid}/status`, 'utf8'));
+}
+
+/** Clock ticks per second for /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+export const CLOCK_TICKS = (() => {
+  const out = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
+  const n = Number(out.stdout?.trim());
+  return Number.isInteger(n) && n > 0 ? n : 100;
+})();
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export type ServerKind = 'real' | 'bare';
+
+export interface ServerOptions {
+  readonly kind: ServerKind;
+  readonly cpu: number | null;
+  readonly port?: number;
+  readonly apiKey?: string;
+  readonly rateLimitPerMinute?: number;
+  readonly logLevel?: 'silent' | 'error' | 'info' | 'debug';
+  /** For the bare server: path -> body size in bytes. */
+  readonly bareBodies?: Record<string, number>;
+}
+
+export interface ServerProcess {
+  readonly kind: ServerKind;
+  readonly pid: number;
+  /** performance.now() just before spawn. */
+  readonly spawnedAt: number;
+  /** Resolves with the URL from the listening line. */
+  readonly listening: Promise<string>;
+  /** Bytes the process wrote to stdout (all of it is read and dropped: a full pipe would stall it). */
+  stdoutBytes(): number;
+  /** The first 4 KB of output, for error messages. */
+  head(): string;
+  stop(): Promise<void>;
+}
+
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) if (child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
+});
+
+export function startServer(options: ServerOptions): ServerProcess {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !SCRUBBED.includes(name)) env[name] = value;
+  env.PORT = String(options.port ?? 0);
+  env.HOST = '127.0.0.1';
+  env.LOG_LEVEL = options.logLevel ?? 'silent';
+  // A path that does not exist: a keys.json in the working tree must not change the figures.
+  env.API_KEYS_FILE = join(tmpdir(), `bench-no-keys-${process.pid}.json`);
+  if (options.apiKey !== undefined) env.API_KEY = options.apiKey;
+  if (options.rateLimitPerMinute !== undefined) env.RATE_LIMIT_PER_MINUTE = String(options.rateLimitPerMinute);
+  if (options.bareBodies !== undefined) env.BARE_BODIES = JSON.stringify(options.bareBodies);
+
+  const script = options.kind === 'real' ? REAL_SERVER : BARE_SERVER;
+  if (!existsSync(script)) throw new Error(`${script} is missing (run npm run build)`);
+  const [command, args] = pinned(options.cpu, process.execPath, [script]);
+  const spawnedAt = performance.now();
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(child);
+  let head = '';
+  let bytes = 0;
+  let pending = '';
+  let resolveUrl: (url: string) => void;
+  let rejectUrl: (error: Error) => void;
+  const listening = new Promise<string>((resolve, reject) => {
+    resolveUrl = resolve;
+    rejectUrl = reject;
+  });
+  let found = false;
+  const onChunk = (chunk: Buffer): void => {
+    bytes += chunk.length;
+    if (head.length < 4096) head += chunk.toString('utf8').slice(0, 4096 - head.length);
+    if (found) return;
+    pending += chunk.toString('utf8');
+    const m = /"url":"(http:\/\/[^"]+)"/.exec(pending);
+    if (m !== null) {
+      found = true;
+      pending = '';
+      resolveUrl(m[1]!);
+    }
+  };
+  child.stdout!.on('data', onChunk);
+  child.stderr!.on('data', (chunk: Buffer) => {
+    if (head.length < 4096) head += chunk.toString('utf8').slice(0, 4096 - head.length);
+  });
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', (code, signal) => {
+      live.delete(child);
+      if (!found) rejectUrl(new Error(`${options.kind} server exited (${code ?? signal}) before listening:\n${head}`));
+      resolve();
+    });
+  });
+  const timer = setTimeout(() => {
+    if (!found) rejectUrl(new Error(`${options.kind} server did not print its URL within 20 s:\n${head}`));
+  }, 20_000);
+  void listening.finally(() => clearTimeout(timer)).catch(() => {});
+
+  let stopping: Promise<void> | null = null;
+  return {
+    kind: options.kind,
+    pid: child.pid!,
+    spawnedAt,
+    listening,
+    stdoutBytes: () => bytes,
+    head: () => head,
+    stop() {
+      if (stopping !== null) return stopping;
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      stopping = exited.finally(() => clearTimeout(killer));
+      return stopping;
+    },
+  };
+}
+
+export interface HttpReply {
+  readonly status: number;
+  readonly body: Buffer;
+}
+
+/** One request on a fresh connection, bounded by `timeoutMs`. */
+export function httpRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string; localAddress?: string; timeoutMs?: number } = {},
+): Promise<HttpReply> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method: options.method ?? 'GET', headers: options.headers, agent: false, localAddress: options.localAddress, timeout: options.timeoutMs ?? 5_000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`timeout after ${options.timeoutMs ?? 5_000} ms: ${url}`)));
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,296 @@
+/**
+ * `npm run bench`: every figure of issue 6 in one run, printed as a table and written to
+ * bench/results/latest.json. See README (section Benchmark) for what each part measures.
+ *
+ *   npm run bench                  full run (~8 min on 2 cores)
+ *   npm run bench -- --quick       smoke run (2 rounds, short durations, 2,000 clients)
+ *   npm run bench -- --only=inprocess,sizes   some sections only (inprocess, http, startup, clients, sizes)
+ *   other flags: --rounds=N --duration=SEC --clients=N --no-build --out=PATH
+ * @module
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { runClients, type ClientsResult } from './clients.ts';
+import { HAS_WRK, runHttp, SCENARIOS, type LoadTool, type ScenarioResult } from './http.ts';
+import { runInProcess, type Core, type WorkloadResult } from './inprocess.ts';
+import { HAS_TASKSET, pinSelf, REAL_SERVER, ROOT } from './procs.ts';
+import { runSizes, type SizesResult } from './sizes.ts';
+import { runStartup, type StartupResult } from './startup.ts';
+import { formatCount, formatRatio, targetMet, type Comparison, type Summary } from './stats.ts';
+
+const SECTIONS = ['inprocess', 'http', 'startup', 'clients', 'sizes'] as const;
+type Section = (typeof SECTIONS)[number];
+
+interface Options {
+  quick: boolean;
+  only: Set<Section>;
+  rounds: number;
+  inProcessRounds: number;
+  sliceMs: number;
+  durationSec: number;
+  warmupSec: number;
+  idleMs: number;
+  clients: number;
+  build: boolean;
+  out: string;
+}
+
+function parseArgs(argv: readonly string[]): Options {
+  const quick = argv.includes('--quick');
+  const value = (name: string): string | undefined => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const int = (name: string, fallback: number, min: number): number => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}`);
+    return n;
+  };
+  for (const a of argv) {
+    if (!/^--(quick|no-build|only=.+|rounds=.+|duration=.+|clients=.+|out=.+)$/.test(a)) throw new Error(`unknown argument ${a}`);
+  }
+  const only = new Set<Section>();
+  for (const s of (value('only') ?? SECTIONS.join(',')).split(',')) {
+    if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`--only: unknown section ${s} (${SECTIONS.join(', ')})`);
+    only.add(s as Section);
+  }
+  const rounds = int('rounds', quick ? 2 : 10, 1);
+  return {
+    quick,
+    only,
+    rounds,
+    inProcessRounds: value('rounds') !== undefined ? rounds : quick ? 2 : 12,
+    sliceMs: quick ? 30 : 150,
+    durationSec: int('duration', quick ? 1 : 3, 1),
+    warmupSec: 1,
+    idleMs: quick ? 200 : 1_000,
+    clients: int('clients', quick ? 2_000 : 50_000, 1),
+    build: !argv.includes('--no-build'),
+    out: value('out') ?? join(ROOT, 'bench', 'results', 'latest.json'),
+  };
+}
+
+// --- build -------------------------------------------------------------------------------
+
+function newest(dir: string, ext: RegExp): number {
+  let t = 0;
+  if (!existsSync(dir)) return t;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) t = Math.max(t, newest(path, ext));
+    else if (ext.test(entry.name)) t = Math.max(t, statSync(path).mtimeMs);
+  }
+  return t;
+}
+
+/** dist/ is rebuilt (tsc + rollup) when a source is newer than dist/server.js. */
+function ensureBuilt(build: boolean, log: (line: string) => void): void {
+  const sources = Math.max(statSync(join(ROOT, 'server.ts')).mtimeMs, newest(join(ROOT, 'lib'), /\.ts$/), newest(join(ROOT, 'browser'), /\.(ts|html|css|svg)$/));
+  const built = existsSync(REAL_SERVER) ? statSync(REAL_SERVER).mtimeMs : 0;
+  if (built >= sources) return;
+  if (!build) {
+    log(`warning: ${relative(ROOT, REAL_SERVER)} is older than the sources (--no-build given)`);
+    return;
+  }
+  log('building dist/ (npm run build:dist) ...');
+  const r = spawnSync('npm', ['run', 'build:dist', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('npm run build:dist failed');
+}
+
+// --- report ------------------------------------------------------------------------------
+
+interface TargetResult {
+  readonly target: string;
+  readonly comparison: Comparison;
+  readonly bound: number;
+  readonly unit: 'x' | 'MB';
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+  readonly met: boolean;
+}
+
+function target(name: string, comparison: Comparison, bound: number, s: Summary, unit: 'x' | 'MB' = 'x'): TargetResult {
+  return { target: name, comparison, bound, unit, median: s.median, min: s.min, max: s.max, met: targetMet({ comparison, bound, value: s.median }) };
+}
+
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')).join('\n');
+}
+
+const mb = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
+const ms = (v: number): string => (v < 10 ? v.toFixed(2) : v.toFixed(1));
+const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
+
+function printInProcess(results: readonly WorkloadResult[]): string {
+  const rows: string[][] = [['workload / contender', 'cred/s (median)', 'project / it: median (min-max)']];
+  for (const w of results) {
+    rows.push([w.label, '', '']);
+    for (const c of w.contenders) rows.push([`  ${c.name}`, formatCount(c.rate.median), c.projectRatio ? formatRatio(c.projectRatio) : '']);
+  }
+  return table(rows);
+}
+
+function printHttp(results: readonly ScenarioResult[]): string {
+  const rows: string[][] = [['scenario', 'req/s real', 'req/s bare', 'req/s ratio', 'p50 ms real/bare', 'p50 ratio', 'p99 ms real/bare', 'p99 ratio', 'CPU us/req real/bare', 'CPU ratio']];
+  for (const s of results) {
+    rows.push([
+      `count=${s.count} c=${s.connections}${s.logLevel === 'silent' ? '' : ` LOG_LEVEL=${s.logLevel}`} (${s.responseBytes} B)`,
+      formatCount(s.real.rps.median),
+      formatCount(s.bare.rps.median),
+      formatRatio(s.ratios.rps),
+      `${ms(s.real.p50.median)}/${ms(s.bare.p50.median)}`,
+      formatRatio(s.ratios.p50),
+      `${ms(s.real.p99.median)}/${ms(s.bare.p99.median)}`,
+      formatRatio(s.ratios.p99),
+      `${s.real.cpuUsPerRequest.median.toFixed(0)}/${s.bare.cpuUsPerRequest.median.toFixed(0)}`,
+      formatRatio(s.ratios.cpuPerRequest),
+    ]);
+  }
+  return table(rows);
+}
+
+function printStartup(r: StartupResult): string {
+  return table([
+    ['', 'real', 'bare', 'real / bare'],
+    ['start-up to first GET /health 200 (ms)', ms(r.real.startup.median), ms(r.bare.startup.median), formatRatio(r.ratios.startup)],
+    ['idle RSS', mb(r.real.idleRss.median), mb(r.bare.idleRss.median), formatRatio(r.ratios.idleRss)],
+  ]);
+}
+
+function printClients(r: ClientsResult): string {
+  const row = (name: string, s: ClientsResult['real']): string[] => [
+    name,
+    String(s.clients),
+    Object.entries(s.statuses).map(([k, v]) => `${k}:${v}`).join(' ') + (s.failures > 0 ? ` failed:${s.failures}` : ''),
+    `${s.seconds.toFixed(1)} s`,
+    mb(s.rssBeforeBytes),
+    mb(s.rssAfterBytes),
+    mb(s.growthBytes),
+    mb(s.rssSettledBytes - s.rssBeforeBytes),
+  ];
+  return table([
+    ['server', 'clients', 'statuses', 'time', 'RSS before', 'RSS after', 'growth', 'growth after 2 s idle'],
+    row('real (limiter on, 20/min)', r.real),
+    row('bare', r.bare),
+  ]) + `\nrate limiter's own live heap for ${r.limiterHeap.buckets} buckets (dist RateLimiter, after full GC): ${mb(r.limiterHeap.bytes)} (${r.limiterHeap.bytesPerBucket.toFixed(0)} B/bucket)`;
+}
+
+function printSizes(r: SizesResult): string {
+  const rows: string[][] = [['file', 'raw', 'gzip']];
+  for (const f of [...r.bundle, ...r.page]) rows.push([f.file, kb(f.raw), kb(f.gzip)]);
+  rows.push(['home page total (html + css + app.js + service-api.js)', kb(r.pageTotal.raw), kb(r.pageTotal.gzip)]);
+  return table(rows);
+}
+
+function printTargets(targets: readonly TargetResult[]): string {
+  const rows: string[][] = [['target', 'bound', 'median (min-max)', 'met']];
+  for (const t of targets) {
+    const fig = t.unit === 'MB' ? `${t.median.toFixed(1)} MB` : formatRatio({ median: t.median, min: t.min, max: t.max, n: 0 });
+    rows.push([t.target, `${t.comparison} ${t.bound}${t.unit === 'MB' ? ' MB' : 'x'}`, fig, t.met ? 'yes' : 'NO']);
+  }
+  return table(rows);
+}
+
+// --- main --------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  const started = new Date();
+  const loadBefore = loadavg();
+  // The runner (in-process work, the many-clients driver, the /health poller) and every load
+  // generator it spawns stay on core 1; the servers are started on core 0.
+  const pinnedSelf = pinSelf(1);
+  if (!HAS_TASKSET) log('warning: taskset not found: nothing is pinned, figures mix server and load on both cores');
+  const tool: LoadTool = HAS_WRK ? 'wrk' : 'autocannon';
+  if (!HAS_WRK && options.only.has('http')) log('wrk not found (apt-get install wrk): using autocannon, which saturates sooner');
+  ensureBuilt(options.build, log);
+
+  const report: Record<string, unknown> = {};
+  const targets: TargetResult[] = [];
+  const printed: string[] = [];
+
+  if (options.only.has('inprocess')) {
+    log('in-process generation ...');
+    // The built core, as dist/server.js runs it (tsx's CommonJS transform adds a getter to every
+    // cross-module reference, which would tax the project and no peer).
+    const core = (await import(pathToFileURL(join(ROOT, 'dist', 'lib', 'core', 'index.js')).href)) as Core;
+    const r = runInProcess({ core, rounds: options.inProcessRounds, sliceMs: options.sliceMs, log });
+    report.inProcess = r;
+    printed.push(`1. In-process generation (credentials/s; ratio = project / contender, ${options.inProcessRounds} paired rounds of ${options.sliceMs} ms)\n${printInProcess(r)}`);
+    const ratio = (workload: string, contender: string): Summary => r.find((w) => w.id === workload)!.contenders.find((c) => c.name === contender)!.projectRatio!;
+    targets.push(target('in-process 24-char password vs minimal reference', '>=', 0.5, ratio('password-24', 'reference')));
+    targets.push(target('in-process 24-char password vs generate-password', '>=', 4, ratio('password-24', 'generate-password')));
+    targets.push(target('in-process 4-word passphrase vs generate-passphrase', '>=', 4, ratio('passphrase-4', 'generate-passphrase')));
+  }
+  if (options.only.has('http')) {
+    log(`HTTP (${tool}) ...`);
+    const r = await runHttp({ rounds: options.rounds, durationSec: options.durationSec, warmupSec: options.warmupSec, scenarios: SCENARIOS, tool, log });
+    report.http = { tool, durationSec: options.durationSec, rounds: options.rounds, scenarios: r };
+    printed.push(`2. HTTP POST /generate, real built server vs bare node:http (${tool}, ${options.rounds} paired rounds of ${options.durationSec} s; ratio = real / bare)\n${printHttp(r)}`);
+    const main32 = r.find((s) => s.id === 'count1-c32')!;
+    targets.push(target('HTTP count=1 c=32 req/s vs bare', '>=', 0.7, main32.ratios.rps));
+    targets.push(target('HTTP count=1 c=32 CPU per request vs bare', '<=', 1.4, main32.ratios.cpuPerRequest));
+    targets.push(target('HTTP count=1 c=32 p99 latency vs bare', '<=', 1.5, main32.ratios.p99));
+  }
+  if (options.only.has('startup')) {
+    log('start-up and idle RSS ...');
+    const r = await runStartup({ rounds: options.rounds, idleMs: options.idleMs, log });
+    report.startup = r;
+    printed.push(`3. Start-up and idle RSS (${options.rounds} paired rounds; RSS ${options.idleMs} ms after the first /health)\n${printStartup(r)}`);
+    targets.push(target('start-up to first /health vs bare', '<=', 1.5, r.ratios.startup));
+    targets.push(target('idle RSS vs bare', '<=', 1.3, r.ratios.idleRss));
+  }
+  if (options.only.has('clients')) {
+    log(`${options.clients} distinct client addresses ...`);
+    const r = await runClients({ clients: options.clients, concurrency: 64, timeoutMs: 300_000, log });
+    report.clients = r;
+    printed.push(`4. Memory under ${options.clients} distinct loopback clients (one POST each, own connection)\n${printClients(r)}`);
+    const growth = r.real.growthBytes / 1048576;
+    targets.push(target(`RSS growth after ${options.clients} clients`, '<=', 20, { median: growth, min: growth, max: growth, n: 1 }, 'MB'));
+  }
+  if (options.only.has('sizes')) {
+    const r = runSizes();
+    report.sizes = r;
+    printed.push(`5. Browser bundle and home page\n${printSizes(r)}`);
+  }
+
+  const loadAfter = loadavg();
+  const machine = {
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryBytes: totalmem(),
+    taskset: HAS_TASKSET,
+    runnerPinnedToCore1: pinnedSelf,
+    loadAverageBefore: loadBefore,
+    loadAverageAfter: loadAfter,
+  };
+  const gitRev = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout?.trim() ?? '';
+  const finished = new Date();
+  const json = {
+    date: started.toISOString(),
+    seconds: (finished.getTime() - started.getTime()) / 1000,
+    git: gitRev,
+    quick: options.quick,
+    machine,
+    targets,
+    ...report,
+  };
+  mkdirSync(dirname(options.out), { recursive: true });
+  writeFileSync(options.out, `${JSON.stringify(json, null, 2)}\n`);
+
+  const header =
+    `Benchmark ${started.toISOString()} (${json.seconds.toFixed(0)} s${options.quick ? ', --quick: smoke figures only' : ''}), git ${gitRev}, node ${process.version}, ` +
+    `${machine.cpus} cores, load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before / ${loadAfter.map((l) => l.toFixed(2)).join(' ')} after`;
+  process.stdout.write(`\n${header}\n\n${printed.join('\n\n')}\n\nTargets (issue 6; median of paired per-round ratios)\n${printTargets(targets)}\n\nwritten to ${relative(process.cwd(), options.out)}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

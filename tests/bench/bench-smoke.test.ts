@@ -1,0 +1,171 @@
+/**
+ * The benchmark's pure pieces: statistics, the A/B order, the wrk and /proc parsers, the
+ * loopback address plan, and the minimal reference generator on scripted words. Nothing
+ * here is timed: figures come from `npm run bench`, never from a test.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createReference } from '../../bench/reference.ts';
+import {
+  cpuTicksOfStat,
+  formatRatio,
+  loopbackAddress,
+  median,
+  pairedRatios,
+  parseWrk,
+  parseWrkDuration,
+  roundOrder,
+  rssOfStatus,
+  summarize,
+  targetMet,
+} from '../../bench/stats.ts';
+
+const TWO_32 = 2 ** 32;
+
+/** Fill that hands out the given words in order and fails loudly when they run out. */
+function scripted(words: readonly number[]): (buffer: Uint32Array) => void {
+  let i = 0;
+  return (buffer) => {
+    for (let j = 0; j < buffer.length; j++) buffer[j] = i < words.length ? words[i++]! : 0xdeadbeef;
+  };
+}
+
+describe('bench statistics', () => {
+  it('takes the median of odd and even counts and refuses an empty list', () => {
+    assert.equal(median([3, 1, 2]), 2);
+    assert.equal(median([4, 1, 3, 2]), 2.5);
+    assert.equal(median([7]), 7);
+    assert.throws(() => median([]), RangeError);
+  });
+
+  it('summarizes with min and max and does not reorder its input', () => {
+    const values = [5, 1, 9, 3];
+    assert.deepEqual(summarize(values), { median: 4, min: 1, max: 9, n: 4 });
+    assert.deepEqual(values, [5, 1, 9, 3]);
+    assert.throws(() => summarize([]), RangeError);
+  });
+
+  it('pairs ratios round by round and refuses series of different lengths', () => {
+    assert.deepEqual(pairedRatios([10, 20, 30], [5, 40, 30]), [2, 0.5, 1]);
+    assert.throws(() => pairedRatios([1], [1, 2]), RangeError);
+    // The median of paired ratios is not the ratio of medians: pairing cancels a noisy round.
+    const a = [100, 50, 100];
+    const b = [50, 25, 100];
+    assert.equal(median(pairedRatios(a, b)), 2);
+    assert.equal(median(a) / median(b), 2);
+  });
+
+  it('alternates the order of the contenders every round', () => {
+    assert.deepEqual(roundOrder(['a', 'b', 'c'], 0), ['a', 'b', 'c']);
+    assert.deepEqual(roundOrder(['a', 'b', 'c'], 1), ['c', 'b', 'a']);
+    assert.deepEqual(roundOrder(['a', 'b'], 2), ['a', 'b']);
+    const input = ['x', 'y'];
+    roundOrder(input, 1);
+    assert.deepEqual(input, ['x', 'y']);
+  });
+
+  it('formats ratios and checks targets in both directions', () => {
+    assert.equal(formatRatio({ median: 0.734, min: 0.61, max: 1.2, n: 10 }), '0.73x (0.61-1.20)');
+    assert.equal(targetMet({ comparison: '>=', bound: 0.7, value: 0.7 }), true);
+    assert.equal(targetMet({ comparison: '>=', bound: 0.7, value: 0.69 }), false);
+    assert.equal(targetMet({ comparison: '<=', bound: 1.4, value: 1.4 }), true);
+    assert.equal(targetMet({ comparison: '<=', bound: 1.4, value: 1.41 }), false);
+  });
+});
+
+describe('bench parsers', () => {
+  const wrkOutput = `Running 3s test @ http://127.0.0.1:40000/generate
+  1 threads and 32 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     2.51ms    1.02ms  31.20ms   91.00%
+    Req/Sec    12.90k   500.00    13.50k    70.00%
+  Latency Distribution
+     50%    2.40ms
+     75%    2.70ms
+     90%    3.10ms
+     99%  812.00us
+  38700 requests in 3.00s, 28.10MB read
+  Non-2xx or 3xx responses: 3
+Requests/sec:  12900.00
+Transfer/sec:      9.37MB
+`;
+
+  it('reads wrk --latency output', () => {
+    assert.deepEqual(parseWrk(wrkOutput), { requests: 38700, seconds: 3, rps: 12900, p50: 2.4, p99: 0.812, errors: 0, non2xx: 3 });
+    const withErrors = wrkOutput.replace('  Non-2xx', '  Socket errors: connect 1, read 2, write 0, timeout 4\n  Non-2xx');
+    assert.equal(parseWrk(withErrors).errors, 7);
+    assert.throws(() => parseWrk('wrk: unable to connect'), /unexpected wrk output/);
+  });
+
+  it('converts every wrk duration unit to milliseconds', () => {
+    assert.equal(parseWrkDuration('812.00us'), 0.812);
+    assert.equal(parseWrkDuration('1.25ms'), 1.25);
+    assert.equal(parseWrkDuration('2.10s'), 2100);
+    assert.equal(parseWrkDuration('1.00m'), 60_000);
+    assert.throws(() => parseWrkDuration('12 parsecs'));
+  });
+
+  it('reads utime + stime from /proc/<pid>/stat even when the command name has spaces and parentheses', () => {
+    const stat = '4242 (node (a) b) S 1 4242 4242 0 -1 4194560 9000 0 0 0 1234 567 0 0 20 0 11 0 100 1000000 20000';
+    assert.equal(cpuTicksOfStat(stat), 1234 + 567);
+    assert.throws(() => cpuTicksOfStat('garbage'));
+  });
+
+  it('reads VmRSS in bytes', () => {
+    assert.equal(rssOfStatus('Name:\tnode\nVmHWM:\t  60000 kB\nVmRSS:\t   51200 kB\n'), 51200 * 1024);
+    assert.throws(() => rssOfStatus('Name:\tnode\n'));
+  });
+
+  it('hands out distinct loopback addresses outside 127.0.0.0/24, never .0 or .255 hosts', () => {
+    const seen = new Set<string>();
+    for (let n = 0; n < 50_000; n++) {
+      const a = loopbackAddress(n);
+      const [p, x, y, z] = a.split('.').map(Number) as [number, number, number, number];
+      assert.ok(p === 127 && x >= 1 && x <= 254 && y >= 0 && y <= 255 && z >= 1 && z <= 254, a);
+      seen.add(a);
+    }
+    assert.equal(seen.size, 50_000);
+    assert.equal(loopbackAddress(0), '127.1.0.1');
+    assert.equal(loopbackAddress(254), '127.1.1.1');
+    assert.throws(() => loopbackAddress(-1), RangeError);
+    assert.throws(() => loopbackAddress(254 * 256 * 254), RangeError);
+  });
+});
+
+describe('bench minimal reference generator', () => {
+  it('is unbiased by construction: exactly the top 2^32 mod n words are redrawn, the rest map by remainder', () => {
+    for (const n of [62, 85, 7772, 100, 3]) {
+      const limit = TWO_32 - (TWO_32 % n);
+      // Every residue keeps the same number of preimages below the limit...
+      assert.equal(limit % n, 0);
+      // ...and the scripted words at and above the limit are skipped.
+      const ref = createReference(scripted([limit, TWO_32 - 1, limit - 1, 0, n, n + 1]));
+      assert.equal(ref.below(n), (limit - 1) % n);
+      assert.equal(ref.below(n), 0);
+      assert.equal(ref.below(n), 0);
+      assert.equal(ref.below(n), 1);
+    }
+  });
+
+  it('gives each residue the same count over a full cycle of scripted words', () => {
+    const n = 7;
+    const words = Array.from({ length: 7 * 50 }, (_, i) => i);
+    const ref = createReference(scripted(words));
+    const counts = new Array<number>(n).fill(0);
+    for (let i = 0; i < words.length; i++) counts[ref.below(n)]!++;
+    assert.deepEqual(counts, new Array<number>(n).fill(50));
+  });
+
+  it('builds passwords and passphrases one draw per character or word', () => {
+    const ref = createReference(scripted([0, 1, 2, 25, 7771, 0, 1]));
+    assert.equal(ref.password('abcdefghijklmnopqrstuvwxyz', 4), 'abcz');
+    const words = Array.from({ length: 7772 }, (_, i) => `w${i}`);
+    assert.equal(ref.passphrase(words, 3, '-'), 'w7771-w0-w1');
+  });
+
+  it('draws from crypto.getRandomValues by default', () => {
+    const ref = createReference();
+    const value = ref.password('ab', 64);
+    assert.match(value, /^[ab]{64}$/);
+  });
+});
