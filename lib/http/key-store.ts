@@ -7,7 +7,7 @@
  * bad version.
  * @module
  */
-import { readFileSync, unwatchFile, watchFile, type Stats } from 'node:fs';
+import { readFileSync, statSync, unwatchFile, watchFile, type Stats } from 'node:fs';
 import { activeKeysOf, ENV_KEY_ID, parseKeyFile, sha256, verifyKey, type ActiveKey } from './api-keys.ts';
 import type { Logger } from './logger.ts';
 
@@ -42,13 +42,30 @@ function load(file: string): Loaded {
   }
 }
 
+/** What identifies one version of the file: a rename-replace changes ino, an in-place write
+ * mtime/ctime/size. 'missing' when there is no file. */
+function signatureOf(stats: Stats | undefined): string {
+  return stats === undefined || stats.nlink === 0 ? 'missing' : `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+}
+
+function statOf(file: string): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
 export class KeyStore {
   private fileKeys: ActiveKey[] = [];
+  /** The version last acted on, so the start-up recheck and the watcher never double up. */
+  private signature = 'missing';
+  private recheck: NodeJS.Timeout | null = null;
   private keys: ActiveKey[] = [];
   private readonly envKeys: ActiveKey[];
   private readonly options: KeyStoreOptions;
   private watching = false;
-  private readonly listener = (curr: Stats, prev: Stats): void => this.changed(curr, prev);
+  private readonly listener = (curr: Stats): void => this.changed(curr);
 
   constructor(options: KeyStoreOptions) {
     this.options = options;
@@ -59,6 +76,9 @@ export class KeyStore {
   /** Loads the file once; an unusable file at start is fatal (there is no last good one). */
   start(): void {
     const { file, logger } = this.options;
+    // Stat before reading: if the file changes in between, the recheck below sees a newer
+    // version than the one recorded and reads it again.
+    this.signature = signatureOf(statOf(file));
     const first = load(file);
     if (first.kind === 'invalid') throw new KeyStoreError(`API_KEYS_FILE ${file} ${first.reason}`);
     if (first.kind === 'ok') {
@@ -68,8 +88,13 @@ export class KeyStore {
       logger.info('key file does not exist yet; watching for it', { file });
     }
     if (this.keys.length === 0) logger.info('no API key configured: POST /generate answers 503 until one is issued');
-    watchFile(file, { interval: this.options.pollMs ?? 500, persistent: false }, this.listener);
+    const interval = this.options.pollMs ?? 500;
+    watchFile(file, { interval, persistent: false }, this.listener);
     this.watching = true;
+    // watchFile takes its baseline stat asynchronously, so a write between the load above and
+    // that first stat would never be reported: compare once more after the first polls.
+    this.recheck = setTimeout(() => this.changed(statOf(file)), 2 * interval + 50);
+    this.recheck.unref();
   }
 
   private use(fileKeys: ActiveKey[]): void {
@@ -77,9 +102,11 @@ export class KeyStore {
     this.keys = fileKeys.length === 0 ? this.envKeys : [...fileKeys, ...this.envKeys];
   }
 
-  private changed(curr: Stats, prev: Stats): void {
+  private changed(curr: Stats | undefined): void {
     const { file, logger } = this.options;
-    if (curr.nlink === 0 && prev.nlink === 0) return; // still absent
+    const signature = signatureOf(curr);
+    if (signature === this.signature) return; // nothing new (or still absent)
+    this.signature = signature;
     const next = load(file);
     if (next.kind === 'invalid') {
       logger.error('key file rejected; keeping the last good keys', { file, reason: next.reason, active: this.fileKeys.length });
@@ -108,5 +135,7 @@ export class KeyStore {
   close(): void {
     if (this.watching) unwatchFile(this.options.file, this.listener);
     this.watching = false;
+    if (this.recheck !== null) clearTimeout(this.recheck);
+    this.recheck = null;
   }
 }

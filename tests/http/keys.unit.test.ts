@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pbkdf2 } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { crc32, isWellFormedKey, newKey, parseKeyFile, serializeKeyFile, sha256, sha256Hex, sha256Slow, verifyKey, activeKeysOf, type KeyFile } from '../../lib/http/api-keys.ts';
 import { runKeysCli } from '../../lib/http/key-admin.ts';
@@ -198,6 +199,22 @@ describe('KeyStore', () => {
     await waitFor(() => lines.some((l) => l.includes('key file missing; keeping the last good keys')));
     assert.equal(store.verify(two), 'BBBBBBBB', 'a deleted file keeps the last good keys (issue 7)');
     store.close();
+    store.close();
+  });
+
+  it('sees a change made right after start, before the watcher took its first look', async () => {
+    const file = join(dir, 'race.json');
+    const record = (id: string, key: string) => ({ id, holder: 'h', created: '2026-01-01T00:00:00Z', revoked: null, sha256: sha256Hex(key) });
+    writeFileSync(file, serializeKeyFile({ version: 1, keys: [record('AAAAAAAA', 'race-key-one-0123456789')] }));
+    // Keep libuv's threadpool (4 threads) busy so the watcher's first stat, which runs there,
+    // certainly comes after the rewrite below: the race, made deterministic.
+    const busy = Array.from({ length: 4 }, () => new Promise((r) => pbkdf2('x', 'y', 300_000, 32, 'sha256', r)));
+    const store = new KeyStore({ file, fileExplicit: true, envKey: null, logger, pollMs: 20 });
+    store.start();
+    writeFileSync(file, serializeKeyFile({ version: 1, keys: [record('BBBBBBBB', 'race-key-two-0123456789')] }));
+    await Promise.all(busy);
+    await waitFor(() => store.verify('race-key-two-0123456789') === 'BBBBBBBB');
+    assert.equal(store.verify('race-key-one-0123456789'), null);
     store.close();
   });
 
