@@ -25,7 +25,13 @@ export const SEPARATORS: Readonly<Record<Separator, string>> = Object.freeze({
 /** The lists the generator reads: plain (not frozen) arrays, whose element loads V8 inlines;
  * private to this module, so nothing can change them. */
 const PLAIN: string[] = [...WORDLIST];
-const CAPITALIZED: string[] = WORDLIST.map((w) => w[0].toUpperCase() + w.slice(1));
+/** Built on first use: start-up does not pay for a list most servers never need. */
+let capitalized: string[] | null = null;
+
+function capitalizedWords(): string[] {
+  capitalized ??= WORDLIST.map((w) => w[0].toUpperCase() + w.slice(1));
+  return capitalized;
+}
 
 export interface PassphraseMetadata {
   readonly entropyMode: 'wordlist';
@@ -45,8 +51,9 @@ export interface PassphrasePlan {
   readonly json: PlanJson;
 }
 
-/** Every character a passphrase can hold, but the separator: for the JSON-safety check. */
-const WORD_ALPHABET = [...new Set([...PLAIN, ...CAPITALIZED].join(''))].join('') + '0123456789';
+/** Every character a passphrase can hold but the separator (capitalising adds only letters),
+ * for the JSON-safety check; joined on first plan, not at start-up. */
+let wordAlphabet: string | null = null;
 
 /** Every option set has its plan cached (4 separators x 2 x 2 x valid word counts, a few
  * hundred at most; the cache is bounded anyway), so a request allocates none of it. */
@@ -80,7 +87,7 @@ export function planPassphrase(o: PassphraseOptions): PassphrasePlan {
     options: Object.freeze({ ...o }),
     entropy,
     metadata,
-    json: planJson(entropy, metadata, WORD_ALPHABET + SEPARATORS[o.separator]),
+    json: planJson(entropy, metadata, (wordAlphabet ??= `${PLAIN.join('')}ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789`) + SEPARATORS[o.separator]),
   });
 }
 
@@ -88,7 +95,7 @@ let drawn = new Uint32Array(0);
 
 export function generatePassphrase(plan: PassphrasePlan, random: RandomSource): string {
   const { wordCount, separator, capitalize, addNumber } = plan.options;
-  const words = capitalize ? CAPITALIZED : PLAIN;
+  const words = capitalize ? capitalizedWords() : PLAIN;
   const sep = SEPARATORS[separator];
   const draws = Math.max(1, wordCount); // the first word is always drawn
   if (drawn.length < draws) drawn = new Uint32Array(draws);
