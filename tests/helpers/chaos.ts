@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sha256Hex, newKey, newKeyId, serializeKeyFile } from '../../lib/http/api-keys.ts';
-import { assertHealthy, inLanes, isAlive, percentile, postBytes, procStats, RawConnection, rawRequest, sleep, type Seen } from './hardening-kit.ts';
+import { assertHealthy, heapAfterGc, inLanes, isAlive, percentile, postBytes, procStats, RawConnection, rawRequest, sleep, type Seen } from './hardening-kit.ts';
 import type { RunningServer } from './server.ts';
 
 const BODY = '{"mode":"password","count":2}';
@@ -19,6 +19,7 @@ const BODY = '{"mode":"password","count":2}';
 
 export interface AbortFigures {
   aborts: number;
+  heapAfterGcKb: { baseline: number; after: number };
   baseline: { rssKb: number; fds: number };
   peak: { rssKb: number; fds: number };
   after: { rssKb: number; fds: number };
@@ -53,8 +54,9 @@ async function abortOnce(port: number, key: string, i: number): Promise<void> {
   else c.destroy();
 }
 
-/** Warm up, take a baseline of RSS and open fds, abort `count` requests mid-body, and wait
- * for the numbers to settle. */
+/** Warm up, take a baseline of RSS, open fds and heap after a full GC, abort `count` requests
+ * mid-body, and wait for the numbers to settle. The server must run with
+ * NODE_OPTIONS=--inspect-port=0 (see heapAfterGc). */
 export async function abortsMidBody(server: RunningServer, key: string, count: number, seen: Seen, opts: { rssSlackKb: number; lanes?: number }): Promise<AbortFigures> {
   const warm = new RawConnection(server.port);
   await warm.ready();
@@ -67,6 +69,7 @@ export async function abortsMidBody(server: RunningServer, key: string, count: n
   warm.destroy();
   await inLanes(Array.from({ length: 200 }, (_, i) => i), 20, (i) => abortOnce(server.port, key, i));
   await sleep(1_500);
+  const baseHeap = await heapAfterGc(server);
   const baseline = procStats(server.pid);
   const peak = { ...baseline };
   const started = Date.now();
@@ -84,20 +87,28 @@ export async function abortsMidBody(server: RunningServer, key: string, count: n
   // Settle: every socket closed on the server side (fds back to the baseline), within 5 s.
   const settleStart = Date.now();
   let after = procStats(server.pid);
-  while ((after.fds > baseline.fds || after.rssKb > baseline.rssKb + opts.rssSlackKb) && Date.now() - settleStart < 5_000) {
+  while (after.fds > baseline.fds && Date.now() - settleStart < 5_000) {
     await sleep(100);
     after = procStats(server.pid);
   }
   sampling = false;
   await sampler;
+  const afterHeap = await heapAfterGc(server);
+  // The inspector session's own socket closes a moment after the call.
+  for (let i = 0; i < 20; i++) {
+    after = procStats(server.pid);
+    if (after.fds <= baseline.fds) break;
+    await sleep(100);
+  }
   assert.ok(isAlive(server.pid), 'server alive after the aborts');
   assert.ok(after.fds <= baseline.fds, `open fds back to baseline: ${after.fds} vs ${baseline.fds}`);
   assert.ok(after.rssKb <= baseline.rssKb + opts.rssSlackKb, `RSS ${after.rssKb} kB vs baseline ${baseline.rssKb} kB`);
+  assert.ok(afterHeap - baseHeap <= 1024 * 1024, `heap after GC grew ${afterHeap - baseHeap} bytes`);
   await assertHealthy(server.port, server.pid, 'after the aborts');
   const ok = await rawRequest(server.port, postBytes(key, BODY, 'Connection: close\r\n'));
   assert.equal(ok?.status, 200, 'the service still generates');
   seen.addGenerated(JSON.parse(ok!.body));
-  return { aborts: count, baseline, peak, after, settleMs: Date.now() - settleStart, ms };
+  return { aborts: count, heapAfterGcKb: { baseline: Math.round(baseHeap / 1024), after: Math.round(afterHeap / 1024) }, baseline, peak, after, settleMs: Date.now() - settleStart, ms };
 }
 
 // --- SIGTERM under load --------------------------------------------------------------------
@@ -116,7 +127,8 @@ export interface SigtermFigures {
 /**
  * `inFlight` slow-body requests are mid-body and `lanes` keep-alive clients are generating as
  * fast as they can when SIGTERM arrives. Then: new connections are refused, the slow bodies
- * are completed and every one gets its 200 (with Connection: close), no response is a 5xx or
+ * are completed and every one gets its 200 (with Connection: close), every keep-alive client's
+ * last request is answered (none is dropped with its connection), no response is a 5xx or
  * cut short, and the process exits 0 within 10 s.
  */
 export async function sigtermUnderLoad(server: RunningServer, key: string, seen: Seen, opts: { inFlight: number; lanes: number }): Promise<SigtermFigures> {
@@ -190,6 +202,7 @@ export async function sigtermUnderLoad(server: RunningServer, key: string, seen:
   stopLoad = true;
   await Promise.all(load);
   assert.equal(figures.acceptedAfterSignal, 0, 'no new connection accepted after SIGTERM');
+  assert.equal(figures.loadUnansweredOnClose, 0, 'no keep-alive client lost a request already on its way');
   assert.equal(figures.inFlightAnswered, opts.inFlight);
   assert.deepEqual(exit, { code: 0, signal: null });
   assert.ok(figures.exitMs < 10_000, `exit after ${figures.exitMs} ms`);

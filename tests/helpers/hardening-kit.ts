@@ -335,3 +335,94 @@ export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
+
+// --- heap after a full GC, through the inspector (test-only; nothing added to the server) ----
+
+/**
+ * Heap in use after a forced full GC in the server process, read over the V8 inspector that
+ * SIGUSR1 opens (the server must run with NODE_OPTIONS=--inspect-port=0 so it picks a free
+ * loopback port). RSS includes V8's young generation, which grows and shrinks with load;
+ * this is the memory actually retained. A minimal WebSocket client, loopback only.
+ */
+export async function heapAfterGc(server: { pid: number; output(): string; waitForOutput(p: RegExp, t?: number): Promise<string> }): Promise<number> {
+  // The inspector takes one session at a time; a previous one may still be detaching.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await heapOnce(server);
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      await sleep(500);
+    }
+  }
+}
+
+async function heapOnce(server: { pid: number; output(): string; waitForOutput(p: RegExp, t?: number): Promise<string> }): Promise<number> {
+  const pattern = /Debugger listening on ws:\/\/127\.0\.0\.1:(\d+)(\/[0-9a-f-]+)/;
+  if (!pattern.test(server.output())) process.kill(server.pid, 'SIGUSR1');
+  const m = pattern.exec(await server.waitForOutput(pattern, 5_000))!;
+  const socket = connect({ host: '127.0.0.1', port: Number(m[1]) });
+  let buf: Buffer = Buffer.alloc(0);
+  let upgraded = false;
+  const messages: string[] = [];
+  let wake: (() => void) | null = null;
+  socket.on('data', (c: Buffer) => {
+    buf = Buffer.concat([buf, c]);
+    if (!upgraded) {
+      const end = buf.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      assert.match(buf.subarray(0, end).toString('latin1'), /^HTTP\/1\.1 101/);
+      buf = buf.subarray(end + 4);
+      upgraded = true;
+    }
+    for (;;) {
+      if (buf.length < 2) break;
+      let len = buf[1]! & 0x7f;
+      let at = 2;
+      if (len === 126) {
+        if (buf.length < 4) break;
+        len = buf.readUInt16BE(2);
+        at = 4;
+      } else if (len === 127) {
+        if (buf.length < 10) break;
+        len = Number(buf.readBigUInt64BE(2));
+        at = 10;
+      }
+      if (buf.length < at + len) break;
+      if ((buf[0]! & 0x0f) === 1) messages.push(buf.subarray(at, at + len).toString('utf8'));
+      buf = buf.subarray(at + len);
+    }
+    wake?.();
+  });
+  socket.on('error', () => {});
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', () => resolve());
+    socket.once('error', reject);
+  });
+  socket.write(`GET ${m[2]} HTTP/1.1\r\nHost: 127.0.0.1:${m[1]}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${Buffer.from('hardening-kit-01').toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+  const call = async (id: number, method: string): Promise<Record<string, unknown>> => {
+    const payload = Buffer.from(JSON.stringify({ id, method }));
+    const mask = Buffer.from([1, 2, 3, 4]);
+    const head = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 255]);
+    socket.write(Buffer.concat([head, mask, payload.map((b, i) => b ^ mask[i % 4]!)]));
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const found = messages.map((t) => JSON.parse(t) as { id?: number; result?: Record<string, unknown> }).find((x) => x.id === id);
+      if (found !== undefined) return found.result ?? {};
+      if (Date.now() > deadline) throw new Error(`inspector: no answer to ${method} (upgraded ${upgraded}, ${messages.length} messages, ${buf.length} bytes pending: ${JSON.stringify(buf.subarray(0, 200).toString("latin1"))})`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, 100);
+        wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+    }
+  };
+  try {
+    await call(1, 'HeapProfiler.collectGarbage');
+    const usage = await call(2, 'Runtime.getHeapUsage');
+    return usage.usedSize as number;
+  } finally {
+    socket.destroy();
+  }
+}

@@ -26,7 +26,7 @@ describe('faults (soak)', () => {
   it('10,000 clients aborting mid-body: no crash, fds and RSS back to baseline', async () => {
     const key = randomApiKey();
     seen.add(key);
-    const server = await startServer({ apiKey: key, rateLimitPerMinute: 1_000_000 });
+    const server = await startServer({ apiKey: key, rateLimitPerMinute: 1_000_000, env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect-port=0`.trim() } });
     servers.push(server);
     try {
       const f = await abortsMidBody(server, key, 10_000, seen, { rssSlackKb: 10_240, lanes: 50 });

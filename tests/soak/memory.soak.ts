@@ -1,131 +1,153 @@
 /**
- * Issue 7, memory (soak): many distinct source addresses against the real server with the
- * default limit (20 per minute). Sources are 127.x.y.z loopback addresses bound with
- * `localAddress`, one fresh connection each.
+ * Issue 7, memory (soak): many distinct source addresses against one real server with the
+ * default limit (20 per minute) and LOG_LEVEL=debug, whose limiter logs a line after each
+ * sweep (every 60 s): how many buckets it dropped, how many it still tracks, how many it had
+ * to evict at the cap. Sources are 127.x.y.z loopback addresses bound with `localAddress`,
+ * one fresh connection each. RSS is VmRSS from /proc.
  *
- * A. 50,000 distinct addresses, then idle: RSS (VmRSS from /proc) is sampled before, at the
- *    peak and after; the server's once-a-minute sweep line (LOG_LEVEL=debug) shows the tracked
- *    clients going back to 0. The idle is real time, not shortened: a one-request client's
- *    bucket is full again after 3 s and forgettable, and the sweep runs every 60 s, so the
- *    first sweep after the flood (at most 60 s later) must report 0 tracked.
- * B. The hard cap (100,000 tracked clients, README Configuration): client X spends its bucket,
- *    client Y does too just after, then 99,999 new addresses arrive: every one is served (the
- *    cap never refuses a newcomer), X, now the least recently seen, is dropped and starts over
- *    full (remaining 19 after its next request) while Y, kept, has only what it refilled, and
- *    RSS stays bounded.
+ * 1. Warm-up (20,000 other addresses: JIT, buffers, the heap's working size), baseline.
+ * 2. 50,000 distinct addresses: RSS at the peak and after; then idle until the first sweep
+ *    after the flood. The idle is real time, not shortened: a one-request client's bucket is
+ *    full again 3 s later and then carries nothing, and the sweep runs every 60 s, so that
+ *    sweep (29 to 60 s after the flood) must report 0 tracked; RSS is measured again.
+ * 3. The hard cap (100,000 tracked clients, README Configuration): right after that sweep,
+ *    client X spends its bucket, then client Y, then 99,999 new addresses arrive. Documented
+ *    behaviour: every newcomer is served (the cap never refuses), the least recently seen
+ *    bucket (X's) is dropped and starts over full (remaining 19 after its next request), Y is
+ *    kept (only what it refilled), and the next sweep counts exactly 1 eviction of a bucket
+ *    that was not yet full. The 100,000 buckets' heap (after a forced GC, read over the
+ *    inspector SIGUSR1 opens; nothing is added to the server) is reported and bounded.
  */
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { performance } from 'node:perf_hooks';
-import { distinctSources, sourceAddress } from '../helpers/chaos.ts';
-import { postBytes, procStats, rawRequest, Seen, sleep } from '../helpers/hardening-kit.ts';
+import { distinctSources } from '../helpers/chaos.ts';
+import { heapAfterGc, postBytes, procStats, rawRequest, Seen, sleep, type ProcStats } from '../helpers/hardening-kit.ts';
 import { randomApiKey, startServer, type RunningServer } from '../helpers/server.ts';
 
 const seen = new Seen();
-const servers: RunningServer[] = [];
-after(() => {
-  const scanned = seen.assertNowhere(servers.map((s) => s.output()));
-  process.stdout.write(`memory leak check: ${JSON.stringify(scanned)}\n`);
-});
+const key = randomApiKey();
+seen.add(key);
+let server: RunningServer;
+let baseline: ProcStats;
+let baseHeap: number;
 
 const mb = (kb: number): number => Math.round((kb / 1024) * 10) / 10;
 
+interface SweepLine {
+  dropped: number;
+  tracked: number;
+  evictions: number;
+}
+
+/** The first sweep line logged after output offset `from` (waits up to 130 s). */
+async function nextSweep(from: number): Promise<SweepLine> {
+  for (let i = 0; i < 1_300; i++) {
+    const line = server.output().slice(from).split('\n').find((l) => l.includes('"msg":"rate limiter sweep"'));
+    if (line !== undefined) return JSON.parse(line) as SweepLine;
+    await sleep(100);
+  }
+  throw new Error('no sweep line within 130 s');
+}
+
+before(async () => {
+  // --inspect-port=0 only gives SIGUSR1's inspector a free port (heapAfterGc); nothing is
+  // listening until the test sends that signal.
+  server = await startServer({ apiKey: key, logLevel: 'debug', env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect-port=0`.trim() } });
+  await distinctSources(server, key, 20_000, seen, { offset: 150_000 });
+  await sleep(1_000);
+  baseHeap = await heapAfterGc(server);
+  baseline = procStats(server.pid);
+});
+
+after(async () => {
+  assert.equal((await server.stop()).code, 0);
+  const scanned = seen.assertNowhere([server.output()]);
+  process.stdout.write(`memory leak check: ${JSON.stringify(scanned)}\n`);
+});
+
 describe('memory under many source addresses', () => {
   it('50,000 distinct addresses: RSS growth <= 20 MB, tracked clients back to 0 after the idle', async () => {
-    const key = randomApiKey();
-    seen.add(key);
-    const server = await startServer({ apiKey: key, logLevel: 'debug' });
-    servers.push(server);
-    const t0 = performance.now();
-    try {
-      // Warm-up on other addresses (JIT, buffers, the heap's working size), then the baseline.
-      await distinctSources(server, key, 5_000, seen, { offset: 150_000 });
-      await sleep(1_000);
-      const baseline = procStats(server.pid);
-      let peakKb = baseline.rssKb;
-      const flood = await distinctSources(server, key, 50_000, seen, { onProgress: () => (peakKb = Math.max(peakKb, procStats(server.pid).rssKb)) });
-      const afterFlood = procStats(server.pid);
-      peakKb = Math.max(peakKb, afterFlood.rssKb);
-      assert.deepEqual(flood.byStatus, { 200: 50_000 }, 'every new client served');
-      const floodEnd = performance.now();
-      // The first sweep that starts after the flood.
-      const from = server.output().length;
-      let sweep: { dropped: number; tracked: number; evictions: number } | null = null;
-      for (let i = 0; i < 1_300 && sweep === null; i++) {
-        const line = server.output().slice(from).split('\n').find((l) => l.includes('"msg":"rate limiter sweep"'));
-        if (line !== undefined) sweep = JSON.parse(line) as typeof sweep;
-        else await sleep(100);
-      }
-      assert.ok(sweep !== null, 'a sweep line within 130 s');
-      const idleMs = Math.round(performance.now() - floodEnd);
-      const afterIdle = procStats(server.pid);
-      const figures = {
-        floodMs: flood.ms,
-        sinceStartS: Math.round((performance.now() - t0) / 1000),
-        idleMs,
-        rssMb: { baseline: mb(baseline.rssKb), peak: mb(peakKb), afterFlood: mb(afterFlood.rssKb), afterIdle: mb(afterIdle.rssKb) },
-        growthMb: { peak: mb(peakKb - baseline.rssKb), afterIdle: mb(afterIdle.rssKb - baseline.rssKb) },
-        fds: { baseline: baseline.fds, afterIdle: afterIdle.fds },
-        sweep,
-      };
-      process.stdout.write(`memory 50k: ${JSON.stringify(figures)}\n`);
-      assert.equal(sweep.tracked, 0, 'tracked clients drop back to 0');
-      assert.ok(sweep.dropped >= 50_000, 'the sweep dropped the flood');
-      assert.ok(peakKb - baseline.rssKb <= 20 * 1024, `RSS peak growth ${mb(peakKb - baseline.rssKb)} MB`);
-      assert.ok(afterIdle.rssKb - baseline.rssKb <= 20 * 1024, `RSS growth after idle ${mb(afterIdle.rssKb - baseline.rssKb)} MB`);
-      assert.ok(afterIdle.fds <= baseline.fds);
-    } finally {
-      assert.equal((await server.stop()).code, 0);
-    }
+    let peakKb = baseline.rssKb;
+    const flood = await distinctSources(server, key, 50_000, seen, { onProgress: () => (peakKb = Math.max(peakKb, procStats(server.pid).rssKb)) });
+    const afterFlood = procStats(server.pid);
+    peakKb = Math.max(peakKb, afterFlood.rssKb);
+    const floodHeap = await heapAfterGc(server);
+    assert.deepEqual(flood.byStatus, { 200: 50_000 }, 'every new client served');
+    const floodEnd = performance.now();
+    const sweep = await nextSweep(server.output().length);
+    const afterIdle = procStats(server.pid);
+    const idleHeap = await heapAfterGc(server);
+    const figures = {
+      floodMs: flood.ms,
+      idleMs: Math.round(performance.now() - floodEnd),
+      rssMb: { baseline: mb(baseline.rssKb), peak: mb(peakKb), afterFlood: mb(afterFlood.rssKb), afterIdle: mb(afterIdle.rssKb) },
+      growthMb: { peak: mb(peakKb - baseline.rssKb), afterIdle: mb(afterIdle.rssKb - baseline.rssKb) },
+      heapAfterGcMb: { baseline: mb(baseHeap / 1024), with50kTracked: mb(floodHeap / 1024), afterIdle: mb(idleHeap / 1024) },
+      fds: { baseline: baseline.fds, afterIdle: afterIdle.fds },
+      sweep: { dropped: sweep.dropped, tracked: sweep.tracked, evictions: sweep.evictions },
+    };
+    process.stdout.write(`memory 50k: ${JSON.stringify(figures)}\n`);
+    assert.equal(sweep.tracked, 0, 'tracked clients drop back to 0');
+    assert.ok(sweep.dropped >= 50_000, 'the sweep dropped the flood');
+    // Retained memory: the 50,000 buckets cost <= 20 MB of heap, and after the sweep the heap
+    // and RSS are back within 20 MB of the baseline. The RSS peak also holds V8's young
+    // generation, which grows under load whatever the addresses; it is bounded more loosely.
+    assert.ok(floodHeap - baseHeap <= 20 * 1024 * 1024, `heap growth with 50,000 tracked: ${mb((floodHeap - baseHeap) / 1024)} MB`);
+    assert.ok(idleHeap - baseHeap <= 2 * 1024 * 1024, `heap after the sweep ${mb((idleHeap - baseHeap) / 1024)} MB above the baseline`);
+    assert.ok(afterIdle.rssKb - baseline.rssKb <= 20 * 1024, `RSS growth after idle ${figures.growthMb.afterIdle} MB`);
+    assert.ok(peakKb - baseline.rssKb <= 64 * 1024, `RSS peak growth ${figures.growthMb.peak} MB`);
+    assert.ok(afterIdle.fds <= baseline.fds);
   });
 
   it('at the hard cap of 100,000: newcomers served, the least recently seen bucket starts over, RSS bounded', async () => {
-    const key = randomApiKey();
-    seen.add(key);
-    const server = await startServer({ apiKey: key, logLevel: 'error' });
-    servers.push(server);
-    try {
-      const X = '127.0.0.2';
-      const Y = '127.0.0.3';
-      const spend = async (address: string): Promise<void> => {
-        for (let i = 0; i < 20; i++) {
-          const r = await rawRequest(server.port, postBytes(key, '{"mode":"password"}', 'Connection: close\r\n'), { localAddress: address });
-          assert.equal(r?.status, 200);
-          seen.addGenerated(JSON.parse(r!.body));
-        }
-        const refused = await rawRequest(server.port, postBytes(key, '{"mode":"password"}', 'Connection: close\r\n'), { localAddress: address });
-        assert.equal(refused?.status, 429);
-      };
-      await spend(X);
-      await spend(Y);
-      const spent = performance.now();
-      const before = procStats(server.pid);
-      // X and Y plus 99,999 newcomers = 100,001 buckets wanted: exactly one (X) must go.
-      const flood = await distinctSources(server, key, 99_999, seen, { offset: 300_000, lanes: 64 });
-      const afterFlood = procStats(server.pid);
-      assert.deepEqual(flood.byStatus, { 200: 99_999 }, 'every newcomer served at the cap');
-      const ry = await rawRequest(server.port, postBytes(key, '{"mode":"password"}', 'Connection: close\r\n'), { localAddress: Y });
-      const rx = await rawRequest(server.port, postBytes(key, '{"mode":"password"}', 'Connection: close\r\n'), { localAddress: X });
-      const elapsedS = Math.round((performance.now() - spent) / 100) / 10;
-      for (const r of [rx, ry]) if (r?.status === 200) seen.addGenerated(JSON.parse(r.body));
-      const figures = {
-        floodMs: flood.ms,
-        elapsedS,
-        x: { status: rx?.status, remaining: Number(rx?.headers['x-ratelimit-remaining']) },
-        y: { status: ry?.status, remaining: Number(ry?.headers['x-ratelimit-remaining']) },
-        rssMb: { before: mb(before.rssKb), afterFlood: mb(afterFlood.rssKb), growth: mb(afterFlood.rssKb - before.rssKb) },
-      };
-      process.stdout.write(`memory cap: ${JSON.stringify(figures)}\n`);
-      // The flood must end before the first sweep (60 s after start, which would drop the
-      // newcomers' refilled buckets) and before X could have refilled: then X at 19 can only
-      // mean it was dropped, while Y, kept, has only what 20 per minute refilled.
-      assert.ok(elapsedS < 57, `flood too slow (${elapsedS} s) to tell eviction from refill`);
-      assert.equal(rx?.status, 200);
-      assert.equal(figures.x.remaining, 19, 'X was dropped at the cap and starts over with a full bucket');
-      assert.ok(figures.y.remaining < 19, 'Y kept its own, partly refilled bucket');
-      assert.ok(afterFlood.rssKb - before.rssKb <= 40 * 1024, `RSS growth at 100,000 tracked clients: ${figures.rssMb.growth} MB`);
-    } finally {
-      assert.equal((await server.stop()).code, 0);
-    }
+    // Runs right after a sweep, so the next one is 60 s away: the flood must be done by then.
+    const X = '127.0.0.2';
+    const Y = '127.0.0.3';
+    const spend = async (address: string): Promise<void> => {
+      for (let i = 0; i < 20; i++) {
+        const r = await rawRequest(server.port, postBytes(key, '{"mode":"password"}', 'Connection: close\r\n'), { localAddress: address });
+        assert.equal(r?.status, 200);
+        seen.addGenerated(JSON.parse(r!.body));
+      }
+      const refused = await rawRequest(server.port, postBytes(key, '{"mode":"password"}', 'Connection: close\r\n'), { localAddress: address });
+      assert.equal(refused?.status, 429);
+    };
+    const startHeap = await heapAfterGc(server);
+    await spend(X);
+    await spend(Y);
+    const spent = performance.now();
+    let peakKb = procStats(server.pid).rssKb;
+    // X and Y plus 99,999 newcomers = 100,001 buckets wanted: exactly one (X's) must go.
+    const flood = await distinctSources(server, key, 99_999, seen, { offset: 300_000, lanes: 64, onProgress: () => (peakKb = Math.max(peakKb, procStats(server.pid).rssKb)) });
+    const afterFlood = procStats(server.pid);
+    peakKb = Math.max(peakKb, afterFlood.rssKb);
+    assert.deepEqual(flood.byStatus, { 200: 99_999 }, 'every newcomer served at the cap');
+    const ry = await rawRequest(server.port, postBytes(key, '{"mode":"password"}', 'Connection: close\r\n'), { localAddress: Y });
+    const rx = await rawRequest(server.port, postBytes(key, '{"mode":"password"}', 'Connection: close\r\n'), { localAddress: X });
+    const elapsedS = Math.round((performance.now() - spent) / 100) / 10;
+    for (const r of [rx, ry]) if (r?.status === 200) seen.addGenerated(JSON.parse(r.body));
+    const capHeap = await heapAfterGc(server);
+    const sweep = await nextSweep(server.output().length);
+    const figures = {
+      floodMs: flood.ms,
+      elapsedS,
+      x: { status: rx?.status, remaining: Number(rx?.headers['x-ratelimit-remaining']) },
+      y: { status: ry?.status, remaining: Number(ry?.headers['x-ratelimit-remaining']) },
+      rssMb: { baseline: mb(baseline.rssKb), peak: mb(peakKb), afterFlood: mb(afterFlood.rssKb), growthPeak: mb(peakKb - baseline.rssKb) },
+      heapAfterGcMb: { before: mb(startHeap / 1024), with100kTracked: mb(capHeap / 1024), growth: mb((capHeap - startHeap) / 1024) },
+      sweep: { dropped: sweep.dropped, tracked: sweep.tracked, evictions: sweep.evictions },
+    };
+    process.stdout.write(`memory cap: ${JSON.stringify(figures)}\n`);
+    // Before X could refill (57 s) and before the next sweep (which would drop refilled
+    // newcomers): only then does X at 19 mean "dropped" rather than "refilled".
+    assert.ok(elapsedS < 57, `flood too slow (${elapsedS} s) to tell eviction from refill`);
+    assert.equal(rx?.status, 200);
+    assert.equal(figures.x.remaining, 19, 'X was dropped at the cap and starts over with a full bucket');
+    assert.ok(figures.y.remaining < 19, 'Y kept its own, partly refilled bucket');
+    assert.equal(sweep.evictions, 1, 'exactly one bucket that was not yet full was evicted (X)');
+    assert.ok(sweep.tracked <= 100_000);
+    assert.ok(capHeap - startHeap <= 25 * 1024 * 1024, `heap growth at 100,000 tracked clients: ${figures.heapAfterGcMb.growth} MB`);
+    assert.ok(peakKb - baseline.rssKb <= 64 * 1024, `RSS peak growth at the cap: ${figures.rssMb.growthPeak} MB`);
   });
 });
