@@ -1,12 +1,14 @@
 /**
  * The in-process fuzz of the core: request bodies (tests/helpers/fuzz-bodies.ts) through
- * JSON.parse and `generate()`, the function both the server and `window.ServiceAPI` call.
+ * JSON.parse and `generate()` (what `window.ServiceAPI` calls) and `generateJson()` (what the
+ * server calls; it must produce generate()'s body byte for byte).
  * Used by tests/hardening/fuzz-core.test.ts (npm test) and tests/soak/fuzz-core.test.ts.
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { generate } from '../../lib/core/index.ts';
+import { generate, generateJson } from '../../lib/core/index.ts';
 import { bodyText, fuzzSeed, prototypeSnapshot } from './fuzz-bodies.ts';
+import { seededRandom } from './seeded.ts';
 
 export interface CoreFuzzResult {
   bodies: number;
@@ -62,6 +64,19 @@ export function fuzzCore(runs: number, label: string): CoreFuzzResult {
         throw new Error(`generate threw for ${text.slice(0, 200)}: ${String(error)}`);
       }
       checkOutcome(outcome, input);
+      // The server's path: generateJson must be generate()'s body, byte for byte, for the same
+      // random draws (seeded here), and never throw either.
+      // (Byte-for-byte on every 4th body, to keep the run short; status and shape on all.)
+      const draws = result.bodies;
+      if (draws % 4 === 0) {
+        const fast = generateJson(input, seededRandom(draws));
+        assert.equal(fast.status, outcome.status);
+        assert.equal(fast.json, JSON.stringify(generate(input, seededRandom(draws)).body));
+      } else {
+        const fast = generateJson(input);
+        assert.equal(fast.status, outcome.status);
+        checkOutcome({ status: fast.status, body: JSON.parse(fast.json) }, input);
+      }
       if (outcome.status === 200) result.ok++;
       else result.rejected++;
       // Cheap per-run canary; the full snapshot is compared at the end.
