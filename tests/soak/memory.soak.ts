@@ -16,7 +16,8 @@
  *    bucket (X's) is dropped and starts over full (remaining 19 after its next request), Y is
  *    kept (only what it refilled), and the next sweep counts exactly 1 eviction of a bucket
  *    that was not yet full. The 100,000 buckets' heap (after a forced GC, read over the
- *    inspector SIGUSR1 opens; nothing is added to the server) is reported and bounded.
+ *    inspector SIGUSR1 opens; nothing is added to the server) stays within 20 MB (README:
+ *    "about 15 MB"), RSS after that GC within 32 MB.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -73,6 +74,7 @@ describe('memory under many source addresses', () => {
     const afterFlood = procStats(server.pid);
     peakKb = Math.max(peakKb, afterFlood.rssKb);
     const floodHeap = await heapAfterGc(server);
+    const floodGc = procStats(server.pid);
     assert.deepEqual(flood.byStatus, { 200: 50_000 }, 'every new client served');
     const floodEnd = performance.now();
     const sweep = await nextSweep(server.output().length);
@@ -81,8 +83,8 @@ describe('memory under many source addresses', () => {
     const figures = {
       floodMs: flood.ms,
       idleMs: Math.round(performance.now() - floodEnd),
-      rssMb: { baseline: mb(baseline.rssKb), peak: mb(peakKb), afterFlood: mb(afterFlood.rssKb), afterIdle: mb(afterIdle.rssKb) },
-      growthMb: { peak: mb(peakKb - baseline.rssKb), afterIdle: mb(afterIdle.rssKb - baseline.rssKb) },
+      rssMb: { baseline: mb(baseline.rssKb), peak: mb(peakKb), afterFlood: mb(afterFlood.rssKb), afterFloodAndGc: mb(floodGc.rssKb), afterIdle: mb(afterIdle.rssKb) },
+      growthMb: { peak: mb(peakKb - baseline.rssKb), with50kTrackedAfterGc: mb(floodGc.rssKb - baseline.rssKb), afterIdle: mb(afterIdle.rssKb - baseline.rssKb) },
       heapAfterGcMb: { baseline: mb(baseHeap / 1024), with50kTracked: mb(floodHeap / 1024), afterIdle: mb(idleHeap / 1024) },
       fds: { baseline: baseline.fds, afterIdle: afterIdle.fds },
       sweep: { dropped: sweep.dropped, tracked: sweep.tracked, evictions: sweep.evictions },
@@ -90,13 +92,15 @@ describe('memory under many source addresses', () => {
     process.stdout.write(`memory 50k: ${JSON.stringify(figures)}\n`);
     assert.equal(sweep.tracked, 0, 'tracked clients drop back to 0');
     assert.ok(sweep.dropped >= 50_000, 'the sweep dropped the flood');
-    // Retained memory: the 50,000 buckets cost <= 20 MB of heap, and after the sweep the heap
-    // and RSS are back within 20 MB of the baseline. The RSS peak also holds V8's young
-    // generation, which grows under load whatever the addresses; it is bounded more loosely.
+    // Retained memory: with 50,000 clients tracked, heap and RSS (after a full GC) within 20 MB
+    // of the baseline; after the sweep the heap is back to it. The RSS peak also holds V8's
+    // young generation and uncollected garbage, which grow under load whatever the
+    // addresses; it is reported and only loosely bounded.
     assert.ok(floodHeap - baseHeap <= 20 * 1024 * 1024, `heap growth with 50,000 tracked: ${mb((floodHeap - baseHeap) / 1024)} MB`);
+    assert.ok(floodGc.rssKb - baseline.rssKb <= 20 * 1024, `RSS growth with 50,000 tracked, after GC: ${figures.growthMb.with50kTrackedAfterGc} MB`);
     assert.ok(idleHeap - baseHeap <= 2 * 1024 * 1024, `heap after the sweep ${mb((idleHeap - baseHeap) / 1024)} MB above the baseline`);
     assert.ok(afterIdle.rssKb - baseline.rssKb <= 20 * 1024, `RSS growth after idle ${figures.growthMb.afterIdle} MB`);
-    assert.ok(peakKb - baseline.rssKb <= 64 * 1024, `RSS peak growth ${figures.growthMb.peak} MB`);
+    assert.ok(peakKb - baseline.rssKb <= 128 * 1024, `RSS peak growth ${figures.growthMb.peak} MB`);
     assert.ok(afterIdle.fds <= baseline.fds);
   });
 
@@ -128,13 +132,14 @@ describe('memory under many source addresses', () => {
     const elapsedS = Math.round((performance.now() - spent) / 100) / 10;
     for (const r of [rx, ry]) if (r?.status === 200) seen.addGenerated(JSON.parse(r.body));
     const capHeap = await heapAfterGc(server);
+    const capGc = procStats(server.pid);
     const sweep = await nextSweep(server.output().length);
     const figures = {
       floodMs: flood.ms,
       elapsedS,
       x: { status: rx?.status, remaining: Number(rx?.headers['x-ratelimit-remaining']) },
       y: { status: ry?.status, remaining: Number(ry?.headers['x-ratelimit-remaining']) },
-      rssMb: { baseline: mb(baseline.rssKb), peak: mb(peakKb), afterFlood: mb(afterFlood.rssKb), growthPeak: mb(peakKb - baseline.rssKb) },
+      rssMb: { baseline: mb(baseline.rssKb), peak: mb(peakKb), afterFlood: mb(afterFlood.rssKb), afterGc: mb(capGc.rssKb), growthPeak: mb(peakKb - baseline.rssKb), growthAfterGc: mb(capGc.rssKb - baseline.rssKb) },
       heapAfterGcMb: { before: mb(startHeap / 1024), with100kTracked: mb(capHeap / 1024), growth: mb((capHeap - startHeap) / 1024) },
       sweep: { dropped: sweep.dropped, tracked: sweep.tracked, evictions: sweep.evictions },
     };
@@ -147,7 +152,9 @@ describe('memory under many source addresses', () => {
     assert.ok(figures.y.remaining < 19, 'Y kept its own, partly refilled bucket');
     assert.equal(sweep.evictions, 1, 'exactly one bucket that was not yet full was evicted (X)');
     assert.ok(sweep.tracked <= 100_000);
-    assert.ok(capHeap - startHeap <= 25 * 1024 * 1024, `heap growth at 100,000 tracked clients: ${figures.heapAfterGcMb.growth} MB`);
-    assert.ok(peakKb - baseline.rssKb <= 64 * 1024, `RSS peak growth at the cap: ${figures.rssMb.growthPeak} MB`);
+    // README: "memory stays bounded at about 15 MB" at the cap.
+    assert.ok(capHeap - startHeap <= 20 * 1024 * 1024, `heap growth at 100,000 tracked clients: ${figures.heapAfterGcMb.growth} MB`);
+    assert.ok(capGc.rssKb - baseline.rssKb <= 32 * 1024, `RSS growth at 100,000 tracked clients, after GC: ${figures.rssMb.growthAfterGc} MB`);
+    assert.ok(peakKb - baseline.rssKb <= 128 * 1024, `RSS peak growth at the cap: ${figures.rssMb.growthPeak} MB`);
   });
 });
