@@ -103,7 +103,8 @@ export async function abortsMidBody(server: RunningServer, key: string, count: n
   assert.ok(isAlive(server.pid), 'server alive after the aborts');
   assert.ok(after.fds <= baseline.fds, `open fds back to baseline: ${after.fds} vs ${baseline.fds}`);
   assert.ok(after.rssKb <= baseline.rssKb + opts.rssSlackKb, `RSS ${after.rssKb} kB vs baseline ${baseline.rssKb} kB`);
-  assert.ok(afterHeap - baseHeap <= 1024 * 1024, `heap after GC grew ${afterHeap - baseHeap} bytes`);
+  // A retained aborted request costs kilobytes (a mutant keeping them grew 4.6 MB per 1,000).
+  assert.ok(afterHeap - baseHeap <= 2 * 1024 * 1024, `heap after GC grew ${afterHeap - baseHeap} bytes`);
   await assertHealthy(server.port, server.pid, 'after the aborts');
   const ok = await rawRequest(server.port, postBytes(key, BODY, 'Connection: close\r\n'));
   assert.equal(ok?.status, 200, 'the service still generates');
