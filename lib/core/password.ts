@@ -158,8 +158,10 @@ export function generatePassword(plan: PasswordPlan, random: RandomSource): stri
     }
     if (seen === allClasses) {
       const out = String.fromCharCode.apply(null, chars);
-      indices.fill(0, 0, length);
-      chars.fill(0);
+      for (let i = 0; i < length; i++) {
+        indices[i] = 0;
+        chars[i] = 0;
+      }
       return out;
     }
   }
