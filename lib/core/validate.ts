@@ -262,16 +262,20 @@ export function surelyValid(body: unknown): boolean {
   const b = body as Json;
   const checks = b.mode === 'password' || b.mode === 'passphrase' ? OPTION_CHECKS[b.mode] : undefined;
   if (checks === undefined) return false;
+  // As in the compiled schema, a key whose value is undefined counts as absent (validateRequest
+  // itself sets `options` to undefined when there is none), but an unknown key never passes.
   for (const key in b) {
     if (key === 'mode') continue;
     if (key === 'count') {
-      if (!COUNT_CHECK(b.count)) return false;
+      if (b.count !== undefined && !COUNT_CHECK(b.count)) return false;
     } else if (key === 'options') {
       const o = b.options;
+      if (o === undefined) continue;
       if (o === null || typeof o !== 'object' || Array.isArray(o)) return false;
       for (const name in o as Json) {
         const check = checks.get(name);
-        if (check === undefined || !check((o as Json)[name])) return false;
+        const value = (o as Json)[name];
+        if (check === undefined || (value !== undefined && !check(value))) return false;
       }
     } else {
       return false;

@@ -92,15 +92,19 @@ describe('fast acceptance in validateRequest', () => {
           if (withOptions) body.options = options;
           const snap = JSON.parse(JSON.stringify(body)) as unknown;
           if (surelyValid(snap)) assert.equal(validateSchema(snap), true, JSON.stringify(body));
+          // And as a JavaScript caller hands it over, undefined values included.
+          if (surelyValid(body)) assert.equal(validateSchema(body), true, JSON.stringify(body));
         },
       ),
       { numRuns: 20_000, seed: 6 },
     );
   });
 
-  it('accepts the common requests (so they skip ajv)', () => {
+  it('accepts the common requests (so they skip ajv), without options too', () => {
     for (const body of [
       { mode: 'password' },
+      { mode: 'password', count: 1, options: undefined },
+      { mode: 'passphrase', count: undefined, options: { wordCount: undefined, addNumber: true } },
       { mode: 'password', count: 20, options: { length: 128, includeSymbols: true, excludedCharacters: 'abc' } },
       { mode: 'passphrase', options: { wordCount: 8, separator: 'space', capitalize: true, addNumber: true } },
     ]) {
