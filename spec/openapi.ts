@@ -14,7 +14,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE, STRENGTH_LEVELS, describe, generate } from '../lib/core/index.ts';
+import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE, MAX_RATE_LIMIT_PER_MINUTE, STRENGTH_LEVELS, describe, generate } from '../lib/core/index.ts';
 import { ERRORS } from '../lib/http/errors.ts';
 import { JSON_CSP, WWW_AUTHENTICATE, policyOf } from '../lib/http/headers.ts';
 
@@ -138,7 +138,7 @@ function headerComponents(): Json {
   const int = (description: string, example: number, minimum = 0) => ({
     description,
     required: true,
-    schema: { type: 'integer', minimum, maximum: 1_000_000, examples: [example] },
+    schema: { type: 'integer', minimum, maximum: MAX_RATE_LIMIT_PER_MINUTE, examples: [example] },
   });
   return {
     'X-RateLimit-Limit': int('Bucket capacity: requests per minute per client (RATE_LIMIT_PER_MINUTE, default 20).', DEFAULT_RATE_LIMIT_PER_MINUTE, 1),

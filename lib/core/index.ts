@@ -10,4 +10,4 @@ export { createRandom, defaultRandom, webCryptoFill, type FillRandom, type Rando
 export { STRENGTH_LEVELS, strength, passwordBits, passphraseBits, countEachClassStrings } from './entropy.ts';
 export { CHARACTER_CLASSES, AMBIGUOUS_CHARACTERS } from './charsets.ts';
 export { WORDLIST, DROPPED_WORDS, SEPARATORS, WORDLIST_NAME } from './passphrase.ts';
-export { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE } from './limits.ts';
+export { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE, MAX_RATE_LIMIT_PER_MINUTE } from './limits.ts';

@@ -9,3 +9,7 @@ export const BODY_LIMIT_BYTES = 16_384;
 
 /** Token-bucket capacity and refill per 60 s (DECISIONS.md, Rate limit). */
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 20;
+
+/** Highest RATE_LIMIT_PER_MINUTE the server accepts (benchmarks raise the limit this far);
+ * the OpenAPI document's rate-limit header bounds use the same number. */
+export const MAX_RATE_LIMIT_PER_MINUTE = 1_000_000_000;

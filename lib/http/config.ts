@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
-import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../core/index.ts';
+import { DEFAULT_RATE_LIMIT_PER_MINUTE, MAX_RATE_LIMIT_PER_MINUTE } from '../core/index.ts';
 
 export type LogLevel = 'silent' | 'error' | 'info' | 'debug';
 export const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'info', 'debug'];
@@ -79,7 +79,7 @@ export function parseConfig(env: Env, cwd: string): Config {
     throw new ConfigError('API_KEY', 'must be 16 to 256 printable ASCII characters without spaces');
   }
 
-  const rateLimitPerMinute = integer(env, 'RATE_LIMIT_PER_MINUTE', DEFAULT_RATE_LIMIT_PER_MINUTE, 1, 1_000_000_000);
+  const rateLimitPerMinute = integer(env, 'RATE_LIMIT_PER_MINUTE', DEFAULT_RATE_LIMIT_PER_MINUTE, 1, MAX_RATE_LIMIT_PER_MINUTE);
   const trustProxyHops = integer(env, 'TRUST_PROXY_HOPS', 0, 0, 10);
 
   const certFile = read(env, 'TLS_CERT_FILE');
