@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { MAX_RATE_LIMIT_PER_MINUTE } from '../lib/core/limits.ts';
 import { CLOCK_TICKS, cpuTicks, hasCommand, httpRequest, pinned, ROOT, startServer, type ServerProcess } from './procs.ts';
 import { pairedRatios, parseWrk, roundOrder, summarize, type LoadResult, type Summary } from './stats.ts';
 
@@ -136,7 +137,9 @@ function side(perRound: (LoadResult & { cpuUsPerRequest: number })[]): SideResul
 
 export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
   const apiKey = `bench-${randomBytes(16).toString('hex')}`;
-  const rateLimitPerMinute = 1_000_000_000; // raised by configuration: the limiter still runs
+  // Raised by configuration to the highest value the server accepts: the limiter still runs
+  // (one bucket, consumed on every request) but a whole run never empties it.
+  const rateLimitPerMinute = MAX_RATE_LIMIT_PER_MINUTE;
   const levels = [...new Set(options.scenarios.map((s) => s.logLevel))];
   const reals = new Map<string, ServerProcess>();
   let bare: ServerProcess | null = null;

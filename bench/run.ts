@@ -3,7 +3,7 @@
  * bench/results/latest.json. See README (section Benchmark) for what each part measures.
  *
  *   npm run bench                  full run (~8 min on 2 cores)
- *   npm run bench -- --quick       smoke run (2 rounds, short durations, 2,000 clients)
+ *   npm run bench -- --quick       smoke run (2 rounds, short durations, 2,000 clients; writes quick.json)
  *   npm run bench -- --only=inprocess,sizes   some sections only (inprocess, http, startup, clients, sizes)
  *   other flags: --rounds=N --duration=SEC --clients=N --no-build --out=PATH
  * @module
@@ -68,7 +68,8 @@ function parseArgs(argv: readonly string[]): Options {
     idleMs: quick ? 200 : 1_000,
     clients: int('clients', quick ? 2_000 : 50_000, 1),
     build: !argv.includes('--no-build'),
-    out: value('out') ?? join(ROOT, 'bench', 'results', 'latest.json'),
+    // A smoke run never overwrites the figures of the last full run.
+    out: value('out') ?? join(ROOT, 'bench', 'results', quick ? 'quick.json' : 'latest.json'),
   };
 }
 
