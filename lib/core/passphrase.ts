@@ -6,6 +6,7 @@
  * with "hyphen" they would read as two words (DECISIONS.md, Passphrases).
  * @module
  */
+import { BoundedCache } from './bounded-cache.ts';
 import { EFF_LARGE_WORDLIST } from '../../wordlist/eff-large.generated.ts';
 import { passphraseBits, planJson, strength, type Entropy, type PlanJson } from './entropy.ts';
 import type { RandomSource } from './random.ts';
@@ -58,18 +59,12 @@ let wordAlphabet: string | null = null;
 /** Every option set has its plan cached (4 separators x 2 x 2 x valid word counts, a few
  * hundred at most; the cache is bounded anyway), so a request allocates none of it. */
 const PLAN_CACHE_LIMIT = 512;
-const planCache = new Map<number, PassphrasePlan>();
+const planCache = new BoundedCache<number, PassphrasePlan>(PLAN_CACHE_LIMIT);
 const SEPARATOR_INDEX: Readonly<Record<Separator, number>> = Object.freeze({ hyphen: 0, underscore: 1, dot: 2, space: 3 });
 
 export function cachedPlanPassphrase(o: PassphraseOptions): PassphrasePlan {
   const key = o.wordCount * 16 + SEPARATOR_INDEX[o.separator] * 4 + (o.capitalize ? 2 : 0) + (o.addNumber ? 1 : 0);
-  let plan = planCache.get(key);
-  if (plan === undefined) {
-    plan = planPassphrase(o);
-    if (planCache.size >= PLAN_CACHE_LIMIT) planCache.clear();
-    planCache.set(key, plan);
-  }
-  return plan;
+  return planCache.getOrMake(key, o, planPassphrase);
 }
 
 export function planPassphrase(o: PassphraseOptions): PassphrasePlan {

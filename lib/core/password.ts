@@ -11,6 +11,7 @@
  * draws for one password, still well under a millisecond.
  * @module
  */
+import { BoundedCache } from './bounded-cache.ts';
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES, type ClassName } from './charsets.ts';
 import { passwordBits, planJson, strength, type Entropy, type PlanJson } from './entropy.ts';
 import type { RandomSource } from './random.ts';
@@ -95,8 +96,8 @@ export function planPassword(o: PasswordOptions): PasswordPlan | ErrorBody {
  * integer, so a hit costs no string building.
  */
 const PLAN_CACHE_LIMIT = 512;
-const planCache = new Map<string, PasswordPlan | ErrorBody>();
-const plainPlanCache = new Map<number, PasswordPlan | ErrorBody>();
+const planCache = new BoundedCache<string, PasswordPlan | ErrorBody>(PLAN_CACHE_LIMIT);
+const plainPlanCache = new BoundedCache<number, PasswordPlan | ErrorBody>(PLAN_CACHE_LIMIT);
 
 export function cachedPlanPassword(o: PasswordOptions): PasswordPlan | ErrorBody {
   if (o.excludedCharacters === '') {
@@ -107,24 +108,12 @@ export function cachedPlanPassword(o: PasswordOptions): PasswordPlan | ErrorBody
       (o.includeNumbers ? 4 : 0) +
       (o.includeSymbols ? 2 : 0) +
       (o.avoidAmbiguous ? 1 : 0);
-    let plan = plainPlanCache.get(key);
-    if (plan === undefined) {
-      plan = planPassword(o);
-      if (plainPlanCache.size >= PLAN_CACHE_LIMIT) plainPlanCache.clear();
-      plainPlanCache.set(key, plan);
-    }
-    return plan;
+    return plainPlanCache.getOrMake(key, o, planPassword);
   }
   const key =
     `${o.length}|${+o.includeLowercase}${+o.includeUppercase}${+o.includeNumbers}` +
     `${+o.includeSymbols}${+o.avoidAmbiguous}|${o.excludedCharacters}`;
-  let plan = planCache.get(key);
-  if (plan === undefined) {
-    plan = planPassword(o);
-    if (planCache.size >= PLAN_CACHE_LIMIT) planCache.clear();
-    planCache.set(key, plan);
-  }
-  return plan;
+  return planCache.getOrMake(key, o, planPassword);
 }
 
 export function isPlan(p: PasswordPlan | ErrorBody): p is PasswordPlan {
