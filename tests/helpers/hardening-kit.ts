@@ -418,6 +418,19 @@ async function heapOnce(server: { pid: number; output(): string; waitForOutput(p
       });
     }
   };
+  // Frames sent before the 101 arrives can be read together with the handshake and dropped
+  // by the inspector, so wait for the upgrade first.
+  const upgradeDeadline = Date.now() + 5_000;
+  while (!upgraded) {
+    if (Date.now() > upgradeDeadline) throw new Error('inspector: no WebSocket upgrade');
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, 50);
+      wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
   try {
     await call(1, 'HeapProfiler.collectGarbage');
     const usage = await call(2, 'Runtime.getHeapUsage');
