@@ -11,7 +11,6 @@ export const CHARACTER_CLASSES = Object.freeze([
 ] as const);
 
 export type ClassName = (typeof CHARACTER_CLASSES)[number]['name'];
-export type ClassOption = (typeof CHARACTER_CLASSES)[number]['option'];
 
 /** Look-alikes left out by `avoidAmbiguous`. */
 export const AMBIGUOUS_CHARACTERS = '0O1Il5S8B';

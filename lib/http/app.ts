@@ -177,32 +177,34 @@ export function createApp(options: AppOptions): App {
     return req.headers['transfer-encoding'] !== undefined;
   }
 
+  /** An error answered before the body is read: close the connection if the unread body may
+   * be large or still coming (see unreadBodyNeedsClose). */
+  function refuse(x: Exchange, name: keyof typeof ERRORS, rl: RateLimitState, extra?: readonly string[]): void {
+    x.close = unreadBodyNeedsClose(x.req);
+    sendError(x, name, rl, extra);
+  }
+
   function postGenerate(x: Exchange): void {
     const { req } = x;
     const rl = limiter.consume(x.client, blankState());
     if (!rl.allowed) {
-      x.close = unreadBodyNeedsClose(req);
-      return sendError(x, 'rateLimited', rl);
+      return refuse(x, 'rateLimited', rl);
     }
     if (!keys.configured) {
-      x.close = unreadBodyNeedsClose(req);
-      return sendError(x, 'noKeyConfigured', rl);
+      return refuse(x, 'noKeyConfigured', rl);
     }
     const presented = req.headers['x-api-key'];
     const keyId = typeof presented === 'string' && headerCount(req.rawHeaders, 'x-api-key') === 1 ? keys.verify(presented) : null;
     if (keyId === null) {
-      x.close = unreadBodyNeedsClose(req);
-      return sendError(x, 'unauthorized', rl, ['WWW-Authenticate', WWW_AUTHENTICATE]);
+      return refuse(x, 'unauthorized', rl, ['WWW-Authenticate', WWW_AUTHENTICATE]);
     }
     x.keyId = keyId;
     const contentType = req.headers['content-type'];
     if (contentType === undefined || !isJsonContentType(contentType)) {
-      x.close = unreadBodyNeedsClose(req);
-      return sendError(x, 'badContentType', rl);
+      return refuse(x, 'badContentType', rl);
     }
     if (headerCount(req.rawHeaders, 'content-type') !== 1) {
-      x.close = unreadBodyNeedsClose(req);
-      return sendError(x, 'duplicateContentType', rl);
+      return refuse(x, 'duplicateContentType', rl);
     }
     const length = req.headers['content-length'];
     if (length !== undefined && Number(length) > BODY_LIMIT_BYTES) {
@@ -281,8 +283,7 @@ export function createApp(options: AppOptions): App {
         const path = pathOf(req.url as string);
         const route = routes.get(path);
         if (route === undefined) {
-          x.close = unreadBodyNeedsClose(req);
-          return sendError(x, 'notFound', peek(x));
+          return refuse(x, 'notFound', peek(x));
         }
         x.route = path;
         const method = req.method;
