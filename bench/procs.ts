@@ -74,7 +74,7 @@ export interface ServerOptions {
   readonly port?: number;
   readonly apiKey?: string;
   readonly rateLimitPerMinute?: number;
-  readonly logLevel?: 'silent' | 'error' | 'info' | 'debug';
+  readonly logLevel?: 'silent' | 'error' | 'warn' | 'info' | 'debug';
   /** For the bare server: path -> body size in bytes. */
   readonly bareBodies?: Record<string, number>;
 }

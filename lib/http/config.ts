@@ -9,8 +9,8 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE, MAX_RATE_LIMIT_PER_MINUTE } from '../core/index.ts';
 
-export type LogLevel = 'silent' | 'error' | 'info' | 'debug';
-export const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'info', 'debug'];
+export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
+export const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
 
 export interface Config {
   readonly port: number;

@@ -10,7 +10,7 @@
  */
 import type { LogLevel } from './config.ts';
 
-const RANK: Record<LogLevel, number> = { silent: 0, error: 1, info: 2, debug: 3 };
+const RANK: Record<LogLevel, number> = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 };
 
 export type Fields = Record<string, string | number | boolean | null | undefined>;
 export type Sink = (text: string) => void;
@@ -33,10 +33,13 @@ export class Logger {
   private lastMs = 0;
   private lastTime = '';
   private readonly flushSoon = (): void => this.flush();
+  private readonly now: () => number;
 
-  constructor(level: LogLevel, sink: Sink = (text) => void process.stdout.write(text)) {
+  /** `now` (epoch milliseconds) is injectable so tests can pin the `time` field. */
+  constructor(level: LogLevel, sink: Sink = (text) => void process.stdout.write(text), now: () => number = Date.now) {
     this.rank = RANK[level];
     this.sink = sink;
+    this.now = now;
   }
 
   get infoEnabled(): boolean {
@@ -49,7 +52,7 @@ export class Logger {
 
   /** ISO time, formatted once per millisecond however many lines share it. */
   private time(): string {
-    const now = Date.now();
+    const now = this.now();
     if (now !== this.lastMs) {
       this.lastMs = now;
       this.lastTime = new Date(now).toISOString();
@@ -81,6 +84,12 @@ export class Logger {
 
   error(msg: string, fields?: Fields): void {
     if (this.rank >= RANK.error) this.write('error', msg, fields);
+  }
+
+  /** Something an operator should act on that does not stop the service (a missing key, a
+   * shared store that went away). */
+  warn(msg: string, fields?: Fields): void {
+    if (this.rank >= RANK.warn) this.write('warn', msg, fields);
   }
 
   info(msg: string, fields?: Fields): void {

@@ -37,7 +37,7 @@ export interface StartOptions {
   /** Sets RATE_LIMIT_PER_MINUTE (default: the server's 20). */
   rateLimitPerMinute?: number;
   /** Default 'info' (one JSON line per request, handy for the no-secret-in-logs checks). */
-  logLevel?: 'silent' | 'error' | 'info' | 'debug';
+  logLevel?: 'silent' | 'error' | 'warn' | 'info' | 'debug';
   /** Working directory of the server process. Default: the repository root. */
   cwd?: string;
   /** How long to wait for the listening line. Default 15 s. */

@@ -209,6 +209,7 @@ describe('helpers', () => {
     const got: string[] = [];
     const log = new Logger('error', (l) => got.push(l));
     log.info('no');
+    log.warn('no');
     log.debug('no');
     log.error('yes', { a: 1 });
     assert.equal(got.length, 0, 'collected until the end of the event-loop turn');
@@ -218,14 +219,23 @@ describe('helpers', () => {
     assert.deepEqual(Object.keys(JSON.parse(got[0]!)), ['time', 'level', 'msg', 'a']);
     assert.equal(new Logger('debug', () => {}).debugEnabled, true);
     assert.equal(new Logger('silent').infoEnabled, false);
+    const warned: string[] = [];
+    const w = new Logger('warn', (l) => warned.push(l));
+    w.info('no');
+    w.warn('yes');
+    w.flush();
+    assert.deepEqual(warned.join('').trim().split('\n').map((l) => JSON.parse(l).msg), ['yes']);
+    // A pinned clock: the two lines' times are compared exactly, whatever the wall clock does.
     const debug: string[] = [];
-    const d = new Logger('debug', (l) => debug.push(l));
+    let ms = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
+    const d = new Logger('debug', (l) => debug.push(l), () => ms++);
     d.debug('d', { x: 'line\nbreak' });
     d.request({ method: 'GET', route: '/"x"', status: 200, ms: 1.5, key: null, client: 'c' });
     d.flush();
-    assert.deepEqual(JSON.parse(debug[0]!.split('\n')[1]!), { time: JSON.parse(debug[0]!.split('\n')[0]!).time, level: 'info', msg: 'request', method: 'GET', route: '/"x"', status: 200, ms: 1.5, key: null, client: 'c' });
-    debug[0] = debug[0]!.split('\n')[0]! + '\n';
-    assert.equal(debug[0]!.split('\n').length, 2, 'one line, newline escaped');
+    const [first, second] = debug[0]!.trimEnd().split('\n');
+    assert.equal(JSON.parse(first!).time, '2026-01-02T03:04:05.678Z');
+    assert.deepEqual(JSON.parse(second!), { time: '2026-01-02T03:04:05.679Z', level: 'info', msg: 'request', method: 'GET', route: '/"x"', status: 200, ms: 1.5, key: null, client: 'c' });
+    assert.equal(JSON.parse(first!).x, 'line\nbreak', 'one line, newline escaped');
   });
 });
 

@@ -73,7 +73,7 @@ describe('parseConfig', () => {
       [{ RATE_LIMIT_PER_MINUTE: '2.5' }, 'RATE_LIMIT_PER_MINUTE', /2\.5/],
       [{ TRUST_PROXY_HOPS: '11' }, 'TRUST_PROXY_HOPS', /from 0 to 10/],
       [{ TRUST_PROXY_HOPS: 'true' }, 'TRUST_PROXY_HOPS', /TRUST_PROXY_HOPS/],
-      [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL', /^LOG_LEVEL must be one of silent, error, info, debug \(got "verbose"\)$/],
+      [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL', /^LOG_LEVEL must be one of silent, error, warn, info, debug \(got "verbose"\)$/],
       [{ TLS_CERT_FILE: 'c.pem' }, 'TLS_KEY_FILE', /must be set together with TLS_CERT_FILE/],
       [{ TLS_KEY_FILE: 'k.pem' }, 'TLS_CERT_FILE', /must be set together with TLS_KEY_FILE/],
       [{ TLS_CERT_FILE: 'nope.pem', TLS_KEY_FILE: 'k.pem' }, 'TLS_CERT_FILE', /does not exist/],
