@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { cpuTicksOfStat, rssOfStatus } from './stats.ts';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const REAL_SERVER = join(ROOT, 'dist', 'server.js');
+/** What an operator runs: the single file (npm run build writes it). */
+export const REAL_SERVER = join(ROOT, 'dist', 'credential-generator.mjs');
 export const BARE_SERVER = join(ROOT, 'bench', 'bare-server.mjs');
 
 /** Variables of the server's configuration (and of node) that must never leak from the
@@ -66,7 +67,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export type ServerKind = 'real' | 'bare';
+/** real: `node dist/credential-generator.mjs`; bare: the minimal node:http server; npm-start:
+ * the same single file started by `npm start` (npm, then node exec'd in place of sh). */
+export type ServerKind = 'real' | 'bare' | 'npm-start';
 
 export interface ServerOptions {
   readonly kind: ServerKind;
@@ -110,9 +113,9 @@ export function startServer(options: ServerOptions): ServerProcess {
   if (options.rateLimitPerMinute !== undefined) env.RATE_LIMIT_PER_MINUTE = String(options.rateLimitPerMinute);
   if (options.bareBodies !== undefined) env.BARE_BODIES = JSON.stringify(options.bareBodies);
 
-  const script = options.kind === 'real' ? REAL_SERVER : BARE_SERVER;
+  const script = options.kind === 'bare' ? BARE_SERVER : REAL_SERVER;
   if (!existsSync(script)) throw new Error(`${script} is missing (run npm run build)`);
-  const [command, args] = pinned(options.cpu, process.execPath, [script]);
+  const [command, args] = options.kind === 'npm-start' ? pinned(options.cpu, 'npm', ['start', '--silent']) : pinned(options.cpu, process.execPath, [script]);
   const spawnedAt = performance.now();
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);

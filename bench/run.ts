@@ -159,6 +159,9 @@ function printStartup(r: StartupResult): string {
     ['', 'real', 'bare', 'real / bare'],
     ['start-up to first GET /health 200 (ms)', ms(r.real.startup.median), ms(r.bare.startup.median), formatRatio(r.ratios.startup)],
     ['idle RSS', mb(r.real.idleRss.median), mb(r.bare.idleRss.median), formatRatio(r.ratios.idleRss)],
+    ['', 'npm start', 'real', 'npm start / real'],
+    ['start-up to first GET /health 200 (ms)', ms(r.npmStart.startup.median), ms(r.real.startup.median), formatRatio(r.ratios.npmStartVsReal)],
+    ['idle RSS of the server process', mb(r.npmStart.idleRss.median), mb(r.real.idleRss.median), ''],
   ]);
 }
 
@@ -184,6 +187,7 @@ function printSizes(r: SizesResult): string {
   const rows: string[][] = [['file', 'raw', 'gzip']];
   for (const f of [...r.bundle, ...r.page]) rows.push([f.file, kb(f.raw), kb(f.gzip)]);
   rows.push(['home page total (html + css + app.js + service-api.js)', kb(r.pageTotal.raw), kb(r.pageTotal.gzip)]);
+  rows.push([`${r.singleFile.file} (the whole service)`, kb(r.singleFile.raw), kb(r.singleFile.gzip)]);
   return table(rows);
 }
 
@@ -245,6 +249,7 @@ async function main(): Promise<void> {
     printed.push(`3. Start-up and idle RSS (${options.rounds} paired rounds; RSS ${options.idleMs} ms after the first /health)\n${printStartup(r)}`);
     targets.push(target('start-up to first /health vs bare', '<=', 1.5, r.ratios.startup));
     targets.push(target('idle RSS vs bare', '<=', 1.3, r.ratios.idleRss));
+    targets.push(target('npm start to first /health vs node on the single file', '<=', 1.5, r.ratios.npmStartVsReal));
   }
   if (options.only.has('clients')) {
     log(`${options.clients} distinct client addresses ...`);
@@ -257,7 +262,7 @@ async function main(): Promise<void> {
   if (options.only.has('sizes')) {
     const r = runSizes();
     report.sizes = r;
-    printed.push(`5. Browser bundle and home page\n${printSizes(r)}`);
+    printed.push(`5. Browser bundle, home page and the single file\n${printSizes(r)}`);
   }
 
   const loadAfter = loadavg();

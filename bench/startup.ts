@@ -1,7 +1,8 @@
 /**
- * Section 3: start-up time (spawn to the first 200 from GET /health) and idle RSS, real
- * built server against the bare one, both pinned to core 0, started one after the other in
- * an order that alternates by round; figures are the per-round ratios real / bare.
+ * Section 3: start-up time (spawn to the first 200 from GET /health) and idle RSS of the single
+ * file against the bare server, and `npm start` against the single file run by node, all
+ * pinned to core 0, started one after the other in an order that rotates by round; figures
+ * are the per-round ratios real / bare and npm start / real.
  * @module
  */
 import { performance } from 'node:perf_hooks';
@@ -25,7 +26,8 @@ export interface StartupSide {
 export interface StartupResult {
   readonly real: StartupSide;
   readonly bare: StartupSide;
-  readonly ratios: { readonly startup: Summary; readonly idleRss: Summary };
+  readonly npmStart: StartupSide;
+  readonly ratios: { readonly startup: Summary; readonly idleRss: Summary; readonly npmStartVsReal: Summary };
 }
 
 const POLL_MS = 2;
@@ -58,10 +60,9 @@ async function once(kind: ServerKind, idleMs: number): Promise<{ ms: number; rss
 }
 
 export async function runStartup(options: StartupOptions): Promise<StartupResult> {
-  const kinds: ServerKind[] = ['real', 'bare'];
-  const data = { real: { ms: [] as number[], rss: [] as number[] }, bare: { ms: [] as number[], rss: [] as number[] } };
-  await once('real', 0); // page caches warm for both before anything counts
-  await once('bare', 0);
+  const kinds: ServerKind[] = ['real', 'bare', 'npm-start'];
+  const data: Record<ServerKind, { ms: number[]; rss: number[] }> = { real: { ms: [], rss: [] }, bare: { ms: [], rss: [] }, 'npm-start': { ms: [], rss: [] } };
+  for (const kind of kinds) await once(kind, 0); // page caches warm for all before anything counts
   for (let round = 0; round < options.rounds; round++) {
     for (const kind of roundOrder(kinds, round)) {
       const r = await once(kind, options.idleMs);
@@ -79,9 +80,11 @@ export async function runStartup(options: StartupOptions): Promise<StartupResult
   return {
     real: sideOf(data.real),
     bare: sideOf(data.bare),
+    npmStart: sideOf(data['npm-start']),
     ratios: {
       startup: summarize(pairedRatios(data.real.ms, data.bare.ms)),
       idleRss: summarize(pairedRatios(data.real.rss, data.bare.rss)),
+      npmStartVsReal: summarize(pairedRatios(data['npm-start'].ms, data.real.ms)),
     },
   };
 }

@@ -11,10 +11,11 @@
  * in `components.responses` and the info description.
  * @module
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE, MAX_RATE_LIMIT_PER_MINUTE, STRENGTH_LEVELS, describe, generate } from '../lib/core/index.ts';
+import { POSTMAN_FILES } from '../lib/http/assets.ts';
 import { ERRORS } from '../lib/http/errors.ts';
 import { JSON_CSP, WWW_AUTHENTICATE, policyOf } from '../lib/http/headers.ts';
 
@@ -28,13 +29,6 @@ export const SCHEMA_FILES = {
   GenerateResponse: 'generate-response.schema.json',
   ErrorBody: 'error.schema.json',
 } as const;
-
-/** The files served under `GET /postman/{file}`: every Postman collection/environment in spec/. */
-export function postmanFiles(dir: string = SPEC_DIR): string[] {
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.postman_collection.json') || f.endsWith('.postman_environment.json'))
-    .sort();
-}
 
 function readSchema(file: string): Json {
   return JSON.parse(readFileSync(join(SPEC_DIR, file), 'utf8')) as Json;
@@ -430,7 +424,7 @@ export function buildOpenApi(): Json {
     headers: headers(...extraHeaders),
     content,
   });
-  const postman = postmanFiles();
+  const postman = [...POSTMAN_FILES];
 
   return {
     openapi: '3.1.0',

@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { BODY_LIMIT_BYTES, describe, generateJson } from '../core/index.ts';
-import type { Assets } from './assets.ts';
+import type { Asset } from './assets.ts';
 import { readBody } from './body.ts';
 import { clientAddress, clientKeyOf, maskedAddress } from './client-key.ts';
 import { ERROR_JSON, ERRORS } from './errors.ts';
@@ -28,7 +28,7 @@ export interface AppOptions {
   readonly limiter: RateLimiter;
   readonly keys: KeyVerifier;
   readonly logger: Logger;
-  readonly assets: Assets;
+  readonly assets: readonly Asset[];
   readonly trustProxyHops: number;
   readonly tls: boolean;
 }
@@ -118,6 +118,10 @@ export function createApp(options: AppOptions): App {
   const sets = headerSets(options.tls);
   const policy = policyOf(limiter.limit);
   const logRequests = logger.infoEnabled;
+  // Health probes come every few seconds from every supervisor and load balancer: at the
+  // default level they would bury the requests that matter, so a 200 from /health is logged
+  // only at debug.
+  const logHealth = logger.debugEnabled;
 
   function clientOf(req: IncomingMessage): string {
     if (options.trustProxyHops > 0) {
@@ -130,7 +134,7 @@ export function createApp(options: AppOptions): App {
   }
 
   function log(x: Exchange, status: number): void {
-    if (!logRequests) return;
+    if (!logRequests || (status === 200 && x.route === '/health' && !logHealth)) return;
     logger.request({
       method: x.req.method as string,
       route: x.route,
@@ -243,16 +247,10 @@ export function createApp(options: AppOptions): App {
   const routes = new Map<string, Route>();
   routes.set('/health', { get: jsonGet(healthBody), allow: 'GET, HEAD' });
   routes.set('/generate', { get: jsonGet(describeBody), post: postGenerate, allow: 'GET, HEAD, POST' });
-  if (assets.openapi !== null) routes.set('/openapi.json', { get: jsonGet(assets.openapi), allow: 'GET, HEAD' });
-  for (const file of assets.page) {
-    const headers = sets.page(file.contentType);
-    const get: Handler = (x) => send(x, 200, headers, file.body, peek(x));
-    routes.set(`/${file.name}`, { get, allow: 'GET, HEAD' });
-    if (file.name === 'index.html') routes.set('/', { get, allow: 'GET, HEAD' });
-  }
-  for (const file of assets.postman) {
-    const headers = sets.download(file.name);
-    routes.set(`/postman/${file.name}`, { get: (x) => send(x, 200, headers, file.body, peek(x)), allow: 'GET, HEAD' });
+  for (const asset of assets) {
+    const headers =
+      asset.kind === 'page' ? sets.page(asset.contentType) : asset.kind === 'download' ? sets.download(asset.route.slice(asset.route.lastIndexOf('/') + 1)) : sets.json;
+    routes.set(asset.route, { get: (x) => send(x, 200, headers, asset.body, peek(x)), allow: 'GET, HEAD' });
   }
 
   /** Anything unexpected: a fixed 500 body, nothing internal in it; the stack goes to the log

@@ -1,13 +1,81 @@
 /**
- * Files served as they are, read once at start (no file system call per request): the home
- * page and its assets from dist/browser/, the OpenAPI document and the Postman files from
- * spec/. A missing directory or file just means that route is absent (404), so the API runs
- * before the browser bundle or the spec is built.
+ * The files the server serves besides the API: the built home page, the OpenAPI document and
+ * the Postman files. An explicit list, so what is served is what a reviewer reads here, never
+ * whatever a directory listing happens to hold.
+ *
+ * They are read once at start, from one of two places: the files themselves (`npm test`, the
+ * tsx development server, `dist/server.js`), or the copies the single-file build embeds
+ * (`dist/credential-generator.mjs`, see lib/http/embedded-assets.ts). A file that is missing
+ * stops the start with one line: a server without its home page or its OpenAPI document is
+ * misbuilt, and answering 404 for them would hide that.
  * @module
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, extname, join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+export type AssetKind = 'page' | 'document' | 'download';
+
+export interface AssetSource {
+  /** The URL path it is served at. */
+  readonly route: string;
+  /** Where the build leaves it, relative to the project root. */
+  readonly file: string;
+  /** page: the home page and its parts (page CSP); document: JSON for reading; download: a
+   * JSON file offered as an attachment. */
+  readonly kind: AssetKind;
+  readonly contentType: string;
+}
+
+const HTML = 'text/html; charset=utf-8';
+const JS = 'text/javascript; charset=utf-8';
+const CSS = 'text/css; charset=utf-8';
+const SVG = 'image/svg+xml';
+const JSON_FILE = 'application/json; charset=utf-8';
+
+export const POSTMAN_FILES = ['credential-generator.postman_collection.json', 'credential-generator.postman_environment.json'] as const;
+
+export const ASSET_SOURCES: readonly AssetSource[] = Object.freeze([
+  { route: '/', file: 'dist/browser/index.html', kind: 'page', contentType: HTML },
+  { route: '/index.html', file: 'dist/browser/index.html', kind: 'page', contentType: HTML },
+  { route: '/app.js', file: 'dist/browser/app.js', kind: 'page', contentType: JS },
+  { route: '/service-api.js', file: 'dist/browser/service-api.js', kind: 'page', contentType: JS },
+  { route: '/styles.css', file: 'dist/browser/styles.css', kind: 'page', contentType: CSS },
+  { route: '/favicon.svg', file: 'dist/browser/favicon.svg', kind: 'page', contentType: SVG },
+  { route: '/openapi.json', file: 'spec/openapi.json', kind: 'document', contentType: JSON_FILE },
+  ...POSTMAN_FILES.map((name) => ({ route: `/postman/${name}`, file: `spec/${name}`, kind: 'download' as const, contentType: JSON_FILE })),
+]);
+
+export interface Asset extends AssetSource {
+  readonly body: Buffer;
+}
+
+export class AssetError extends Error {
+  override readonly name = 'AssetError';
+}
+
+/** Reads every listed file through `read` (file path relative to the project root -> bytes,
+ * or null when it does not exist). */
+export function loadAssets(read: (file: string) => Buffer | null): Asset[] {
+  return ASSET_SOURCES.map((source) => {
+    const body = read(source.file);
+    if (body === null) throw new AssetError(`${source.file} is missing (the build is incomplete: run npm run build)`);
+    return Object.freeze({ ...source, body });
+  });
+}
+
+/** `read` for loadAssets over a project checkout. */
+export function readFromProject(root: string): (file: string) => Buffer | null {
+  return (file) => {
+    const path = join(root, file);
+    return existsSync(path) ? readFileSync(path) : null;
+  };
+}
+
+/** `read` for loadAssets over the single file's embedded copies (file -> text). */
+export function readFromEmbedded(embedded: Readonly<Record<string, string>>): (file: string) => Buffer | null {
+  return (file) => (Object.hasOwn(embedded, file) ? Buffer.from(embedded[file] as string, 'utf8') : null);
+}
 
 /** The project root: the nearest directory above `from` holding package.json. Works from
  * server.ts run by tsx and from dist/server.js alike. */
@@ -16,77 +84,7 @@ export function projectRoot(from: string): string {
   for (;;) {
     if (existsSync(join(dir, 'package.json'))) return dir;
     const up = dirname(dir);
-    if (up === dir) throw new Error('package.json not found above ' + fileURLToPath(from));
+    if (up === dir) throw new AssetError(`package.json not found above ${fileURLToPath(from)}`);
     dir = up;
   }
-}
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-  '.webmanifest': 'application/manifest+json',
-};
-
-/** Content type by extension, or by the first bytes for files without one. */
-export function contentTypeOf(name: string, body: Buffer): string {
-  const known = TYPES[extname(name).toLowerCase()];
-  if (known !== undefined) return known;
-  if (body.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
-  if (body[0] === 0xff && body[1] === 0xd8 && body[2] === 0xff) return 'image/jpeg';
-  if (body.subarray(0, 4).toString('latin1') === 'RIFF' && body.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
-  const head = body.subarray(0, 256).toString('utf8').trimStart().toLowerCase();
-  if (head.startsWith('<!doctype html') || head.startsWith('<html')) return 'text/html; charset=utf-8';
-  if (head.startsWith('<svg') || (head.startsWith('<?xml') && head.includes('<svg'))) return 'image/svg+xml';
-  return 'application/octet-stream';
-}
-
-export interface StaticFile {
-  readonly name: string;
-  readonly body: Buffer;
-  readonly contentType: string;
-}
-
-export interface Assets {
-  /** dist/browser files by name; index.html is served at `/`. */
-  readonly page: readonly StaticFile[];
-  readonly openapi: Buffer | null;
-  readonly postman: readonly StaticFile[];
-}
-
-/** Only names that are a plain URL path segment; anything odd is skipped, not escaped. */
-const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-
-function filesIn(dir: string, accept: (name: string) => boolean): StaticFile[] {
-  if (!existsSync(dir)) return [];
-  const out: StaticFile[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    if (!SAFE_NAME.test(name) || !accept(name)) continue;
-    const path = join(dir, name);
-    if (!statSync(path).isFile()) continue;
-    const body = readFileSync(path);
-    out.push({ name, body, contentType: contentTypeOf(name, body) });
-  }
-  return out;
-}
-
-export function loadAssets(root: string): Assets {
-  const openapiPath = join(root, 'spec', 'openapi.json');
-  return {
-    page: filesIn(join(root, 'dist', 'browser'), () => true),
-    openapi: existsSync(openapiPath) ? readFileSync(openapiPath) : null,
-    postman: filesIn(join(root, 'spec'), (name) => name.endsWith('.postman_collection.json') || name.endsWith('.postman_environment.json')),
-  };
 }

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE, MAX_RATE_LIMIT_PER_MINUTE } from '../core/index.ts';
+import { pairProblem, type PemPair, type TlsFiles } from './tls.ts';
 
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
 export const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
@@ -23,8 +24,9 @@ export interface Config {
   readonly apiKey: string | null;
   readonly rateLimitPerMinute: number;
   readonly trustProxyHops: number;
-  /** PEM cert and key when both TLS variables are set, else null (plain HTTP). */
-  readonly tls: { readonly cert: Buffer; readonly key: Buffer } | null;
+  /** PEM cert and key, and their paths for renewal, when both TLS variables are set, else
+   * null (plain HTTP). */
+  readonly tls: (PemPair & TlsFiles) | null;
   readonly logLevel: LogLevel;
 }
 
@@ -90,7 +92,14 @@ export function parseConfig(env: Env, cwd: string): Config {
     throw new ConfigError(missing, 'must be set together with ' + (missing === 'TLS_CERT_FILE' ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'));
   }
   if (certFile !== undefined && keyFile !== undefined) {
-    tls = { cert: readPem(cwd, 'TLS_CERT_FILE', certFile), key: readPem(cwd, 'TLS_KEY_FILE', keyFile) };
+    tls = {
+      certFile: resolve(cwd, certFile),
+      keyFile: resolve(cwd, keyFile),
+      cert: readPem(cwd, 'TLS_CERT_FILE', certFile),
+      key: readPem(cwd, 'TLS_KEY_FILE', keyFile),
+    };
+    const problem = pairProblem(tls);
+    if (problem !== null) throw new ConfigError('TLS_KEY_FILE', `and TLS_CERT_FILE do not make a usable pair (${problem})`);
   }
 
   const level = read(env, 'LOG_LEVEL') ?? 'info';

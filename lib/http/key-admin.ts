@@ -21,9 +21,11 @@ export interface CliIo {
   readonly now?: () => Date;
   /** How long to wait for another command's lock (default 5 s). */
   readonly lockWaitMs?: number;
+  /** The command as the operator ran it, for the usage text (default `npm run keys --`). */
+  readonly program?: string;
 }
 
-export const USAGE = `usage: npm run keys -- <command>
+export const usage = (program: string): string => `usage: ${program} <command>
 
   issue --holder NAME     issue a new key for NAME; prints the key once, on stdout
   replace ID              issue a new key for ID's holder and revoke ID, in one write
@@ -91,6 +93,7 @@ function find(store: KeyFile, id: string | undefined): KeyRecord {
 /** Runs one command; returns the exit code (0 ok, 1 failed, 2 usage). */
 export function runKeysCli(argv: readonly string[], io: CliIo): number {
   const args = [...argv];
+  const USAGE = usage(io.program ?? 'npm run keys --');
   let file = io.env.API_KEYS_FILE !== undefined && io.env.API_KEYS_FILE !== '' ? io.env.API_KEYS_FILE : 'keys.json';
   const fileAt = args.indexOf('--file');
   if (fileAt !== -1) {
@@ -154,6 +157,11 @@ export function runKeysCli(argv: readonly string[], io: CliIo): number {
         io.stderr(record === null ? `key ${rest[0]} was already revoked\n` : `revoked key ${record.id} of ${JSON.stringify(record.holder)}\n`);
         return 0;
       }
+      case 'help':
+      case '--help':
+      case '-h':
+        io.stdout(USAGE);
+        return 0;
       case 'list': {
         if (rest.length !== 0) break;
         const store = readStore(file);

@@ -87,7 +87,6 @@ export class KeyStore {
     } else if (this.options.fileExplicit) {
       logger.info('key file does not exist yet; watching for it', { file });
     }
-    if (this.keys.length === 0) logger.info('no API key configured: POST /generate answers 503 until one is issued');
     const interval = this.options.pollMs ?? 500;
     watchFile(file, { interval, persistent: false }, this.listener);
     this.watching = true;

@@ -42,6 +42,12 @@ export interface StartOptions {
   cwd?: string;
   /** How long to wait for the listening line. Default 15 s. */
   startTimeoutMs?: number;
+  /** The program and its arguments, instead of `node --import tsx server.ts` (e.g. the single
+   * file, or `npm start`). Such a child gets no NODE_V8_COVERAGE: its code is not lib/'s. */
+  command?: readonly [string, ...string[]];
+  /** Run as this user (the test must be root). Also drops NODE_V8_COVERAGE, whose directory
+   * the other user could not write. */
+  user?: { uid: number; gid: number };
 }
 
 export interface ExitStatus {
@@ -87,7 +93,9 @@ export interface LaunchedServer {
 export function launchServer(options: StartOptions = {}): LaunchedServer {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && !CONFIG_VARS.includes(name)) env[name] = value;
+    // npm_* describe the `npm test` run around the tests, not the child (the server reads
+    // npm_lifecycle_event to name itself in hints).
+    if (value !== undefined && !CONFIG_VARS.includes(name) && !name.startsWith('npm_')) env[name] = value;
   }
   env.PORT = '0';
   env.HOST = '127.0.0.1';
@@ -106,10 +114,13 @@ export function launchServer(options: StartOptions = {}): LaunchedServer {
     else env[name] = value;
   }
 
-  const child = spawn(process.execPath, ['--import', TSX, SERVER], {
+  if (options.command !== undefined || options.user !== undefined) delete env.NODE_V8_COVERAGE;
+  const [program, ...args] = options.command ?? [process.execPath, '--import', TSX, SERVER];
+  const child = spawn(program, args, {
     cwd: options.cwd ?? ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.user === undefined ? {} : { uid: options.user.uid, gid: options.user.gid }),
   });
   running.add(child);
   let out = '';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { createApp, headerCount, isJsonContentType, pathOf, type App } from '../../lib/http/app.ts';
-import { contentTypeOf, loadAssets, projectRoot } from '../../lib/http/assets.ts';
+import { ASSET_SOURCES, AssetError, loadAssets, projectRoot, readFromEmbedded, readFromProject } from '../../lib/http/assets.ts';
 import { Logger } from '../../lib/http/logger.ts';
 import { RateLimiter } from '../../lib/http/rate-limit.ts';
 import { createService, listen, shutdown } from '../../lib/http/service.ts';
@@ -22,13 +22,12 @@ const root = mkdtempSync(join(tmpdir(), 'cg-app-'));
 mkdirSync(join(root, 'dist', 'browser'), { recursive: true });
 mkdirSync(join(root, 'spec'));
 writeFileSync(join(root, 'package.json'), '{}');
+// Every listed file, with a body that names it; and files beside them that are not listed.
+for (const { file } of ASSET_SOURCES) writeFileSync(join(root, file), `body of ${file}`);
 writeFileSync(join(root, 'dist', 'browser', 'index.html'), '<!doctype html><title>t</title>');
-writeFileSync(join(root, 'dist', 'browser', 'app.js'), 'void 0;');
-writeFileSync(join(root, 'dist', 'browser', 'screenshot-free'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0]));
-writeFileSync(join(root, 'dist', 'browser', '.hidden'), 'x');
-mkdirSync(join(root, 'dist', 'browser', 'sub'));
 writeFileSync(join(root, 'spec', 'openapi.json'), '{"openapi":"3.1.0"}');
-writeFileSync(join(root, 'spec', 'x.postman_collection.json'), '{"info":{}}');
+writeFileSync(join(root, 'dist', 'browser', 'extra.js'), 'not listed');
+writeFileSync(join(root, 'dist', 'browser', '.hidden'), 'x');
 writeFileSync(join(root, 'spec', 'other.json'), '{}');
 
 const lines: string[] = [];
@@ -50,7 +49,7 @@ before(async () => {
       },
     },
     logger: new Logger('info', (l) => lines.push(l)),
-    assets: loadAssets(root),
+    assets: loadAssets(readFromProject(root)),
     trustProxyHops: 0,
     tls: false,
   });
@@ -65,43 +64,47 @@ after(async () => {
 });
 
 describe('static files read at start', () => {
-  it('serves index.html at / and every file by name with its type and the page CSP', async () => {
+  it('serves exactly the listed files, each with its type and the headers of its kind', async () => {
     const home = await request(base, '/');
     assert.equal(home.status, 200);
     assert.equal(home.text, '<!doctype html><title>t</title>');
     assert.equal(home.headers['content-security-policy'], HOME_CSP);
     assert.equal(home.headers['x-frame-options'], 'DENY');
-    assert.equal((await request(base, '/index.html')).status, 200);
-    assert.equal((await request(base, '/app.js')).headers['content-type'], 'text/javascript; charset=utf-8');
-    assert.equal((await request(base, '/screenshot-free')).headers['content-type'], 'image/png');
-    for (const path of ['/.hidden', '/sub', '/postman/other.json', '/other.json']) assert.equal((await request(base, path)).status, 404, path);
-    const postman = await request(base, '/postman/x.postman_collection.json');
-    assert.equal(postman.headers['content-disposition'], 'attachment; filename="x.postman_collection.json"');
-    assert.equal((await request(base, '/openapi.json')).text, '{"openapi":"3.1.0"}');
+    assert.equal((await request(base, '/index.html')).text, home.text);
+    const app = await request(base, '/app.js');
+    assert.equal(app.headers['content-type'], 'text/javascript; charset=utf-8');
+    assert.equal(app.text, 'body of dist/browser/app.js');
+    assert.equal((await request(base, '/favicon.svg')).headers['content-type'], 'image/svg+xml');
+    assert.equal((await request(base, '/styles.css')).headers['content-type'], 'text/css; charset=utf-8');
+    for (const path of ['/.hidden', '/extra.js', '/postman/other.json', '/other.json', '/spec/openapi.json']) assert.equal((await request(base, path)).status, 404, path);
+    const postman = await request(base, '/postman/credential-generator.postman_collection.json');
+    assert.equal(postman.headers['content-disposition'], 'attachment; filename="credential-generator.postman_collection.json"');
+    assert.equal(postman.text, 'body of spec/credential-generator.postman_collection.json');
+    const openapi = await request(base, '/openapi.json');
+    assert.equal(openapi.text, '{"openapi":"3.1.0"}');
+    assert.equal(openapi.headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(openapi.headers['content-disposition'], undefined);
   });
 
-  it('leaves out what does not exist', () => {
+  it('stops with one line naming the first missing file', () => {
     const empty = mkdtempSync(join(tmpdir(), 'cg-empty-'));
-    assert.deepEqual(loadAssets(empty), { page: [], openapi: null, postman: [] });
+    assert.throws(() => loadAssets(readFromProject(empty)), (e: unknown) => e instanceof AssetError && e.message === 'dist/browser/index.html is missing (the build is incomplete: run npm run build)');
     rmSync(empty, { recursive: true });
+  });
+
+  it('reads the embedded copies of the single-file build the same way', () => {
+    const embedded = Object.fromEntries(ASSET_SOURCES.map(({ file }) => [file, `text of ${file} \u00e9`]));
+    const assets = loadAssets(readFromEmbedded(embedded));
+    assert.equal(assets.length, ASSET_SOURCES.length);
+    assert.equal(assets[2]!.body.toString('utf8'), `text of ${ASSET_SOURCES[2]!.file} \u00e9`);
+    const { 'spec/openapi.json': _omitted, ...partial } = embedded;
+    assert.throws(() => loadAssets(readFromEmbedded(partial)), /^AssetError: spec\/openapi\.json is missing/);
+    assert.throws(() => loadAssets(readFromEmbedded({ ...partial, toString: 'x' })), /spec\/openapi\.json is missing/);
   });
 
   it('finds the project root from a module URL, and fails clearly without one', () => {
     assert.equal(projectRoot(pathToFileURL(join(root, 'dist', 'browser', 'app.js')).href), root);
     assert.throws(() => projectRoot(pathToFileURL('/nonexistent-dir/x.js').href), /package\.json not found/);
-  });
-
-  it('types files by extension, then by their first bytes', () => {
-    const t = (name: string, body: string | number[]) => contentTypeOf(name, Buffer.from(body as string));
-    assert.equal(t('a.CSS', ''), 'text/css; charset=utf-8');
-    assert.equal(t('a.svg', ''), 'image/svg+xml');
-    assert.equal(t('x', [0xff, 0xd8, 0xff, 0xe0]), 'image/jpeg');
-    assert.equal(t('x', 'RIFF0000WEBPVP8 '), 'image/webp');
-    assert.equal(t('x', '  <!DOCTYPE html><p>'), 'text/html; charset=utf-8');
-    assert.equal(t('x', '<html>'), 'text/html; charset=utf-8');
-    assert.equal(t('x', '<svg xmlns="http://www.w3.org/2000/svg"/>'), 'image/svg+xml');
-    assert.equal(t('x', '<?xml version="1.0"?><svg/>'), 'image/svg+xml');
-    assert.equal(t('x', 'plain'), 'application/octet-stream');
   });
 });
 
@@ -242,7 +245,7 @@ describe('helpers', () => {
 describe('shutdown', () => {
   it('cuts connections still open after the grace period and reports it', async () => {
     const l = new RateLimiter({ perMinute: 10, sweepIntervalMs: 0 });
-    const a = createApp({ limiter: l, keys: { configured: false, verify: () => null }, logger: new Logger('silent'), assets: { page: [], openapi: null, postman: [] }, trustProxyHops: 1, tls: true });
+    const a = createApp({ limiter: l, keys: { configured: false, verify: () => null }, logger: new Logger('silent'), assets: [], trustProxyHops: 1, tls: true });
     const s = createService({ app: a, logger: new Logger('silent'), tls: null });
     const { port } = await listen(s, 0, '127.0.0.1');
     const socket = connect({ host: '127.0.0.1', port });
@@ -262,7 +265,7 @@ describe('shutdown', () => {
 
   it('answers with HSTS over TLS settings and reads X-Forwarded-For with trusted hops', async () => {
     const l = new RateLimiter({ perMinute: 10, sweepIntervalMs: 0 });
-    const a = createApp({ limiter: l, keys: { configured: false, verify: () => null }, logger: new Logger('silent'), assets: { page: [], openapi: null, postman: [] }, trustProxyHops: 1, tls: true });
+    const a = createApp({ limiter: l, keys: { configured: false, verify: () => null }, logger: new Logger('silent'), assets: [], trustProxyHops: 1, tls: true });
     const s = createService({ app: a, logger: new Logger('silent'), tls: null });
     const { port } = await listen(s, 0, '127.0.0.1');
     const r = await request(`http://127.0.0.1:${port}`, '/generate', { method: 'POST', headers: { 'x-forwarded-for': '198.51.100.1' } });

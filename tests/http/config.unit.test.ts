@@ -2,6 +2,7 @@
  * parseConfig: defaults, and every bad value refused with a message naming its variable.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,8 +42,7 @@ describe('parseConfig', () => {
   });
 
   it('reads every variable', () => {
-    writeFileSync(join(dir, 'c.pem'), '-----BEGIN CERTIFICATE-----\n');
-    writeFileSync(join(dir, 'k.pem'), '-----BEGIN PRIVATE KEY-----\n');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem'), '-days', '1', '-subj', '/CN=t'], { stdio: 'ignore' });
     const c = parseConfig(
       { PORT: '0', HOST: '::1', API_KEYS_FILE: 'sub/k.json', API_KEY: 'k'.repeat(16), RATE_LIMIT_PER_MINUTE: '1000', TRUST_PROXY_HOPS: '2', TLS_CERT_FILE: 'c.pem', TLS_KEY_FILE: join(dir, 'k.pem'), LOG_LEVEL: 'debug' },
       dir,
@@ -55,6 +55,7 @@ describe('parseConfig', () => {
     assert.equal(c.rateLimitPerMinute, 1000);
     assert.equal(c.trustProxyHops, 2);
     assert.match(c.tls!.cert.toString(), /CERTIFICATE/);
+    assert.deepEqual([c.tls!.certFile, c.tls!.keyFile], [join(dir, 'c.pem'), join(dir, 'k.pem')]);
     assert.equal(c.logLevel, 'debug');
     assert.equal(parseConfig({ HOST: 'localhost' }, dir).host, 'localhost');
   });

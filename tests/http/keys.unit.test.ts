@@ -119,7 +119,11 @@ describe('operator CLI (in process)', () => {
 
   it('explains usage and errors with exit codes 2 and 1', () => {
     const file = join(dir, 'usage.json');
-    for (const argv of [[], ['help'], ['issue'], ['issue', '--holder'], ['issue', '--holder', ' '], ['issue', '--holder', 'x'.repeat(201)], ['revoke'], ['list', 'x'], ['replace'], ['--file']]) {
+    const help = cli(file, '--help');
+    assert.equal(help.code, 0, 'asked for: stdout, exit 0');
+    assert.match(help.stdout, /^usage: npm run keys -- <command>/);
+    assert.equal(help.stderr, '');
+    for (const argv of [[], ['frobnicate'], ['issue'], ['issue', '--holder'], ['issue', '--holder', ' '], ['issue', '--holder', 'x'.repeat(201)], ['revoke'], ['list', 'x'], ['replace'], ['--file']]) {
       const r = cli(file, ...argv);
       assert.equal(r.code, 2, argv.join(' '));
       assert.match(r.stderr, /usage: npm run keys/);

@@ -4,7 +4,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   COMPONENTS_REF,
   DEFS_REF,
@@ -12,11 +13,12 @@ import {
   buildOpenApi,
   buildOpenApiJson,
   embeddedSchemas,
-  postmanFiles,
   rewriteRefs,
 } from '../../spec/openapi.ts';
 import { BODY_LIMIT_BYTES, STRENGTH_LEVELS, describe as describeService } from '../../lib/core/index.ts';
 import { documentedStatuses, openapi, validatorAt } from '../helpers/contract.ts';
+import { POSTMAN_FILES } from '../../lib/http/assets.ts';
+import { ROOT } from '../helpers/server.ts';
 
 type Json = { [key: string]: unknown };
 
@@ -136,8 +138,9 @@ describe('spec/openapi.json', () => {
 
   it('lists the Postman files in spec/ as the values of /postman/{file}', () => {
     const param = ((((openapi.paths as Json)['/postman/{file}'] as Json).get as Json).parameters as Json[])[0];
-    assert.deepEqual((param.schema as Json).enum, postmanFiles());
-    assert.deepEqual(postmanFiles(), ['credential-generator.postman_collection.json', 'credential-generator.postman_environment.json']);
+    assert.deepEqual((param.schema as Json).enum, [...POSTMAN_FILES]);
+    // Every Postman file in spec/ is listed (and so served and documented), and nothing else.
+    assert.deepEqual(readdirSync(join(ROOT, 'spec')).filter((f) => /\.postman_(collection|environment)\.json$/.test(f)).sort(), [...POSTMAN_FILES]);
   });
 
   it('has examples that all validate against their schemas (ajv, strict 2020-12)', () => {

@@ -1,0 +1,89 @@
+/**
+ * The single-file build: dist/credential-generator.mjs, one ES module that runs with `node`
+ * alone, from any directory, with no node_modules, package.json or spec/ beside it. It holds
+ * the server, the key CLI, the generator with its word list, and (embedded as text) the home
+ * page, the OpenAPI document and the Postman files.
+ *
+ * Input is what tsc emitted into dist/ (so Rollup needs no TypeScript plugin and bundles
+ * exactly the JavaScript `dist/server.js` runs), after browser/rollup.config.mjs has built the
+ * page into dist/browser/. The one module swapped is lib/http/embedded-assets, whose `null`
+ * becomes the files of ASSET_SOURCES. Node's built-in modules stay imports.
+ *
+ * The build prints the file's size and SHA-256 and writes dist/credential-generator.mjs.sha256
+ * (`sha256sum -c` format), so what runs can be checked against what was built.
+ *
+ * Run `tsc -p tsconfig.build.json` and the browser build first (npm run build:dist does all).
+ */
+import { createHash } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
+import { isUtf8 } from 'node:buffer';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { ASSET_SOURCES } from '../dist/lib/http/assets.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const OUT = 'credential-generator.mjs';
+const EMBEDDED_MODULE = `${root}dist/lib/http/embedded-assets.js`;
+const pkg = JSON.parse(await readFile(`${root}package.json`, 'utf8'));
+
+/** @returns {import('rollup').Plugin} */
+function embedAssets() {
+  return {
+    name: 'embed-assets',
+    async load(id) {
+      if (id !== EMBEDDED_MODULE) return null;
+      /** @type {Record<string, string>} */
+      const files = {};
+      for (const { file } of ASSET_SOURCES) {
+        if (Object.hasOwn(files, file)) continue;
+        const bytes = await readFile(`${root}${file}`);
+        // Text only: the module carries strings, and a binary file would not survive the trip.
+        if (!isUtf8(bytes)) throw new Error(`${file} is not UTF-8 text`);
+        files[file] = bytes.toString('utf8');
+        this.addWatchFile(`${root}${file}`);
+      }
+      return `export const EMBEDDED_ASSETS = Object.freeze(${JSON.stringify(files)});\n`;
+    },
+  };
+}
+
+/** @returns {import('rollup').Plugin} */
+function reportFile() {
+  return {
+    name: 'report-file',
+    async writeBundle(options) {
+      const path = `${options.dir}/${OUT}`;
+      const bytes = await readFile(path);
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      await writeFile(`${path}.sha256`, `${sha256}  ${OUT}\n`);
+      const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
+      process.stdout.write(`dist/${OUT}: ${bytes.length} bytes (${kb(bytes.length)}, gzip ${kb(gzipSync(bytes, { level: 9 }).length)}), sha256 ${sha256}\n`);
+    },
+  };
+}
+
+const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
+
+/** A warning here means a bundling mistake (an unresolved import, a stray export): fail. */
+function onwarn(/** @type {import('rollup').RollupLog} */ log) {
+  throw new Error(`rollup: ${log.message}`);
+}
+
+export default {
+  input: `${root}dist/server.js`,
+  external: (id) => builtins.has(id),
+  plugins: [embedAssets(), reportFile()],
+  onwarn,
+  output: {
+    dir: `${root}dist`,
+    entryFileNames: OUT,
+    format: 'es',
+    generatedCode: 'es2015',
+    sourcemap: false,
+    banner:
+      `#!/usr/bin/env node\n` +
+      `// ${pkg.name} ${pkg.version} (${pkg.license}): the whole service in one file. Run: node ${OUT} (see --help).\n` +
+      `// Contains the EFF large wordlist (CC BY 3.0 US, Electronic Frontier Foundation, https://www.eff.org/dice).`,
+  },
+};

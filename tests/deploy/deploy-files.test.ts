@@ -1,0 +1,102 @@
+/**
+ * The deployment files: the systemd unit passes `systemd-analyze verify` without a warning and
+ * rates as well sandboxed offline; the Dockerfile keeps to what the docs promise (it cannot be
+ * built here: no container engine), and its HEALTHCHECK command works against a real server
+ * and fails without one.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { randomApiKey, ROOT, startServer } from '../helpers/server.ts';
+
+const TSX = import.meta.resolve('tsx');
+
+const UNIT = join(ROOT, 'deploy', 'credential-generator.service');
+const DOCKERFILE = readFileSync(join(ROOT, 'deploy', 'Dockerfile'), 'utf8');
+
+/** Dockerfile instructions of one stage, continuation lines joined. */
+function stages(text: string): string[][] {
+  const lines = text.replace(/\\\n\s*/g, ' ').split('\n').filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#'));
+  const out: string[][] = [];
+  for (const line of lines) {
+    if (/^FROM\s/i.test(line)) out.push([]);
+    out[out.length - 1]!.push(line.trim());
+  }
+  return out;
+}
+
+describe('systemd unit', () => {
+  it('passes systemd-analyze verify with no warning', () => {
+    const r = spawnSync('systemd-analyze', ['verify', UNIT], { encoding: 'utf8' });
+    assert.equal(r.error, undefined, 'systemd-analyze is installed (.ci/run installs systemd when missing)');
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stderr.trim(), '');
+    assert.equal(r.stdout.trim(), '');
+  });
+
+  it('runs as a dedicated user with the sandbox the docs describe', (t) => {
+    const unit = readFileSync(UNIT, 'utf8');
+    for (const line of ['User=credential-generator', 'NoNewPrivileges=yes', 'ProtectSystem=strict', 'Restart=on-failure', 'Environment=API_KEYS_FILE=/var/lib/credential-generator/keys.json', 'StateDirectory=credential-generator']) {
+      assert.match(unit, new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`, 'm'), line);
+    }
+    assert.match(unit, /^ExecStart=\/usr\/bin\/node \/opt\/credential-generator\/credential-generator\.mjs$/m);
+    const r = spawnSync('systemd-analyze', ['security', '--offline=true', UNIT], { encoding: 'utf8' });
+    const level = /Overall exposure level for credential-generator\.service: ([\d.]+)/.exec(r.stdout);
+    assert.ok(level !== null, r.stdout + r.stderr);
+    t.diagnostic(`systemd-analyze security exposure: ${level[1]} (0 best, 10 worst)`);
+    assert.ok(Number(level[1]) <= 2, `exposure ${level[1]}`);
+  });
+});
+
+describe('Dockerfile', () => {
+  const [build, runtime] = stages(DOCKERFILE) as [string[], string[]];
+
+  it('has a build stage and a runtime stage on a Node LTS image holding only the single file', () => {
+    assert.equal(stages(DOCKERFILE).length, 2);
+    assert.match(build[0]!, /^FROM node:(24|26)-\S+ AS build$/);
+    assert.match(runtime[0]!, /^FROM node:(24|26)-\S+$/);
+    const copies = runtime.filter((l) => l.startsWith('COPY'));
+    assert.deepEqual(copies, ['COPY --from=build --chmod=0444 /src/dist/credential-generator.mjs /app/credential-generator.mjs']);
+    assert.ok(build.some((l) => l.includes('sha256sum -c credential-generator.mjs.sha256')), 'the build checks the printed digest');
+  });
+
+  it('runs as a non-root user, listens on all addresses, keeps keys on a volume, exposes the port, and execs node directly', () => {
+    const users = runtime.filter((l) => l.startsWith('USER '));
+    assert.deepEqual(users, ['USER node']);
+    assert.ok(runtime.indexOf('USER node') < runtime.findIndex((l) => l.startsWith('ENTRYPOINT')));
+    const env = runtime.find((l) => l.startsWith('ENV '))!;
+    assert.match(env, /HOST=0\.0\.0\.0/);
+    assert.match(env, /PORT=8080/);
+    assert.match(env, /API_KEYS_FILE=\/keys\/keys\.json/);
+    assert.ok(runtime.includes('VOLUME ["/keys"]'));
+    assert.ok(runtime.includes('EXPOSE 8080'));
+    assert.ok(runtime.includes('ENTRYPOINT ["node", "/app/credential-generator.mjs"]'), 'exec form: node is PID 1 and gets SIGTERM');
+    assert.ok(runtime.some((l) => /^RUN mkdir -m 0700 \/keys && chown node:node \/keys$/.test(l)));
+  });
+
+  it('HEALTHCHECK needs no curl: the file probes itself, 0 when healthy, 1 when not', async () => {
+    const check = runtime.find((l) => l.startsWith('HEALTHCHECK'))!;
+    assert.match(check, /CMD \["node", "\/app\/credential-generator\.mjs", "health"\]$/);
+    const server = await startServer({ apiKey: randomApiKey(), env: { HOST: '0.0.0.0' } });
+    try {
+      // Through server.ts (the code the bundle is built from) so coverage sees the probe.
+      const probe = (port: number): ReturnType<typeof spawnSync> =>
+        spawnSync(process.execPath, ['--import', TSX, join(ROOT, 'server.ts'), 'health'], {
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH, NODE_V8_COVERAGE: process.env.NODE_V8_COVERAGE, PORT: String(port), HOST: '0.0.0.0' },
+        });
+      const healthy = probe(server.port);
+      assert.equal(healthy.status, 0, String(healthy.stderr));
+      assert.equal(String(healthy.stdout) + String(healthy.stderr), '');
+      const stopped = await server.stop();
+      assert.equal(stopped.code, 0);
+      const down = probe(server.port);
+      assert.equal(down.status, 1);
+      assert.match(String(down.stderr), /^unhealthy: \/health unreachable \(ECONNREFUSED\)\n$/);
+    } finally {
+      await server.stop();
+    }
+  });
+});
