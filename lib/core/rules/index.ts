@@ -29,4 +29,4 @@ export {
   type RulesSampler,
 } from './plan.ts';
 export { countRulePasswords, atomsOf, MAX_REQUIRED_SETS } from './count.ts';
-export { generateRulesPassword } from './sample.ts';
+export { generateRulesPassword, unrankPassword } from './sample.ts';

@@ -7,14 +7,14 @@
  *   with the same probability |A|^-L per attempt, so a kept one is uniform over V. An attempt
  *   is abandoned as soon as a run is too long: that decides its fate without changing which
  *   strings are kept.
- * - exact: the password is built run by run (a run is a maximal block of one repeated
- *   character). Every string of V splits into runs in one way, so choosing the next run's
- *   character and length with probability proportional to the number of valid ways to finish
- *   the password makes the product of the choices' probabilities 1/|V| for every string: a
- *   chain of exact conditionals. The completion counts come from count.ts's table, indexed by
- *   the required sets still unhit and the characters left; the state needs no run length
- *   because a run is chosen whole, and no last character beyond excluding it from the next
- *   run (the table does not depend on it).
+ * - exact: one uniform integer below |V| (uniform-bigint.ts), turned into a password by
+ *   unranking: the password is built run by run (a run is a maximal block of one repeated
+ *   character; every string of V splits into runs in one way), each choice of the next run's
+ *   character and length taking the slice of the rank proportional to the number of valid
+ *   ways to finish. The completion counts come from count.ts's table, indexed by the required
+ *   sets still unhit and the characters left; the state needs no run length because a run is
+ *   chosen whole, and no last character beyond excluding it from the next run (the table does
+ *   not depend on it).
  * Both only call `random.below(n)`.
  * @module
  */
@@ -50,10 +50,26 @@ export function sampleByRejection(plan: RulesPlan, random: RandomSource): string
 }
 
 export function sampleExactly(plan: RulesPlan, random: RandomSource): string {
+  return unrankPassword(plan, uniformBigIntBelow(plan.count, random));
+}
+
+/**
+ * The password of rank x (0 <= x < plan.count) in a fixed order of the valid set: a bijection
+ * from [0, count) onto V, so a uniform x gives a uniform password (and the tests check the
+ * bijection exhaustively on small rules).
+ *
+ * The password is built run by run. At each step x is below the number of ways to finish from
+ * the current state, and those ways are split into consecutive intervals: by the next run's
+ * atom (its characters other than the previous one, times the ways to finish after one of
+ * them), then by the character (x / perCharacter), then by the run length; what is left of x
+ * ranks the completion within the chosen branch and carries on.
+ */
+export function unrankPassword(plan: RulesPlan, rank: bigint): string {
   const { atoms, length, maxRun } = plan;
   const prefix = plan.completions;
-  if (prefix === null) throw new Error('sampleExactly: the plan has no completion table (plan it with sampler "exact")');
-  // G(t, U) = completions after a finished run with t characters left and U unhit.
+  if (prefix === null) throw new Error('unrankPassword: the plan has no completion table (plan it with sampler "exact")');
+  if (rank < 0n || rank >= plan.count) throw new RangeError('unrankPassword: rank out of range');
+  // G(t, U): ways to finish after a completed run, t characters left, U the required sets unhit.
   const completions = (t: number, unhit: number) => prefix[t][unhit] - (t > 0 ? prefix[t - 1][unhit] : 0n);
   // Ways to finish once the next run's character is fixed: sum over its length l of G(t - l, U).
   const afterCharacter = (t: number, unhit: number) => {
@@ -61,42 +77,34 @@ export function sampleExactly(plan: RulesPlan, random: RandomSource): string {
     return prefix[t - 1][unhit] - (t - 1 - longest >= 0 ? prefix[t - 1 - longest][unhit] : 0n);
   };
   const chars: number[] = [];
-  const weights = new Array<bigint>(atoms.length);
+  let x = rank;
   let unhit = plan.allRequired;
   let left = length;
   let previousAtom = -1;
   let previousIndex = -1;
   while (left > 0) {
-    // Weight of each atom: its characters other than the previous one, times the ways to
-    // finish after any one of them.
-    let total = 0n;
-    for (let a = 0; a < atoms.length; a++) {
-      const available = atoms[a].codes.length - (a === previousAtom ? 1 : 0);
-      const w = available > 0 ? BigInt(available) * afterCharacter(left, unhit & ~atoms[a].signature) : 0n;
-      weights[a] = w;
-      total += w;
-    }
-    // One uniform draw below the total decides the atom, the character and the run length:
-    // within an atom's interval, x / perCharacter is uniform over its characters and
-    // x % perCharacter uniform over the ways to finish, which the run lengths split up.
-    let x = uniformBigIntBelow(total, random);
     let a = 0;
-    while (x >= weights[a]) x -= weights[a++];
-    const next = unhit & ~atoms[a].signature;
-    const perCharacter = afterCharacter(left, next);
+    let perCharacter = 0n;
+    for (; ; a++) {
+      const available = atoms[a].codes.length - (a === previousAtom ? 1 : 0);
+      perCharacter = afterCharacter(left, unhit & ~atoms[a].signature);
+      const weight = BigInt(available) * perCharacter;
+      if (x < weight) break;
+      x -= weight;
+    }
     let index = Number(x / perCharacter);
     x %= perCharacter;
     if (a === previousAtom && index >= previousIndex) index++; // skip the previous character
+    unhit &= ~atoms[a].signature;
     let run = 1;
     for (;;) {
-      const g = completions(left - run, next);
+      const g = completions(left - run, unhit);
       if (x < g) break;
       x -= g;
       run++;
     }
     const code = atoms[a].codes[index];
     for (let i = 0; i < run; i++) chars.push(code);
-    unhit = next;
     left -= run;
     previousAtom = a;
     previousIndex = index;
