@@ -36,15 +36,20 @@ export interface Atom {
   readonly codes: readonly number[];
 }
 
+/** signatures[j]: bit i set when allowed[j] is in required[i]. */
+export function signaturesOf(allowed: string, required: readonly string[]): Uint8Array {
+  if (required.length > MAX_REQUIRED_SETS) throw new RangeError(`signaturesOf: at most ${MAX_REQUIRED_SETS} required sets`);
+  const byCode = new Uint8Array(128);
+  for (let i = 0; i < required.length; i++) for (let j = 0; j < required[i].length; j++) byCode[required[i].charCodeAt(j) & 127] |= 1 << i;
+  return Uint8Array.from(allowed, (c) => byCode[c.charCodeAt(0) & 127]);
+}
+
 export function atomsOf(allowed: string, required: readonly string[]): Atom[] {
-  if (required.length > MAX_REQUIRED_SETS) throw new RangeError(`atomsOf: at most ${MAX_REQUIRED_SETS} required sets`);
+  const signatures = signaturesOf(allowed, required);
   const bySignature = new Map<number, number[]>();
   for (let j = 0; j < allowed.length; j++) {
-    const ch = allowed[j];
-    let signature = 0;
-    for (let i = 0; i < required.length; i++) if (required[i].includes(ch)) signature |= 1 << i;
-    const codes = bySignature.get(signature);
-    if (codes === undefined) bySignature.set(signature, [allowed.charCodeAt(j)]);
+    const codes = bySignature.get(signatures[j]);
+    if (codes === undefined) bySignature.set(signatures[j], [allowed.charCodeAt(j)]);
     else codes.push(allowed.charCodeAt(j));
   }
   return [...bySignature].map(([signature, codes]) => ({ signature, codes })).sort((a, b) => a.signature - b.signature);
@@ -74,6 +79,7 @@ export function runLimitedStarts(n: number, maxRun: number, length: number): big
 /** f(n, length): strings of `length` over n symbols with no run longer than maxRun. */
 export function runLimitedCount(n: number, maxRun: number, length: number): bigint {
   if (length === 0) return 1n;
+  if (maxRun >= length) return BigInt(n) ** BigInt(length); // no run limit: one power, not L steps
   return BigInt(n) * runLimitedStarts(n, maxRun, length)[length];
 }
 

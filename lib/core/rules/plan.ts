@@ -5,7 +5,7 @@
  * @module
  */
 import { log2BigInt } from '../entropy.ts';
-import { atomsOf, completionPrefixTable, countRulePasswords, MAX_REQUIRED_SETS, type Atom } from './count.ts';
+import { atomsOf, completionPrefixTable, countRulePasswords, MAX_REQUIRED_SETS, signaturesOf, type Atom } from './count.ts';
 import { quoteToken, RULES_FIELD, rulesError, type PasswordRules, type RulesError } from './parse.ts';
 
 /** The service's password lengths. */
@@ -148,14 +148,12 @@ export function planPasswordRules(rule: PasswordRules, length?: number, sampler?
   const bits = log2BigInt(count);
   const acceptance = 2 ** (bits - log2BigInt(BigInt(n) ** BigInt(L)));
   const chosen: RulesSampler = sampler ?? (acceptance * EXACT_SAMPLING_THRESHOLD >= 1 ? 'rejection' : 'exact');
-  const signatures = new Uint8Array(n);
-  for (let j = 0; j < n; j++) for (let i = 0; i < k; i++) if (rule.required[i].includes(rule.allowed[j])) signatures[j] |= 1 << i;
   return Object.freeze({
     rule,
     length: L,
     maxRun,
     codes: Uint16Array.from(rule.allowed, (c) => c.charCodeAt(0)),
-    signatures,
+    signatures: signaturesOf(rule.allowed, rule.required),
     allRequired: (1 << k) - 1,
     atoms: Object.freeze(atoms),
     count,
