@@ -10,7 +10,7 @@
  * - class counts: the number of characters of each required set, chi-square against its exact
  *   distribution, Bonferroni over the sets.
  * One `it` combines both with a factor 2 (Bonferroni). Alpha = 1e-6 per `it`, so a correct
- * generator fails a run of this file (9 such tests) with probability below 1e-5. Samples
+ * generator fails a run of this file (7 such tests) with probability below 7e-6. Samples
  * come from the real CSPRNG.
  *
  * Teeth: the same test function rejects (p < alpha) place-one-of-each-then-shuffle and an
