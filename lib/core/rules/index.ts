@@ -1,0 +1,32 @@
+/**
+ * Passwords to a website's `passwordrules`: parse, plan (feasibility, length, exact count and
+ * entropy, sampler), generate uniformly over exactly the allowed strings. Browser-safe.
+ * docs/password-rules.md describes the design.
+ * @module
+ */
+export {
+  parsePasswordRules,
+  formatPasswordRules,
+  MAX_RULES_LENGTH,
+  MAX_RULES_NUMBER,
+  RULES_FIELD,
+  type PasswordRules,
+  type RulesError,
+  type RulesParse,
+} from './parse.ts';
+export {
+  checkPasswordRules,
+  resolveRulesLength,
+  rulesLengthBounds,
+  planPasswordRules,
+  isRulesPlan,
+  DEFAULT_RULES_LENGTH,
+  EXACT_SAMPLING_THRESHOLD,
+  SERVICE_MIN_LENGTH,
+  SERVICE_MAX_LENGTH,
+  type RulesPlan,
+  type RulesMetadata,
+  type RulesSampler,
+} from './plan.ts';
+export { countRulePasswords, atomsOf, MAX_REQUIRED_SETS } from './count.ts';
+export { generateRulesPassword, unrankPassword } from './sample.ts';

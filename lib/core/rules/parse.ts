@@ -1,0 +1,321 @@
+/**
+ * A strict, total parser of the `passwordrules` syntax (the HTML attribute proposed by Apple
+ * and used by its password-manager-resources quirks list), and the normalised rule it yields.
+ *
+ * Grammar accepted (whitespace = space, tab, LF, CR, FF; docs/password-rules.md has the full
+ * description):
+ *   rules    = ws property ( ws ";" ws property )* ws [ ";" ws ]
+ *   property = name ":" ws value            (no whitespace between the name and the colon)
+ *   name     = "required" | "allowed" | "max-consecutive" | "minlength" | "maxlength"
+ *   value    = integer                      (minlength, maxlength, max-consecutive: 0-9999)
+ *            | item ( ws "," ws item )*     (required, allowed)
+ *   item     = identifier | "[" class "]"   (identifiers ASCII case-insensitive)
+ *   class    = printable ASCII characters, no ranges: "-" only first, "]" only last
+ *              (written "]]"); at least one character
+ *
+ * Anything else is an error naming the offending token and its position (0-based, counted in
+ * characters, as JSON.parse reports them). The parser reads each character a bounded number of
+ * times and the input is at most MAX_RULES_LENGTH characters, so it runs in linear time.
+ * @module
+ */
+import { bitOf, charactersOf, formatSet, maskOf, NAMED_SETS, PRINTABLE_MASK } from './charset.ts';
+
+/** The longest rule accepted, in characters; the request schema uses it as `maxLength`. The
+ * longest real rule in the corpus of 434 sites has 204 characters. */
+export const MAX_RULES_LENGTH = 1024;
+
+/** The largest number a length or max-consecutive may be written with. */
+export const MAX_RULES_NUMBER = 9999;
+
+export const RULES_FIELD = 'options.passwordRules';
+
+/** A 400 body in the service's error shape. */
+export interface RulesError {
+  readonly error: string;
+  readonly status: 400;
+  readonly field: string;
+}
+
+/** A parsed rule, normalised: equal rules give equal objects whatever their spelling. */
+export interface PasswordRules {
+  /** Every character a password may contain, in code order (never empty). */
+  readonly allowed: string;
+  /**
+   * The required sets, each in code order: a password holds at least one character of each.
+   * Duplicates and implied sets (a superset of another required set, or the whole allowed
+   * set) are dropped, so no set here contains another; first-appearance order is kept.
+   */
+  readonly required: readonly string[];
+  /** The largest `minlength` given, or null. */
+  readonly minLength: number | null;
+  /** The smallest `maxlength` given, or null. */
+  readonly maxLength: number | null;
+  /** The smallest `max-consecutive` given, or null: no character repeated more than this many
+   * times in a row. */
+  readonly maxConsecutive: number | null;
+  /** True when `unicode` appeared; it was read as ascii-printable. */
+  readonly unicodeAsAsciiPrintable: boolean;
+  /** The canonical text of the rule (see formatPasswordRules). */
+  readonly text: string;
+}
+
+export type RulesParse = { readonly ok: true; readonly rule: PasswordRules } | { readonly ok: false; readonly error: RulesError };
+
+export function rulesError(message: string, field: string = RULES_FIELD): RulesError {
+  return Object.freeze({ error: message, status: 400, field });
+}
+
+/** A token quoted for an error message: JSON-like escapes, anything outside printable ASCII as
+ * \uXXXX (so messages stay plain ASCII whatever was sent), cut to about 24 characters. */
+export function quoteToken(token: string): string {
+  let out = '';
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    const piece =
+      c === 0x22 ? '\\"' : c === 0x5c ? '\\\\' : c >= 0x20 && c <= 0x7e ? token[i] : `\\u${c.toString(16).padStart(4, '0')}`;
+    if (out.length + piece.length > 24) return `"${out}..."`;
+    out += piece;
+  }
+  return `"${out}"`;
+}
+
+const PROPERTY_NAMES: ReadonlySet<string> = new Set(['required', 'allowed', 'max-consecutive', 'minlength', 'maxlength']);
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d;
+}
+
+/** Ends a word: whitespace and the syntax's punctuation ; : , [ ] */
+function endsWord(c: number): boolean {
+  return isSpace(c) || c === 0x3b || c === 0x3a || c === 0x2c || c === 0x5b || c === 0x5d;
+}
+
+class ParseFailure {
+  readonly message: string;
+  constructor(message: string) {
+    this.message = message;
+  }
+}
+
+/** Code points in `text`, counting no further than `limit + 1`. */
+function codePointsUpTo(text: string, limit: number): number {
+  let n = 0;
+  for (let i = 0; i < text.length && n <= limit; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    n++;
+  }
+  return n;
+}
+
+interface RawRules {
+  allowedMask: bigint;
+  sawSetProperty: boolean;
+  required: bigint[];
+  minLength: number | null;
+  maxLength: number | null;
+  maxConsecutive: number | null;
+  unicode: boolean;
+}
+
+/** Parses `text`; never throws, whatever it is given. */
+export function parsePasswordRules(text: string): RulesParse {
+  if (typeof text !== 'string') return { ok: false, error: rulesError(`${RULES_FIELD} must be a string`) };
+  // Code points, as JSON Schema's maxLength counts them.
+  if (text.length > MAX_RULES_LENGTH && codePointsUpTo(text, MAX_RULES_LENGTH) > MAX_RULES_LENGTH) {
+    return { ok: false, error: rulesError(`${RULES_FIELD} must be at most ${MAX_RULES_LENGTH} characters`) };
+  }
+  try {
+    return { ok: true, rule: normalise(readRules(text)) };
+  } catch (e) {
+    if (e instanceof ParseFailure) return { ok: false, error: rulesError(`${RULES_FIELD}: ${e.message}`) };
+    throw e;
+  }
+}
+
+function readRules(text: string): RawRules {
+  const end = text.length;
+  const raw: RawRules = {
+    allowedMask: 0n,
+    sawSetProperty: false,
+    required: [],
+    minLength: null,
+    maxLength: null,
+    maxConsecutive: null,
+    unicode: false,
+  };
+  let pos = 0;
+
+  const code = (i: number) => text.charCodeAt(i);
+  const skipSpace = (i: number) => {
+    while (i < end && isSpace(code(i))) i++;
+    return i;
+  };
+  /** The word at i (up to whitespace or punctuation), or the single character there. */
+  const tokenAt = (i: number) => {
+    let j = i;
+    while (j < end && !endsWord(code(j))) j++;
+    if (j === i) {
+      // One character, a whole surrogate pair if it is one.
+      const c = text.codePointAt(i)!;
+      return String.fromCodePoint(c);
+    }
+    return text.slice(i, j);
+  };
+  const fail = (message: string): never => {
+    throw new ParseFailure(message);
+  };
+  const unexpected = (i: number, expected: string): never =>
+    fail(`unexpected ${quoteToken(tokenAt(i))} at position ${i} (expected ${expected})`);
+
+  function readClass(start: number): bigint {
+    let i = start + 1;
+    let mask = 0n;
+    let first = true;
+    for (;;) {
+      if (i >= end) return fail(`unterminated character class ${quoteToken(text.slice(start))} at position ${start}`);
+      const c = code(i);
+      if (c === 0x5d) {
+        // "]]" puts "]" in the class and closes it; a lone "]" closes it.
+        if (i + 1 < end && code(i + 1) === 0x5d) {
+          mask |= bitOf(0x5d);
+          i += 2;
+        } else {
+          i += 1;
+        }
+        break;
+      }
+      if (c < 0x20 || c > 0x7e) {
+        fail(`character ${quoteToken(String.fromCodePoint(text.codePointAt(i)!))} in a character class is not printable ASCII, at position ${i}`);
+      }
+      if (c === 0x2d && !first) fail(`"-" may only be the first character of a character class (ranges are not supported), at position ${i}`);
+      mask |= bitOf(c);
+      first = false;
+      i++;
+    }
+    if (mask === 0n) fail(`empty character class at position ${start}`);
+    pos = i;
+    return mask;
+  }
+
+  function readSetList(name: string): bigint {
+    let mask = 0n;
+    for (;;) {
+      if (code(pos) === 0x5b) {
+        mask |= readClass(pos);
+      } else {
+        const word = tokenAt(pos);
+        if (endsWord(code(pos))) unexpected(pos, `a character class after "${name}:"`);
+        // ASCII case folding only: toLowerCase() would also fold e.g. the Kelvin sign into "k".
+        const identifier = word.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
+        const named = NAMED_SETS.get(identifier);
+        if (named === undefined) return fail(`unknown character class ${quoteToken(word)} at position ${pos}`);
+        if (identifier === 'unicode') raw.unicode = true;
+        mask |= named;
+        pos += word.length;
+      }
+      pos = skipSpace(pos);
+      if (pos >= end || code(pos) === 0x3b) return mask;
+      if (code(pos) !== 0x2c) unexpected(pos, '"," or ";"');
+      pos = skipSpace(pos + 1);
+      if (pos >= end || code(pos) === 0x3b) fail(`missing character class after "," at position ${pos}`);
+    }
+  }
+
+  function readNumber(name: string): number {
+    const start = pos;
+    while (pos < end && !isSpace(code(pos)) && code(pos) !== 0x3b) pos++;
+    const token = text.slice(start, pos);
+    if (!/^[0-9]+$/.test(token)) fail(`${name} must be a whole number, got ${quoteToken(token)} at position ${start}`);
+    const value = Number(token);
+    if (value > MAX_RULES_NUMBER) fail(`${name} ${quoteToken(token)} is out of range (at most ${MAX_RULES_NUMBER}) at position ${start}`);
+    return value;
+  }
+
+  pos = skipSpace(0);
+  if (pos >= end) fail('the rule is empty (expected e.g. "minlength: 12; required: digit")');
+  for (;;) {
+    const namePos = pos;
+    const name = tokenAt(pos);
+    if (endsWord(code(pos))) unexpected(pos, 'a property name');
+    if (!PROPERTY_NAMES.has(name)) fail(`unknown property ${quoteToken(name)} at position ${pos}`);
+    pos += name.length;
+    if (pos >= end || code(pos) !== 0x3a) fail(`expected ":" right after "${name}" at position ${pos}`);
+    pos = skipSpace(pos + 1);
+    if (pos >= end || code(pos) === 0x3b) fail(`"${name}" has no value at position ${namePos}`);
+    switch (name) {
+      case 'required': {
+        const mask = readSetList(name);
+        raw.required.push(mask);
+        raw.allowedMask |= mask;
+        raw.sawSetProperty = true;
+        break;
+      }
+      case 'allowed':
+        raw.allowedMask |= readSetList(name);
+        raw.sawSetProperty = true;
+        break;
+      case 'minlength': {
+        const n = readNumber(name);
+        raw.minLength = raw.minLength === null ? n : Math.max(raw.minLength, n);
+        break;
+      }
+      case 'maxlength': {
+        const n = readNumber(name);
+        raw.maxLength = raw.maxLength === null ? n : Math.min(raw.maxLength, n);
+        break;
+      }
+      default: {
+        const n = readNumber(name);
+        raw.maxConsecutive = raw.maxConsecutive === null ? n : Math.min(raw.maxConsecutive, n);
+      }
+    }
+    pos = skipSpace(pos);
+    if (pos >= end) break;
+    if (code(pos) !== 0x3b) unexpected(pos, '";"');
+    pos = skipSpace(pos + 1);
+    if (pos >= end) break;
+  }
+  return raw;
+}
+
+function normalise(raw: RawRules): PasswordRules {
+  const allowed = raw.sawSetProperty ? raw.allowedMask : PRINTABLE_MASK;
+  // Keep only the minimal required sets: a set containing another is hit whenever that one
+  // is, and the whole allowed set is hit by any non-empty password.
+  const kept: bigint[] = [];
+  for (const set of raw.required) {
+    if (set === allowed) continue;
+    if (kept.some((k) => (k & ~set) === 0n)) continue; // some kept set is inside this one
+    for (let i = kept.length - 1; i >= 0; i--) if ((set & ~kept[i]) === 0n) kept.splice(i, 1);
+    kept.push(set);
+  }
+  const rule = {
+    allowed: charactersOf(allowed),
+    required: Object.freeze(kept.map(charactersOf)),
+    minLength: raw.minLength,
+    maxLength: raw.maxLength,
+    maxConsecutive: raw.maxConsecutive,
+    unicodeAsAsciiPrintable: raw.unicode,
+  };
+  return Object.freeze({ ...rule, text: formatPasswordRules(rule) });
+}
+
+/**
+ * The canonical text of a rule: `minlength`, `maxlength`, `max-consecutive` (those present),
+ * then each required set, then the whole allowed set, each set spelled by formatSet, every
+ * property ended by ";" and separated by one space. Parsing it gives back the same rule
+ * (except `unicodeAsAsciiPrintable`: the text says ascii-printable, which is what is used).
+ */
+export function formatPasswordRules(rule: Omit<PasswordRules, 'text'>): string {
+  const parts: string[] = [];
+  if (rule.minLength !== null) parts.push(`minlength: ${rule.minLength};`);
+  if (rule.maxLength !== null) parts.push(`maxlength: ${rule.maxLength};`);
+  if (rule.maxConsecutive !== null) parts.push(`max-consecutive: ${rule.maxConsecutive};`);
+  for (const set of rule.required) parts.push(`required: ${formatSet(maskOf(set))};`);
+  parts.push(`allowed: ${formatSet(maskOf(rule.allowed))};`);
+  return parts.join(' ');
+}
