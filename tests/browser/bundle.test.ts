@@ -8,7 +8,7 @@
  */
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import vm from 'node:vm';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -86,6 +86,30 @@ describe('dist/browser/service-api.js (static)', () => {
     for (const name of ['index.html', 'styles.css', 'favicon.svg', 'app.js', 'service-api.js']) {
       assert.ok(existsSync(new URL(name, DIST)), `${name} is missing from dist/browser`);
     }
+  });
+});
+
+describe('dist/browser/app.js (static)', () => {
+  let code = '';
+  before(() => {
+    code = readBundle(APP);
+  });
+
+  it('is a single IIFE with every page module bundled in: no import, export or require', () => {
+    assert.match(code, /^\(function \(\) \{\n\s+'use strict';/);
+    assert.doesNotMatch(code, /^\s*(import|export)\s/m);
+    assert.doesNotMatch(code, /\bimport\s*\(|\brequire\s*\(/);
+  });
+
+  it('contains no eval and no Function constructor (the CSP forbids them)', () => {
+    assert.doesNotMatch(code, /\beval\s*\(/);
+    assert.doesNotMatch(code, /\bnew\s+Function\b|\bFunction\s*\(/);
+  });
+
+  it('leaves no tsc intermediate of the page in dist/browser (only the bundle is served)', () => {
+    const entries = readdirSync(DIST, { withFileTypes: true });
+    assert.deepEqual(entries.filter((e) => e.isDirectory()).map((e) => e.name), [], 'a module directory is left over');
+    assert.deepEqual(entries.filter((e) => e.name.endsWith('.js')).map((e) => e.name).sort(), ['app.js', 'service-api.js']);
   });
 });
 

@@ -218,6 +218,18 @@ if (!existsSync(CHROMIUM)) {
         assert.equal(await w.page.locator('#count').inputValue(), String(d.request.count.default));
       });
 
+      it('draws the meter and the label table from the label rows of describe()', async () => {
+        const w = shared;
+        const { entropy } = (await w.page.evaluate(() => window.ServiceAPI!.describe())) as { entropy: { labels: { level: number; label: string }[] } };
+        const levels = entropy.labels.map((row) => row.level);
+        assert.ok(levels.length > 1, 'describe() lists the levels');
+        const meter = w.page.locator('#meter');
+        assert.equal(await meter.getAttribute('aria-valuemin'), String(Math.min(...levels)));
+        assert.equal(await meter.getAttribute('aria-valuemax'), String(Math.max(...levels)));
+        assert.equal(await meter.locator('.seg').count(), levels.length);
+        assert.deepEqual(await w.page.locator('#levels tbody .level-name').allTextContents(), entropy.labels.map((row) => row.label));
+      });
+
     });
 
     it('generates, copies and shows inline errors through the UI without a single network request', async () => {
