@@ -54,6 +54,8 @@ function explain(data: Generated, d: Description): string {
     return `${m.length} characters from a pool of ${m.poolSize} (${classes}), with every chosen kind at least once. Every such password is equally likely.`;
   }
   const words = `${m.wordCount} words from ${m.wordlistSize?.toLocaleString('en')} (${d.modes.passphrase.wordlist.bitsPerWord} bits each)`;
+  // describe() states no figure for the number (log2 of its 100 values), so it is written
+  // here; tests/browser/home.test.ts checks it against the API's entropy function.
   return `${words}${m.addNumber ? ', plus a two-digit number (6.64 bits)' : ''}. Separator and capitals add nothing: they are fixed by the options.`;
 }
 
