@@ -3,11 +3,12 @@
  * TypeScript plugin and bundles exactly the JS the server runs):
  *
  *   dist/browser/entry.js -> dist/browser/service-api.js  IIFE defining window.ServiceAPI
- *   dist/browser/app.js   -> dist/browser/app.js          IIFE, the home page's UI
+ *   dist/browser/app.js   -> dist/browser/app.js          IIFE, the home page's UI, with the
+ *                                                          modules of dist/browser/home/ in it
  *
- * and copies the static files next to them. The server serves every file it finds in
- * dist/browser/ at start-up, flat, so this config also removes tsc's intermediate
- * entry.js: an ES module the page must never load.
+ * and copies the static files next to them. It then removes what tsc emitted only for Rollup
+ * to read (entry.js and home/): ES modules the page must never load, so dist/browser/ holds
+ * exactly the files the server lists as the page's assets.
  *
  * No plugins are needed: the core imports only relative files, and the ajv validator was
  * already compiled to self-contained code at build time (lib/core/validator.generated.ts),
@@ -36,12 +37,13 @@ function copyStatic() {
   };
 }
 
-/** @returns {import('rollup').Plugin} */
+/** Removes a file or directory tsc emitted only as Rollup's input, once the bundle is written.
+ * @returns {import('rollup').Plugin} */
 function removeIntermediate(path) {
   return {
     name: 'remove-intermediate',
     async writeBundle() {
-      await rm(path, { force: true });
+      await rm(path, { force: true, recursive: true });
     },
   };
 }
@@ -71,7 +73,7 @@ export default [
   {
     input: `${out}/app.js`,
     output: { ...iife, entryFileNames: 'app.js' },
-    plugins: [copyStatic()],
+    plugins: [copyStatic(), removeIntermediate(`${out}/home`)],
     onwarn,
   },
 ];

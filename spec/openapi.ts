@@ -1,7 +1,8 @@
 /**
  * The OpenAPI 3.1 document served at `GET /openapi.json`, built from the three schema files in
  * `spec/` (copied verbatim into `components.schemas`, so the document cannot drift from the
- * validator), the live description (`describe()`), the strength table and the limits.
+ * validator), the live description (`describe()`), the strength table and the limits. Every
+ * figure its prose and examples state is computed from those same sources (see "Figures").
  * `spec/build.ts` writes it to `spec/openapi.json`; `--check` fails when the committed copy is
  * stale, and tests/spec/openapi.test.ts checks the copies deep-equal their sources.
  *
@@ -14,7 +15,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE, MAX_RATE_LIMIT_PER_MINUTE, STRENGTH_LEVELS, describe, generate } from '../lib/core/index.ts';
+import {
+  AMBIGUOUS_CHARACTERS,
+  BODY_LIMIT_BYTES,
+  CHARACTER_CLASSES,
+  DEFAULT_RATE_LIMIT_PER_MINUTE,
+  DROPPED_WORDS,
+  MAX_RATE_LIMIT_PER_MINUTE,
+  SEPARATORS,
+  STRENGTH_LEVELS,
+  WORDLIST,
+  describe,
+  generate,
+  passphraseBits,
+  passwordBits,
+  strength,
+} from '../lib/core/index.ts';
 import { POSTMAN_FILES } from '../lib/http/assets.ts';
 import { ERRORS } from '../lib/http/errors.ts';
 import { JSON_CSP, WWW_AUTHENTICATE, policyOf } from '../lib/http/headers.ts';
@@ -73,32 +89,79 @@ export function embeddedSchemas(): Json {
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
 // ---------------------------------------------------------------------------------------------
-// Examples. Values are realistic in shape and obviously fake in content; every one validates
-// against its schema (redocly's no-invalid-media-type-examples and the tests check that).
+// Figures. Every number the document states is computed here from what the server runs with:
+// the request schema file (the one embedded above), the word list, the character classes, the
+// limits and the entropy functions, so the prose cannot state one bound while the validator
+// enforces another. The contract's values themselves are pinned once, literally, in
+// tests/helpers/contract-numbers.ts.
 
-const PASSWORD_CLASSES = [
-  { name: 'lowercase', size: 26 },
-  { name: 'uppercase', size: 26 },
-  { name: 'numbers', size: 10 },
-];
-const passwordCredential = {
-  value: 'EXAMPLExonly7NOTxREAL2pw',
-  entropy: { bits: 142.88, label: 'Excellent', level: 4 },
-  metadata: { entropyMode: 'uniform-each-class', poolSize: 62, length: 24, classes: PASSWORD_CLASSES },
-};
-const passphraseCredential = {
-  value: 'Crane-Oyster-Plaza-Sprint-07',
-  entropy: { bits: 58.34, label: 'Fair', level: 1 },
-  metadata: {
-    entropyMode: 'wordlist',
-    wordCount: 4,
-    wordlistSize: 7772,
-    wordlist: 'EFF large wordlist',
-    separator: 'hyphen',
-    capitalize: true,
-    addNumber: true,
-  },
-};
+interface Bounds {
+  minimum: number;
+  maximum: number;
+  default: number;
+}
+interface RequestSchemaFile {
+  properties: { count: Bounds };
+  $defs: {
+    PasswordOptions: { properties: Record<string, { default?: unknown }> & { length: Bounds } };
+    PassphraseOptions: { properties: { wordCount: Bounds } };
+  };
+}
+const REQUEST_SCHEMA = readSchema(SCHEMA_FILES.GenerateRequest) as unknown as RequestSchemaFile;
+const COUNT = REQUEST_SCHEMA.properties.count;
+const PASSWORD_OPTIONS = REQUEST_SCHEMA.$defs.PasswordOptions.properties;
+const LENGTH = PASSWORD_OPTIONS.length;
+const WORD_COUNT = REQUEST_SCHEMA.$defs.PassphraseOptions.properties.wordCount;
+
+/** `minimum to maximum`, as the limits are written. */
+const span = (b: Bounds): string => `${b.minimum} to ${b.maximum}`;
+/** The body limit in the unit people state it in (1 KB = 1,024 bytes). */
+const BODY_LIMIT_KB = `${BODY_LIMIT_BYTES / 1024} KB`;
+const WORDS = WORDLIST.length;
+/** addNumber adds log2 of the number of suffixes; 2 to that power, rounded, is their count. */
+const NUMBER_BITS = passphraseBits(WORDS, 0, true);
+const NUMBER_SUFFIXES = Math.round(2 ** NUMBER_BITS);
+/** The longest separator, the bound of `separators` values in the description schema. */
+const SEPARATOR_MAX_LENGTH = Math.max(...Object.values(SEPARATORS).map((sep) => sep.length));
+const LEVEL_NUMBERS = STRENGTH_LEVELS.map((s) => s.level);
+const SECONDS_PER_MINUTE = 60;
+/** Seconds, rounded up, for one request's slot to refill at the default rate: a bucket one
+ * request below full reports this as its reset, an empty one as its Retry-After. */
+const ONE_SLOT_SECONDS = Math.ceil(SECONDS_PER_MINUTE / DEFAULT_RATE_LIMIT_PER_MINUTE);
+const fixed2 = (bits: number): string => strength(bits).bits.toFixed(2);
+
+/** `abc...z` -> `a-z` for a class that is one run of characters; other classes by name. */
+function classShown(c: (typeof CHARACTER_CLASSES)[number]): string {
+  const run = [...c.chars].every((ch, i) => i === 0 || ch.charCodeAt(0) === c.chars.charCodeAt(i - 1) + 1);
+  return run ? `${c.chars[0]}-${c.chars[c.chars.length - 1]}` : c.name;
+}
+/** The classes a request without options uses. */
+const DEFAULT_CLASSES = CHARACTER_CLASSES.filter((c) => PASSWORD_OPTIONS[c.option]?.default === true);
+/** `24 characters a-z A-Z 0-9`: the password a request without options gets. */
+const DEFAULT_PASSWORD = `${LENGTH.default} characters ${DEFAULT_CLASSES.map(classShown).join(' ')}`;
+const DEFAULT_PASSWORD_BITS = fixed2(passwordBits(DEFAULT_CLASSES.map((c) => c.chars.length), LENGTH.default));
+
+// ---------------------------------------------------------------------------------------------
+// Examples. Values are realistic in shape and obviously fake in content; entropy and metadata
+// are the generator's own for the example's options. Every example validates against its
+// schema (redocly's no-invalid-media-type-examples and the tests check that).
+
+/** The 200 body the generator gives for `input` (its values are never shown). */
+function acceptedBody(input: object): { mode: string; count: number; entropy: Json; metadata: Json } {
+  const outcome = generate(input);
+  if (outcome.status !== 200) throw new Error(`example ${JSON.stringify(input)} is rejected: ${JSON.stringify(outcome.body)}`);
+  return outcome.body as unknown as { mode: string; count: number; entropy: Json; metadata: Json };
+}
+/** A credential with a fake value and the generator's entropy and metadata for `input`. */
+function exampleCredential(input: object, value: string): Json {
+  const { entropy, metadata } = acceptedBody(input);
+  return { value, entropy, metadata };
+}
+
+const PASSWORD_OPTIONS_EXAMPLE = { mode: 'password', options: { length: 32, includeSymbols: true, avoidAmbiguous: true, excludedCharacters: '{}' } };
+const PASSPHRASE_EXAMPLE = { mode: 'passphrase', options: { wordCount: WORD_COUNT.default, separator: 'hyphen', capitalize: true, addNumber: true } };
+const passwordCredential = exampleCredential({ mode: 'password' }, 'EXAMPLExonly7NOTxREAL2pw');
+const passphraseCredential = exampleCredential(PASSPHRASE_EXAMPLE, 'Crane-Oyster-Plaza-Sprint-07');
 const batchValues = ['Crane-Oyster-Plaza-Sprint-07', 'Maple-Tunnel-Frost-Ledger-42', 'Pebble-Violin-Ember-Quota-13'];
 const batchCredential = (value: string) => ({ ...passphraseCredential, value });
 
@@ -121,6 +184,9 @@ function labelTable(): string {
   return ['| level | label | bits (unrounded) |', '|---|---|---|', ...rows].join('\n');
 }
 
+/** The rate-limit headers' example: a client at the default rate, just after its first request. */
+const AFTER_ONE_REQUEST = { remaining: DEFAULT_RATE_LIMIT_PER_MINUTE - 1, reset: ONE_SLOT_SECONDS };
+
 function headerComponents(): Json {
   // `required: true` means "always present on the responses that list it"; the contract
   // tests check exactly that against the running server.
@@ -135,16 +201,16 @@ function headerComponents(): Json {
     schema: { type: 'integer', minimum, maximum: MAX_RATE_LIMIT_PER_MINUTE, examples: [example] },
   });
   return {
-    'X-RateLimit-Limit': int('Bucket capacity: requests per minute per client (RATE_LIMIT_PER_MINUTE, default 20).', DEFAULT_RATE_LIMIT_PER_MINUTE, 1),
-    'X-RateLimit-Remaining': int('Whole requests left in the bucket now.', 19),
-    'X-RateLimit-Reset': int('Seconds, rounded up, until the bucket is full again (0 when it is full).', 3),
-    'RateLimit-Policy': str('IETF draft field (draft-ietf-httpapi-ratelimit-headers): the policy, `q` requests per `w` = 60 seconds, the same numbers as X-RateLimit-Limit.', [
+    'X-RateLimit-Limit': int(`Bucket capacity: requests per minute per client (RATE_LIMIT_PER_MINUTE, default ${DEFAULT_RATE_LIMIT_PER_MINUTE}).`, DEFAULT_RATE_LIMIT_PER_MINUTE, 1),
+    'X-RateLimit-Remaining': int('Whole requests left in the bucket now.', AFTER_ONE_REQUEST.remaining),
+    'X-RateLimit-Reset': int('Seconds, rounded up, until the bucket is full again (0 when it is full).', AFTER_ONE_REQUEST.reset),
+    'RateLimit-Policy': str(`IETF draft field (draft-ietf-httpapi-ratelimit-headers): the policy, \`q\` requests per \`w\` = ${SECONDS_PER_MINUTE} seconds, the same numbers as X-RateLimit-Limit.`, [
       policyOf(DEFAULT_RATE_LIMIT_PER_MINUTE),
     ]),
     RateLimit: str('IETF draft field: `r` remaining and `t` seconds to full, the same numbers as X-RateLimit-Remaining and X-RateLimit-Reset.', [
-      '"client";r=19;t=3',
+      `"client";r=${AFTER_ONE_REQUEST.remaining};t=${AFTER_ONE_REQUEST.reset}`,
     ]),
-    'Retry-After': int('On 429 only: seconds, rounded up, until one request is allowed again.', 3, 1),
+    'Retry-After': int('On 429 only: seconds, rounded up, until one request is allowed again.', ONE_SLOT_SECONDS, 1),
     'Cache-Control': str('Every response: nothing is cached by browsers or proxies.', ['no-store'], { const: 'no-store' }),
     'X-Content-Type-Options': str('Every response.', ['nosniff'], { const: 'nosniff' }),
     'Referrer-Policy': str('Every response.', ['no-referrer'], { const: 'no-referrer' }),
@@ -195,10 +261,10 @@ function responseComponents(): Json {
     BadRequest: errorResponse(
       'The request is invalid: wrong or missing `Content-Type: application/json`, malformed JSON, a value of the wrong type or out of range, an unknown field, or an option of the other mode. One error at a time, the first found; `field` names it. Nothing is clamped or replaced by a default.',
       {
-        badLength: errorExample('Length out of range', rejectionOf({ mode: 'password', options: { length: 7 } })),
-        badCount: errorExample('Batch too large', rejectionOf({ mode: 'password', count: 21 })),
+        badLength: errorExample('Length out of range', rejectionOf({ mode: 'password', options: { length: LENGTH.minimum - 1 } })),
+        badCount: errorExample('Batch too large', rejectionOf({ mode: 'password', count: COUNT.maximum + 1 })),
         contentType: errorExample('Wrong Content-Type', ERRORS.badContentType),
-        wrongMode: errorExample('Option of the other mode', rejectionOf({ mode: 'password', options: { wordCount: 5 } })),
+        wrongMode: errorExample('Option of the other mode', rejectionOf({ mode: 'password', options: { wordCount: WORD_COUNT.default } })),
         badJson: errorExample('Not JSON', ERRORS.badJson),
       },
     ),
@@ -217,8 +283,8 @@ function responseComponents(): Json {
       'Allow',
     ),
     PayloadTooLarge: errorResponse(
-      `The body is larger than ${BODY_LIMIT_BYTES} bytes (16 KB). A declared Content-Length above it is refused before reading; a chunked body is cut at the first byte past the limit. The connection is closed after this reply.`,
-      { tooLarge: errorExample('Body over 16 KB', ERRORS.tooLarge) },
+      `The body is larger than ${BODY_LIMIT_BYTES} bytes (${BODY_LIMIT_KB}). A declared Content-Length above it is refused before reading; a chunked body is cut at the first byte past the limit. The connection is closed after this reply.`,
+      { tooLarge: errorExample(`Body over ${BODY_LIMIT_KB}`, ERRORS.tooLarge) },
     ),
     TooManyRequests: errorResponse(
       'The client (IP address) has used its requests for now. Wait `Retry-After` seconds. A 429 does not consume a slot.',
@@ -239,7 +305,7 @@ function describeSchema(): Json {
     required: ['level', 'label', 'minBits', 'maxBits'],
     additionalProperties: false,
     properties: {
-      level: { type: 'integer', minimum: 0, maximum: 4 },
+      level: { type: 'integer', minimum: Math.min(...LEVEL_NUMBERS), maximum: Math.max(...LEVEL_NUMBERS) },
       label: { type: 'string', enum: STRENGTH_LEVELS.map((s) => s.label) },
       minBits: { type: 'number', minimum: 0, description: 'Inclusive lower bound in bits.' },
       maxBits: {
@@ -282,7 +348,7 @@ function describeSchema(): Json {
           password: mode({
             characterClasses: {
               type: 'array',
-              maxItems: 4,
+              maxItems: CHARACTER_CLASSES.length,
               items: object({
                 name: { type: 'string', maxLength: 32 },
                 option: { type: 'string', maxLength: 32 },
@@ -294,12 +360,12 @@ function describeSchema(): Json {
             rules: { type: 'array', maxItems: 16, items: text },
           }),
           passphrase: mode({
-            separators: { type: 'object', additionalProperties: { type: 'string', maxLength: 1 } },
+            separators: { type: 'object', additionalProperties: { type: 'string', maxLength: SEPARATOR_MAX_LENGTH } },
             wordlist: object({
               name: { type: 'string', maxLength: 64 },
-              size: { type: 'integer', const: 7772 },
-              sourceSize: { type: 'integer', const: 7776 },
-              excludedWords: { type: 'array', maxItems: 4, items: { type: 'string', maxLength: 16 } },
+              size: { type: 'integer', const: WORDS },
+              sourceSize: { type: 'integer', const: WORDS + DROPPED_WORDS.length },
+              excludedWords: { type: 'array', maxItems: DROPPED_WORDS.length, items: { type: 'string', maxLength: 16 } },
               bitsPerWord: { type: 'number', minimum: 0 },
               credit: text,
               license: { type: 'string', maxLength: 64 },
@@ -309,12 +375,12 @@ function describeSchema(): Json {
         { additionalProperties: false },
       ),
       entropy: object(
-        { method: text, labels: { type: 'array', minItems: 5, maxItems: 5, items: level } },
+        { method: text, labels: { type: 'array', minItems: STRENGTH_LEVELS.length, maxItems: STRENGTH_LEVELS.length, items: level } },
         { additionalProperties: false },
       ),
       limits: object(
         {
-          count: object({ minimum: { type: 'integer', const: 1 }, maximum: { type: 'integer', const: 20 } }),
+          count: object({ minimum: { type: 'integer', const: COUNT.minimum }, maximum: { type: 'integer', const: COUNT.maximum } }),
           bodyBytes: { type: 'integer', const: BODY_LIMIT_BYTES },
           rateLimit: object(
             { requestsPerMinute: { type: 'integer', minimum: 1 }, algorithm: text },
@@ -337,9 +403,15 @@ function healthSchema(): Json {
   };
 }
 
+/** `wordCount x log2(7772)`, the passphrase formula as the descriptions write it. */
+const WORDS_FORMULA = `wordCount x log2(${WORDS})`;
+/** What addNumber adds, to 3 decimals (`6.644`), and with its origin (`+ log2(100) = 6.644`). */
+const NUMBER_BITS_SHOWN = NUMBER_BITS.toFixed(3);
+const NUMBER_TERM = `+ log2(${NUMBER_SUFFIXES}) = ${NUMBER_BITS_SHOWN}`;
+/** `without its 4 hyphenated words`: the words left out of the EFF list, and why. */
+const DROPPED = `without its ${DROPPED_WORDS.length} hyphenated words`;
+
 function infoDescription(): string {
-  const d = describe();
-  const limits = d.limits as { count: { minimum: number; maximum: number } };
   return [
     'Generates random passwords and passphrases with an exact entropy figure. Nothing generated is stored or logged, and every response is `Cache-Control: no-store`.',
     '',
@@ -348,10 +420,10 @@ function infoDescription(): string {
     '| limit | value |',
     '|---|---|',
     `| requests per client IP | ${DEFAULT_RATE_LIMIT_PER_MINUTE} per minute (token bucket: burst of ${DEFAULT_RATE_LIMIT_PER_MINUTE}, refilled continuously; the operator may change it, \`GET /generate\` shows the live figure) |`,
-    `| count (credentials per request) | ${limits.count.minimum} to ${limits.count.maximum}; a batch uses one rate-limit slot |`,
-    '| password length | 8 to 128 |',
-    '| passphrase wordCount | 4 to 8 |',
-    `| request body | ${BODY_LIMIT_BYTES} bytes (16 KB); larger gives 413 |`,
+    `| count (credentials per request) | ${span(COUNT)}; a batch uses one rate-limit slot |`,
+    `| password length | ${span(LENGTH)} |`,
+    `| passphrase wordCount | ${span(WORD_COUNT)} |`,
+    `| request body | ${BODY_LIMIT_BYTES} bytes (${BODY_LIMIT_KB}); larger gives 413 |`,
     '',
     'Every `POST /generate` attempt uses one slot whatever its outcome, except one answered 429. GET requests use none but carry the current rate-limit headers. Every response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` and the IETF draft fields `RateLimit-Policy` and `RateLimit`; 429 adds `Retry-After`.',
     '',
@@ -359,8 +431,8 @@ function infoDescription(): string {
     '',
     '`entropy.bits` is log2 of the number of equally likely outputs the generator can produce for the options (the attacker is assumed to know the options, not the draws), rounded to 2 decimals; the label comes from the unrounded figure.',
     '',
-    '- Password: with enabled classes of sizes c1..ck after exclusions (pool N = sum ci) and length L, bits = log2 |V|, where V is every length-L string over the pool holding at least one character of each enabled class, counted exactly by inclusion-exclusion: |V| = sum over subsets S of the classes of (-1)^|S| (N - sum of sizes in S)^L. The generator redraws the whole password until the rule holds, so every string of V is equally likely. 24 characters a-z A-Z 0-9: 142.88 bits.',
-    '- Passphrase: bits = wordCount x log2(7772) (12.924 per word, EFF large wordlist without its 4 hyphenated words), + log2(100) = 6.644 with `addNumber`; separator and capitalize add nothing. 4 words: 51.70 bits.',
+    `- Password: with enabled classes of sizes c1..ck after exclusions (pool N = sum ci) and length L, bits = log2 |V|, where V is every length-L string over the pool holding at least one character of each enabled class, counted exactly by inclusion-exclusion: |V| = sum over subsets S of the classes of (-1)^|S| (N - sum of sizes in S)^L. The generator redraws the whole password until the rule holds, so every string of V is equally likely. ${DEFAULT_PASSWORD}: ${DEFAULT_PASSWORD_BITS} bits.`,
+    `- Passphrase: bits = ${WORDS_FORMULA} (${Math.log2(WORDS).toFixed(3)} per word, EFF large wordlist ${DROPPED}), ${NUMBER_TERM} with \`addNumber\`; separator and capitalize add nothing. ${WORD_COUNT.default} words: ${fixed2(passphraseBits(WORDS, WORD_COUNT.default, false))} bits.`,
     '',
     labelTable(),
     '',
@@ -376,11 +448,11 @@ function generateDescription(): string {
   return [
     'The live description of every option, default and limit, derived from the request schema: the same object the browser page gets from `ServiceAPI.describe()`. No key needed; it uses no rate-limit slot.',
     '',
-    '- password: characters drawn uniformly from the pool of enabled classes (a-z 26, A-Z 26, 0-9 10, symbols 23), minus `0O1Il5S8B` with `avoidAmbiguous` and minus `excludedCharacters`; every enabled class appears at least once.',
-    '- passphrase: words drawn uniformly from the EFF large wordlist without its 4 hyphenated words (7,772 words).',
-    '- entropy: password bits = log2 |V| (exact count of valid strings, see the top of this document; close to length x log2(pool)); passphrase bits = wordCount x log2(7772), + 6.644 with addNumber.',
+    `- password: characters drawn uniformly from the pool of enabled classes (${CHARACTER_CLASSES.map((c) => `${classShown(c)} ${c.chars.length}`).join(', ')}), minus \`${AMBIGUOUS_CHARACTERS}\` with \`avoidAmbiguous\` and minus \`excludedCharacters\`; every enabled class appears at least once.`,
+    `- passphrase: words drawn uniformly from the EFF large wordlist ${DROPPED} (${WORDS.toLocaleString('en')} words).`,
+    `- entropy: password bits = log2 |V| (exact count of valid strings, see the top of this document; close to length x log2(pool)); passphrase bits = ${WORDS_FORMULA}, + ${NUMBER_BITS_SHOWN} with addNumber.`,
     '- Nothing generated is stored or logged.',
-    `- Limits: count 1 to 20, password length 8 to 128, wordCount 4 to 8, body ${BODY_LIMIT_BYTES} bytes, ${DEFAULT_RATE_LIMIT_PER_MINUTE} requests per minute per client by default (\`limits.rateLimit\` gives the live figure).`,
+    `- Limits: count ${span(COUNT)}, password length ${span(LENGTH)}, wordCount ${span(WORD_COUNT)}, body ${BODY_LIMIT_BYTES} bytes, ${DEFAULT_RATE_LIMIT_PER_MINUTE} requests per minute per client by default (\`limits.rateLimit\` gives the live figure).`,
     '',
     labelTable(),
     '',
@@ -392,21 +464,31 @@ function generateDescription(): string {
   ].join('\n');
 }
 
+/** The curl and httpie examples: what they send; what they get is the generator's answer. */
+const CURL_EXAMPLE = { mode: 'password', options: { length: LENGTH.default } };
+const HTTPIE_EXAMPLE = { mode: 'passphrase', count: 5, options: { wordCount: 6 } };
+
+/** `//=> {"mode":...,"count":...,"value":"<redacted>","entropy":{...},...}` for `input`. */
+function shownAnswer(input: object): string {
+  const { mode, count, entropy } = acceptedBody(input);
+  return `//=> ${JSON.stringify({ mode, count, value: '<redacted>', entropy }).slice(0, -1)},...}`;
+}
+
 function postGenerateDescription(): string {
   return [
-    'Generates `count` credentials (default 1, at most 20) in one request; a batch uses one rate-limit slot. `value`, `entropy` and `metadata` at the top level mirror `results[0]`. Only `mode` is required; omitted optional fields take their default, and an invalid value is a 400 naming the field (never clamped or defaulted).',
+    `Generates \`count\` credentials (default ${COUNT.default}, at most ${COUNT.maximum}) in one request; a batch uses one rate-limit slot. \`value\`, \`entropy\` and \`metadata\` at the top level mirror \`results[0]\`. Only \`mode\` is required; omitted optional fields take their default, and an invalid value is a 400 naming the field (never clamped or defaulted).`,
     '',
     'Checks, in order: rate limit (429) -> key configured (503) -> key (401) -> `Content-Type: application/json` (400) -> body size (413) -> JSON and schema (400) -> generate (200).',
     '',
     'Keep the key out of code, files and shell history: read it from an environment variable.',
     '',
     '```sh',
-    'curl -sS --fail-with-body --json \'{"mode":"password","options":{"length":24}}\' \\',
+    `curl -sS --fail-with-body --json '${JSON.stringify(CURL_EXAMPLE)}' \\`,
     '  -H "X-Api-Key: $CG_API_KEY" http://127.0.0.1:8080/generate',
-    '//=> {"mode":"password","count":1,"value":"<redacted>","entropy":{"bits":142.88,"label":"Excellent","level":4},...}',
+    shownAnswer(CURL_EXAMPLE),
     '',
-    'http POST :8080/generate X-Api-Key:$CG_API_KEY mode=passphrase count:=5 options:=\'{"wordCount":6}\'',
-    '//=> {"mode":"passphrase","count":5,"value":"<redacted>","entropy":{"bits":77.54,"label":"Strong","level":2},...}',
+    `http POST :8080/generate X-Api-Key:$CG_API_KEY mode=${HTTPIE_EXAMPLE.mode} count:=${HTTPIE_EXAMPLE.count} options:='${JSON.stringify(HTTPIE_EXAMPLE.options)}'`,
+    shownAnswer(HTTPIE_EXAMPLE),
     '```',
   ].join('\n');
 }
@@ -483,16 +565,13 @@ export function buildOpenApi(): Json {
               'application/json': {
                 schema: ref('schemas', 'GenerateRequest'),
                 examples: {
-                  password: { summary: 'One password, defaults (24 characters a-z A-Z 0-9)', value: { mode: 'password' } },
+                  password: { summary: `One password, defaults (${DEFAULT_PASSWORD})`, value: { mode: 'password' } },
                   passwordOptions: {
-                    summary: 'A 32-character password with symbols, no look-alikes',
-                    value: { mode: 'password', options: { length: 32, includeSymbols: true, avoidAmbiguous: true, excludedCharacters: '{}' } },
+                    summary: `A ${PASSWORD_OPTIONS_EXAMPLE.options.length}-character password with symbols, no look-alikes`,
+                    value: PASSWORD_OPTIONS_EXAMPLE,
                   },
-                  passphrase: {
-                    summary: 'A capitalised passphrase with a number',
-                    value: { mode: 'passphrase', options: { wordCount: 4, separator: 'hyphen', capitalize: true, addNumber: true } },
-                  },
-                  batch: { summary: 'A batch of 20 passphrases (one rate-limit slot)', value: { mode: 'passphrase', count: 20 } },
+                  passphrase: { summary: 'A capitalised passphrase with a number', value: PASSPHRASE_EXAMPLE },
+                  batch: { summary: `A batch of ${COUNT.maximum} passphrases (one rate-limit slot)`, value: { mode: 'passphrase', count: COUNT.maximum } },
                 },
               },
             },
@@ -505,7 +584,7 @@ export function buildOpenApi(): Json {
                   password: { summary: 'One password (fake value)', value: responseOf('password', [passwordCredential]) },
                   passphrase: { summary: 'One passphrase (fake value)', value: responseOf('passphrase', [passphraseCredential]) },
                   batch: {
-                    summary: 'A batch of 3 passphrases (fake values)',
+                    summary: `A batch of ${batchValues.length} passphrases (fake values)`,
                     value: responseOf('passphrase', batchValues.map(batchCredential)),
                   },
                 },

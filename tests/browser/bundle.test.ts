@@ -8,12 +8,13 @@
  */
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import vm from 'node:vm';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ERROR_CASES } from '../helpers/error-cases.ts';
 import { describe as coreDescribe, generate as coreGenerate } from '../../lib/core/index.ts';
+import { LIMITS } from '../helpers/limits.ts';
 
 const DIST = new URL('../../dist/browser/', import.meta.url);
 const BUNDLE = new URL('service-api.js', DIST);
@@ -89,6 +90,30 @@ describe('dist/browser/service-api.js (static)', () => {
   });
 });
 
+describe('dist/browser/app.js (static)', () => {
+  let code = '';
+  before(() => {
+    code = readBundle(APP);
+  });
+
+  it('is a single IIFE with every page module bundled in: no import, export or require', () => {
+    assert.match(code, /^\(function \(\) \{\n\s+'use strict';/);
+    assert.doesNotMatch(code, /^\s*(import|export)\s/m);
+    assert.doesNotMatch(code, /\bimport\s*\(|\brequire\s*\(/);
+  });
+
+  it('contains no eval and no Function constructor (the CSP forbids them)', () => {
+    assert.doesNotMatch(code, /\beval\s*\(/);
+    assert.doesNotMatch(code, /\bnew\s+Function\b|\bFunction\s*\(/);
+  });
+
+  it('leaves no tsc intermediate of the page in dist/browser (only the bundle is served)', () => {
+    const entries = readdirSync(DIST, { withFileTypes: true });
+    assert.deepEqual(entries.filter((e) => e.isDirectory()).map((e) => e.name), [], 'a module directory is left over');
+    assert.deepEqual(entries.filter((e) => e.name.endsWith('.js')).map((e) => e.name).sort(), ['app.js', 'service-api.js']);
+  });
+});
+
 describe('window.ServiceAPI in a bare vm context (no require, no process)', () => {
   let run: (code: string) => unknown;
   let sandbox: Sandbox;
@@ -107,18 +132,19 @@ describe('window.ServiceAPI in a bare vm context (no require, no process)', () =
 
   for (const mode of ['password', 'passphrase'] as const) {
     it(`returns {ok: true, data} valid against the response schema for mode ${mode}`, () => {
-      const result = jsonIn(run, `ServiceAPI.generate({mode: ${JSON.stringify(mode)}, count: 20})`) as { ok: boolean; data: unknown };
+      const batch = LIMITS.count.maximum;
+      const result = jsonIn(run, `ServiceAPI.generate({mode: ${JSON.stringify(mode)}, count: ${batch}})`) as { ok: boolean; data: unknown };
       assert.equal(result.ok, true);
       assert.ok(validateResponse(result.data), JSON.stringify(validateResponse.errors));
       const data = result.data as { mode: string; results: { value: string }[] };
       assert.equal(data.mode, mode);
-      assert.equal(data.results.length, 20);
-      assert.equal(new Set(data.results.map((r) => r.value)).size, 20, '20 fresh values');
+      assert.equal(data.results.length, batch);
+      assert.equal(new Set(data.results.map((r) => r.value)).size, batch, `${batch} fresh values`);
     });
   }
 
   it('gives the same entropy and metadata as the core for the same options', () => {
-    const input = { mode: 'password', options: { length: 8, includeSymbols: true, avoidAmbiguous: true } };
+    const input = { mode: 'password', options: { length: LIMITS.length.minimum, includeSymbols: true, avoidAmbiguous: true } };
     const result = jsonIn(run, `ServiceAPI.generate(${JSON.stringify(input)})`) as { data: { entropy: unknown; metadata: unknown } };
     const core = coreGenerate(input);
     assert.equal(core.status, 200);
@@ -164,20 +190,26 @@ describe('window.ServiceAPI in a bare vm context (no require, no process)', () =
   });
 
   it('hands out copies: mutating a result or a description changes nothing later', () => {
+    const tooMany = LIMITS.count.maximum + 1;
     run(`(() => {
       const d = ServiceAPI.describe();
       d.modes.passphrase.options.separator.enum.push('comma');
-      d.request.count.maximum = 1000;
+      d.request.count.maximum = ${tooMany};
       const r = ServiceAPI.generate({ mode: 'password' });
       r.data.metadata.classes.length = 0;
       r.data.entropy.bits = 1;
     })()`);
     assert.deepEqual(jsonIn(run, 'ServiceAPI.describe()'), JSON.parse(JSON.stringify(coreDescribe())));
     assert.deepEqual(jsonIn(run, 'ServiceAPI.generate({mode: "passphrase", options: {separator: "comma"}}).error.field'), 'options.separator');
-    assert.deepEqual(jsonIn(run, 'ServiceAPI.generate({mode: "password", count: 21}).error.field'), 'count');
-    const again = jsonIn(run, 'ServiceAPI.generate({ mode: "password" }).data') as { entropy: { bits: number }; metadata: { classes: unknown[] } };
-    assert.equal(again.metadata.classes.length, 3);
-    assert.equal(again.entropy.bits, 142.88);
+    assert.deepEqual(jsonIn(run, `ServiceAPI.generate({mode: "password", count: ${tooMany}}).error.field`), 'count');
+    const again = jsonIn(run, 'ServiceAPI.generate({ mode: "password" }).data') as { entropy: unknown; metadata: { classes: unknown[] } };
+    const core = coreGenerate({ mode: 'password' });
+    assert.equal(core.status, 200);
+    if (core.status !== 200) return;
+    const { metadata } = core.body;
+    assert.ok('classes' in metadata && metadata.classes.length > 0);
+    assert.deepEqual(again.metadata.classes, JSON.parse(JSON.stringify(metadata.classes)));
+    assert.deepEqual(again.entropy, { ...core.body.entropy });
   });
 
   it('returns a 500-style body instead of throwing when the environment has no Web Crypto', () => {

@@ -23,7 +23,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ERROR_CASES } from '../helpers/error-cases.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
-import { generate as coreGenerate } from '../../lib/core/index.ts';
+import { generate as coreGenerate, passphraseBits } from '../../lib/core/index.ts';
+import { LIMITS } from '../helpers/limits.ts';
 
 /** CHROMIUM_PATH only exists so the skip path can be exercised; Debian's is the default. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -32,6 +33,13 @@ const OUTPUT = new URL('../../.test-output/', import.meta.url);
 
 const responseSchema = JSON.parse(readFileSync(new URL('../../spec/generate-response.schema.json', import.meta.url), 'utf8'));
 const validateResponse = new Ajv2020({ strict: true, allErrors: true }).compile(responseSchema);
+
+/** The bits the API gives for `input`, as the page shows them. */
+function apiBits(input: unknown): string {
+  const outcome = coreGenerate(input);
+  assert.equal(outcome.status, 200, `expected ${JSON.stringify(input)} to be accepted`);
+  return (outcome.body as { entropy: { bits: number } }).entropy.bits.toFixed(2);
+}
 
 /** The 400 message the API gives for `input` (the UI must show exactly this). */
 function apiError(input: unknown): { error: string; field?: string } {
@@ -153,9 +161,9 @@ if (!existsSync(CHROMIUM)) {
         const w = shared;
         for (const input of [
           { mode: 'password' },
-          { mode: 'password', count: 20, options: { length: 128, includeSymbols: true, avoidAmbiguous: true, excludedCharacters: 'xyz' } },
+          { mode: 'password', count: LIMITS.count.maximum, options: { length: LIMITS.length.maximum, includeSymbols: true, avoidAmbiguous: true, excludedCharacters: 'xyz' } },
           { mode: 'passphrase' },
-          { mode: 'passphrase', count: 20, options: { wordCount: 8, separator: 'space', capitalize: true, addNumber: true } },
+          { mode: 'passphrase', count: LIMITS.count.maximum, options: { wordCount: LIMITS.wordCount.maximum, separator: 'space', capitalize: true, addNumber: true } },
         ]) {
           const result = (await w.page.evaluate((i) => window.ServiceAPI!.generate(i), input)) as { ok: boolean; data: { mode: string; count: number } };
           assert.equal(result.ok, true, JSON.stringify(result));
@@ -218,6 +226,18 @@ if (!existsSync(CHROMIUM)) {
         assert.equal(await w.page.locator('#count').inputValue(), String(d.request.count.default));
       });
 
+      it('draws the meter and the label table from the label rows of describe()', async () => {
+        const w = shared;
+        const { entropy } = (await w.page.evaluate(() => window.ServiceAPI!.describe())) as { entropy: { labels: { level: number; label: string }[] } };
+        const levels = entropy.labels.map((row) => row.level);
+        assert.ok(levels.length > 1, 'describe() lists the levels');
+        const meter = w.page.locator('#meter');
+        assert.equal(await meter.getAttribute('aria-valuemin'), String(Math.min(...levels)));
+        assert.equal(await meter.getAttribute('aria-valuemax'), String(Math.max(...levels)));
+        assert.equal(await meter.locator('.seg').count(), levels.length);
+        assert.deepEqual(await w.page.locator('#levels tbody .level-name').allTextContents(), entropy.labels.map((row) => row.label));
+      });
+
     });
 
     it('generates, copies and shows inline errors through the UI without a single network request', async () => {
@@ -229,44 +249,51 @@ if (!existsSync(CHROMIUM)) {
       page.on('request', (r) => requests.push(`${r.method()} ${r.url()}`));
       const values = () => page.locator('#results li .value').allTextContents();
 
+      const { count, length, wordCount } = LIMITS;
       // First result on load: the default password.
       let shown = await values();
-      assert.equal(shown.length, 1);
-      assert.equal(shown[0].length, 24);
-      assert.equal(await page.locator('#bits').textContent(), '142.88');
+      assert.equal(shown.length, count.default);
+      assert.equal(shown[0].length, length.default);
+      assert.equal(await page.locator('#bits').textContent(), apiBits({ mode: 'password' }));
 
       // Passphrase mode, then each passphrase option.
       await page.locator('label[for="mode-passphrase"]').click();
-      assert.match((await values())[0], /^[a-z]+(-[a-z]+){3}$/);
+      assert.match((await values())[0], new RegExp(`^[a-z]+(-[a-z]+){${wordCount.default - 1}}$`));
       assert.equal(await page.locator('#options-password').isHidden(), true);
-      await page.locator('#opt-passphrase-wordCount').fill('6');
+      const words = 6;
+      await page.locator('#opt-passphrase-wordCount').fill(String(words));
       await page.locator('label[for="opt-passphrase-separator-dot"]').click();
       await page.locator('label[for="opt-passphrase-capitalize"]').click();
       await page.locator('label[for="opt-passphrase-addNumber"]').click();
-      assert.match((await values())[0], /^[A-Z][a-z]+(\.[A-Z][a-z]+){5}\.\d\d$/);
+      assert.match((await values())[0], new RegExp(`^[A-Z][a-z]+(\\.[A-Z][a-z]+){${words - 1}}\\.\\d\\d$`));
 
       // The meter and the table show the API's own entropy for these options.
-      const options = { wordCount: 6, separator: 'dot', capitalize: true, addNumber: true };
+      const options = { wordCount: words, separator: 'dot', capitalize: true, addNumber: true };
       const expected = (await page.evaluate((o) => window.ServiceAPI!.generate({ mode: 'passphrase', options: o }), options)) as { ok: true; data: { entropy: { bits: number; label: string } } };
       assert.equal(await page.locator('#bits').textContent(), expected.data.entropy.bits.toFixed(2));
       assert.equal(await page.locator('#strength-label').textContent(), expected.data.entropy.label);
       assert.equal(await page.locator('#levels tr[aria-current="true"] .level-name').textContent(), expected.data.entropy.label);
+      // The page writes the number's share itself (describe() does not give it): it must be the API's.
+      const numberBits = passphraseBits(LIMITS.wordlist.size, 0, true).toFixed(2);
+      const explained = (await page.locator('#strength-explain').textContent()) ?? '';
+      assert.ok(explained.includes(`plus a two-digit number (${numberBits} bits)`), explained);
 
       // A batch, then Generate gives new values.
-      await page.locator('#count').fill('5');
+      const batch = 5;
+      await page.locator('#count').fill(String(batch));
       const before = await values();
-      assert.equal(before.length, 5);
-      assert.equal(await page.locator('#results-title').textContent(), 'Your 5 passphrases');
+      assert.equal(before.length, batch);
+      assert.equal(await page.locator('#results-title').textContent(), `Your ${batch} passphrases`);
       await page.locator('#generate').click();
       const afterClick = await values();
-      assert.equal(afterClick.length, 5);
+      assert.equal(afterClick.length, batch);
       assert.notDeepEqual(afterClick, before);
 
       // The curl example is the request the form makes, with the key left to the shell.
       const curl = (await page.locator('#curl-example').textContent()) ?? '';
       assert.ok(curl.startsWith(`curl -sS ${server.url}/generate`), curl);
       assert.ok(curl.includes('-H "X-Api-Key: $API_KEY"'), curl);
-      assert.ok(curl.includes(`-d '${JSON.stringify({ mode: 'passphrase', count: 5, options })}'`), curl);
+      assert.ok(curl.includes(`-d '${JSON.stringify({ mode: 'passphrase', count: batch, options })}'`), curl);
 
       // Copy puts exactly that value on the clipboard.
       await page.locator('#results li .copy').nth(2).click();
@@ -275,8 +302,8 @@ if (!existsSync(CHROMIUM)) {
       assert.equal(await page.locator('#status').textContent(), 'Copied to the clipboard.');
 
       // An out-of-range value: the API's message, next to that field, and nothing generated.
-      await page.locator('#opt-passphrase-wordCount').fill('9');
-      const wordsError = apiError({ mode: 'passphrase', options: { wordCount: 9 } });
+      await page.locator('#opt-passphrase-wordCount').fill(String(wordCount.maximum + 1));
+      const wordsError = apiError({ mode: 'passphrase', options: { wordCount: wordCount.maximum + 1 } });
       assert.equal(wordsError.field, 'options.wordCount');
       assert.equal(await page.locator('#error-passphrase-options-wordCount').textContent(), wordsError.error);
       assert.equal(await page.locator('#error-passphrase-options-wordCount').isVisible(), true);
@@ -284,22 +311,23 @@ if (!existsSync(CHROMIUM)) {
       assert.equal(await page.locator('#results li').count(), 0);
       assert.match((await page.locator('#status').textContent()) ?? '', new RegExp(wordsError.error));
       // Fixing it clears the error.
-      await page.locator('#opt-passphrase-wordCount').fill('4');
+      await page.locator('#opt-passphrase-wordCount').fill(String(wordCount.minimum));
       assert.equal(await page.locator('#error-passphrase-options-wordCount').isHidden(), true);
       assert.equal(await page.locator('#opt-passphrase-wordCount').getAttribute('aria-invalid'), null);
-      assert.equal(await page.locator('#results li').count(), 5);
+      assert.equal(await page.locator('#results li').count(), batch);
 
       // Keyboard: arrow keys move the mode switch (real radios).
       await page.locator('#mode-passphrase').focus();
       await page.keyboard.press('ArrowLeft');
       assert.equal(await page.locator('#mode-password').isChecked(), true);
-      assert.equal((await values())[0].length, 24);
+      assert.equal((await values())[0].length, length.default);
 
       // A non-integer length: the integer message, not a silent rounding.
       await page.locator('#opt-password-length').fill('12.5');
       assert.equal(await page.locator('#error-password-options-length').textContent(), apiError({ mode: 'password', options: { length: 12.5 } }).error);
-      await page.locator('#opt-password-length').fill('16');
-      assert.equal((await values())[0].length, 16);
+      const chars = 16;
+      await page.locator('#opt-password-length').fill(String(chars));
+      assert.equal((await values())[0].length, chars);
 
       // No class enabled: the API names `options`; the message sits on the class fieldset.
       for (const name of ['includeLowercase', 'includeUppercase', 'includeNumbers']) await page.locator(`label[for="opt-password-${name}"]`).click();
@@ -309,11 +337,11 @@ if (!existsSync(CHROMIUM)) {
       assert.equal(await page.locator('#opt-password-includeSymbols').getAttribute('aria-invalid'), 'true');
       await page.locator('label[for="opt-password-includeNumbers"]').click();
       assert.equal(await page.locator('#error-password-options').isHidden(), true);
-      assert.match((await values())[0], /^\d{16}$/);
+      assert.match((await values())[0], new RegExp(`^\\d{${chars}}$`));
 
       // A count out of range, then Enter in the field generates once it is fixed.
-      await page.locator('#count').fill('21');
-      assert.equal(await page.locator('#error-count').textContent(), apiError({ mode: 'password', count: 21 }).error);
+      await page.locator('#count').fill(String(count.maximum + 1));
+      assert.equal(await page.locator('#error-count').textContent(), apiError({ mode: 'password', count: count.maximum + 1 }).error);
       await page.locator('#count').fill('3');
       await page.locator('#count').press('Enter');
       assert.equal((await values()).length, 3);

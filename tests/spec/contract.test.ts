@@ -13,6 +13,7 @@ import { describe as describeService } from '../../lib/core/index.ts';
 import { BODY_LIMIT_BYTES } from '../../lib/core/index.ts';
 import { contractErrors, documentedStatuses, matchPath, openapi } from '../helpers/contract.ts';
 import { ROOT, randomApiKey, startServer, type RunningServer } from '../helpers/server.ts';
+import { LIMITS } from '../helpers/limits.ts';
 
 interface Reply {
   status: number;
@@ -134,21 +135,24 @@ describe('contract: the real server against spec/openapi.json', () => {
     await checked(main.url, { path: '/postman/..%2Fpackage.json' }, 404);
   });
 
-  it('POST /generate answers 200 for each mode and a batch of 20', async () => {
+  it(`POST /generate answers 200 for each mode and a batch of ${LIMITS.count.maximum}`, async () => {
+    const { count, length, wordCount } = LIMITS;
     const password = await checked(main.url, json({ mode: 'password', options: { length: 40, includeSymbols: true } }, key), 200);
     assert.equal((password.body as { value: string }).value.length, 40);
-    const passphrase = await checked(main.url, json({ mode: 'passphrase', options: { wordCount: 8, separator: 'space', addNumber: true } }, key), 200);
-    assert.equal((passphrase.body as { value: string }).value.split(' ').length, 9);
-    const batch = await checked(main.url, json({ mode: 'passphrase', count: 20 }, key), 200);
-    assert.equal((batch.body as { results: unknown[] }).results.length, 20);
+    const passphrase = await checked(main.url, json({ mode: 'passphrase', options: { wordCount: wordCount.maximum, separator: 'space', addNumber: true } }, key), 200);
+    assert.equal((passphrase.body as { value: string }).value.split(' ').length, wordCount.maximum + 1, 'the words, then the number');
+    const batch = await checked(main.url, json({ mode: 'passphrase', count: count.maximum }, key), 200);
+    assert.equal((batch.body as { results: unknown[] }).results.length, count.maximum);
     // The longest possible value still fits the documented schema.
-    await checked(main.url, json({ mode: 'password', count: 20, options: { length: 128, includeSymbols: true } }, key), 200);
+    await checked(main.url, json({ mode: 'password', count: count.maximum, options: { length: length.maximum, includeSymbols: true } }, key), 200);
   });
 
   it('POST /generate answers 400 for bad values, wrong Content-Type and bad JSON', async () => {
-    const bad = await checked(main.url, json({ mode: 'password', options: { length: 7 } }, key), 400);
-    assert.deepEqual(bad.body, { error: 'options.length must be between 8 and 128', status: 400, field: 'options.length' });
-    await checked(main.url, json({ mode: 'password', count: 21 }, key), 400);
+    const { count, length } = LIMITS;
+    const bad = await checked(main.url, json({ mode: 'password', options: { length: length.minimum - 1 } }, key), 400);
+    const message = `options.length must be between ${length.minimum} and ${length.maximum}`;
+    assert.deepEqual(bad.body, { error: message, status: 400, field: 'options.length' });
+    await checked(main.url, json({ mode: 'password', count: count.maximum + 1 }, key), 400);
     await checked(main.url, json({ mode: 'passphrase', options: { length: 12 } }, key), 400);
     await checked(main.url, { ...json({ mode: 'password' }, key), headers: { 'Content-Type': 'text/plain', 'X-Api-Key': key } }, 400);
     await checked(main.url, { ...json({}, key), body: '{"mode":' }, 400);
@@ -160,7 +164,7 @@ describe('contract: the real server against spec/openapi.json', () => {
     await checked(main.url, json({ mode: 'password' }, 'wrong-key-0000000000000000'), 401);
   });
 
-  it('POST /generate answers 413 for a body over 16 KB, declared or chunked', async () => {
+  it(`POST /generate answers 413 for a body over ${BODY_LIMIT_BYTES} bytes, declared or chunked`, async () => {
     const big = JSON.stringify({ mode: 'password', options: { excludedCharacters: 'x'.repeat(BODY_LIMIT_BYTES) } });
     await checked(main.url, { ...json({}, key), body: big }, 413);
     await checked(main.url, { ...json({}, key), body: big, chunked: true }, 413);

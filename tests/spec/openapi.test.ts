@@ -15,10 +15,20 @@ import {
   embeddedSchemas,
   rewriteRefs,
 } from '../../spec/openapi.ts';
-import { BODY_LIMIT_BYTES, STRENGTH_LEVELS, describe as describeService } from '../../lib/core/index.ts';
+import {
+  AMBIGUOUS_CHARACTERS,
+  BODY_LIMIT_BYTES,
+  CHARACTER_CLASSES,
+  DROPPED_WORDS,
+  STRENGTH_LEVELS,
+  WORDLIST,
+  describe as describeService,
+  passphraseBits,
+} from '../../lib/core/index.ts';
 import { documentedStatuses, openapi, validatorAt } from '../helpers/contract.ts';
 import { POSTMAN_FILES } from '../../lib/http/assets.ts';
 import { ROOT } from '../helpers/server.ts';
+import { LIMITS, span } from '../helpers/limits.ts';
 
 type Json = { [key: string]: unknown };
 
@@ -53,7 +63,7 @@ describe('spec/openapi.json', () => {
 
   it('detects a changed schema (the deep-equality check can fail)', () => {
     const tampered = structuredClone(schemas.PasswordOptions) as { properties: { length: { maximum: number } } };
-    tampered.properties.length.maximum = 129;
+    tampered.properties.length.maximum = LIMITS.length.maximum + 1;
     const original = source(SCHEMA_FILES.GenerateRequest).$defs as { PasswordOptions: unknown };
     assert.notDeepEqual(rewriteRefs(tampered, COMPONENTS_REF, DEFS_REF), original.PasswordOptions);
   });
@@ -121,13 +131,28 @@ describe('spec/openapi.json', () => {
     const info = (openapi.info as Json).description as string;
     for (const s of STRENGTH_LEVELS) assert.match(info, new RegExp(`\\| ${s.level} \\| ${s.label} \\|`));
     assert.match(info, new RegExp(`${BODY_LIMIT_BYTES} bytes`));
-    assert.match(info, /20 per minute/);
-    assert.match(info, /8 to 128/);
-    assert.match(info, /4 to 8/);
+    assert.ok(info.includes(`${LIMITS.rateLimitPerMinute} per minute`), 'rate limit');
+    assert.ok(info.includes(`| password length | ${span(LIMITS.length)} |`), 'password length');
+    assert.ok(info.includes(`| passphrase wordCount | ${span(LIMITS.wordCount)} |`), 'wordCount');
     assert.match(info, /inclusion-exclusion/);
-    assert.match(info, /log2\(7772\)/);
+    assert.ok(info.includes(`log2(${LIMITS.wordlist.size})`), 'the word list size in the passphrase formula');
     const get = ((openapi.paths as Json)['/generate'] as Json).get as Json;
     for (const s of STRENGTH_LEVELS) assert.match(get.description as string, new RegExp(`\\| ${s.label} \\|`));
+  });
+
+  it("has schema descriptions whose figures are the generator's (the JSON files cannot compute them)", () => {
+    const request = source(SCHEMA_FILES.GenerateRequest) as { $defs: Record<string, { description: string; properties: Record<string, { description: string }> }> };
+    const { PasswordOptions: password, PassphraseOptions: passphrase } = request.$defs;
+    const words = `without its ${DROPPED_WORDS.length} hyphenated words (${WORDLIST.length.toLocaleString('en')} words)`;
+    assert.ok(passphrase.description.includes(words), `PassphraseOptions: ${words}`);
+    const numberBits = `(+${passphraseBits(WORDLIST.length, 0, true).toFixed(2)} bits)`;
+    assert.ok(passphrase.properties.addNumber.description.includes(numberBits), `addNumber: ${numberBits}`);
+    assert.ok(password.properties.avoidAmbiguous.description.includes(AMBIGUOUS_CHARACTERS), 'avoidAmbiguous');
+    const symbols = CHARACTER_CLASSES.find((c) => c.name === 'symbols');
+    assert.ok(symbols && password.properties.includeSymbols.description.includes(symbols.chars), 'includeSymbols');
+    const response = source(SCHEMA_FILES.GenerateResponse) as { $defs: { Entropy: { description: string } } };
+    const labels = STRENGTH_LEVELS.map((s) => (s.maxBits === null ? `${s.label} >= ${s.minBits}` : `${s.label} < ${s.maxBits}`)).join(', ');
+    assert.ok(response.$defs.Entropy.description.includes(labels), `Entropy: ${labels}`);
   });
 
   it('shows the live describe() body as the GET /generate example, valid against its schema', () => {
@@ -180,10 +205,11 @@ describe('spec/openapi.json', () => {
 
   it('validates requests through the embedded copy as the server does (if/then per mode)', () => {
     const v = validatorAt('/components/schemas/GenerateRequest');
-    assert.ok(v({ mode: 'password', options: { length: 12 } }));
-    assert.ok(v({ mode: 'passphrase', count: 20, options: { wordCount: 8, separator: 'space' } }));
-    assert.ok(!v({ mode: 'password', options: { length: 7 } }));
-    assert.ok(!v({ mode: 'password', options: { wordCount: 4 } }));
-    assert.ok(!v({ mode: 'passphrase', count: 21 }));
+    const { count, length, wordCount } = LIMITS;
+    assert.ok(v({ mode: 'password', options: { length: length.minimum } }));
+    assert.ok(v({ mode: 'passphrase', count: count.maximum, options: { wordCount: wordCount.maximum, separator: 'space' } }));
+    assert.ok(!v({ mode: 'password', options: { length: length.minimum - 1 } }));
+    assert.ok(!v({ mode: 'password', options: { wordCount: wordCount.minimum } }));
+    assert.ok(!v({ mode: 'passphrase', count: count.maximum + 1 }));
   });
 });

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { matchPath } from '../helpers/contract.ts';
+import { LIMITS } from '../helpers/limits.ts';
 
 type Json = { [key: string]: any };
 const read = (file: string): Json => JSON.parse(readFileSync(new URL(`../../spec/${file}`, import.meta.url), 'utf8'));
@@ -42,7 +43,7 @@ describe('Postman collection', () => {
       'GET /openapi.json   noauth',
       'POST /generate password  inherit',
       'POST /generate passphrase  inherit',
-      'POST /generate password 20 inherit',
+      `POST /generate password ${LIMITS.count.maximum} inherit`,
       'POST /generate password  inherit',
       'POST /generate password  noauth',
     ]);
@@ -50,7 +51,7 @@ describe('Postman collection', () => {
       assert.equal(item.request.url.raw, `{{baseUrl}}/${item.request.url.path.join('/')}`);
       assert.ok(matchPath(`/${item.request.url.path.join('/')}`), `${item.name}: path not in openapi.json`);
     }
-    assert.equal(bodyOf(requests[6]).options.length, 7, 'bad length case');
+    assert.equal(bodyOf(requests[6]).options.length, LIMITS.length.minimum - 1, 'bad length case');
   });
 
   it('checks status and body shape in every request, and headers after every request', () => {

@@ -1,0 +1,95 @@
+/**
+ * The entropy meter and the label table. Both are drawn from `describe()`'s label rows, the
+ * same thresholds the generator labels with, so the page cannot show a scale the API does not
+ * use. The meter's colours per level are styles.css's palette.
+ * @module
+ */
+import type { Description, Entropy, Generated, LabelRow } from './description.ts';
+import { byId, h } from './dom.ts';
+
+export interface StrengthView {
+  /** Shows the figure, label and explanation of a result; hides the meter for none. */
+  show(result: Generated | undefined): void;
+}
+
+function bitsRange(row: LabelRow): string {
+  if (row.minBits === 0 && row.maxBits !== null) return `under ${row.maxBits}`;
+  if (row.maxBits === null) return `${row.minBits} or more`;
+  return `${row.minBits} to under ${row.maxBits}`;
+}
+
+/** One table row per label, keyed by level. */
+function buildLabelTable(labels: LabelRow[]): Map<number, HTMLTableRowElement> {
+  const body = byId<HTMLTableElement>('levels').tBodies[0];
+  const rows = new Map<number, HTMLTableRowElement>();
+  for (const row of labels) {
+    const tr = h(
+      'tr',
+      { 'data-level': row.level },
+      h('td', {}, h('span', { class: 'level-name', 'data-level': row.level }, row.label)),
+      h('td', {}, bitsRange(row)),
+      h('td', { class: 'current-mark' }, ''),
+    );
+    rows.set(row.level, tr);
+    body.append(tr);
+  }
+  return rows;
+}
+
+/** The meter's range and one segment per level. */
+function buildMeter(labels: LabelRow[]): HTMLElement {
+  const meter = byId('meter');
+  const levels = labels.map((row) => row.level);
+  meter.setAttribute('aria-valuemin', String(Math.min(...levels)));
+  meter.setAttribute('aria-valuemax', String(Math.max(...levels)));
+  meter.replaceChildren(...labels.map(() => h('span', { class: 'seg' })));
+  return meter;
+}
+
+/** The count behind the figure, in words: what was drawn from what. */
+function explain(data: Generated, d: Description): string {
+  const m = data.metadata;
+  if (data.mode === 'password') {
+    const classes = (m.classes ?? []).map((c) => `${c.name} ${c.size}`).join(', ');
+    return `${m.length} characters from a pool of ${m.poolSize} (${classes}), with every chosen kind at least once. Every such password is equally likely.`;
+  }
+  const words = `${m.wordCount} words from ${m.wordlistSize?.toLocaleString('en')} (${d.modes.passphrase.wordlist.bitsPerWord} bits each)`;
+  // describe() states no figure for the number (log2 of its 100 values), so it is written
+  // here; tests/browser/home.test.ts checks it against the API's entropy function.
+  return `${words}${m.addNumber ? ', plus a two-digit number (6.64 bits)' : ''}. Separator and capitals add nothing: they are fixed by the options.`;
+}
+
+/** Marks the table row of the current level (none for undefined). */
+function markLevel(rows: Map<number, HTMLTableRowElement>, entropy: Entropy | undefined): void {
+  for (const [level, tr] of rows) {
+    const on = entropy?.level === level;
+    tr.classList.toggle('current', on);
+    if (on) tr.setAttribute('aria-current', 'true');
+    else tr.removeAttribute('aria-current');
+    tr.cells[2].replaceChildren(...(on ? [h('span', { 'aria-hidden': 'true' }, '\u25C0 '), h('span', { class: 'mark-text' }, 'this result')] : []));
+  }
+}
+
+export function createStrengthView(d: Description): StrengthView {
+  const strength = byId('strength');
+  const bits = byId('bits');
+  const label = byId('strength-label');
+  const explanation = byId('strength-explain');
+  const rows = buildLabelTable(d.entropy.labels);
+  const meter = buildMeter(d.entropy.labels);
+  return {
+    show(result: Generated | undefined): void {
+      const entropy = result?.entropy;
+      strength.hidden = entropy === undefined;
+      markLevel(rows, entropy);
+      if (!result || !entropy) return;
+      bits.textContent = entropy.bits.toFixed(2);
+      label.textContent = entropy.label;
+      label.dataset.level = String(entropy.level);
+      meter.dataset.level = String(entropy.level);
+      meter.setAttribute('aria-valuenow', String(entropy.level));
+      meter.setAttribute('aria-valuetext', `${entropy.label}, ${entropy.bits.toFixed(2)} bits`);
+      explanation.textContent = explain(result, d);
+    },
+  };
+}

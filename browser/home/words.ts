@@ -1,0 +1,41 @@
+/**
+ * Words for people: labels and hints. The page owns no rule; anything the schema gains and
+ * these tables lack still gets a control, labelled with its name and the schema's description.
+ * @module
+ */
+import type { FieldSpec } from './description.ts';
+
+export const MODE_TEXT: Record<string, { label: string; hint: string }> = {
+  password: { label: 'Password', hint: 'random characters' },
+  passphrase: { label: 'Passphrase', hint: 'random words' },
+};
+
+const OPTION_TEXT: Record<string, { label: string; hint?: string }> = {
+  length: { label: 'Length', hint: 'characters' },
+  includeLowercase: { label: 'Lowercase' },
+  includeUppercase: { label: 'Uppercase' },
+  includeNumbers: { label: 'Numbers' },
+  includeSymbols: { label: 'Symbols' },
+  avoidAmbiguous: { label: 'Avoid look-alikes' },
+  excludedCharacters: { label: 'Leave out these characters', hint: 'Each character typed here is removed from the pool.' },
+  wordCount: { label: 'Words', hint: 'words' },
+  separator: { label: 'Between words' },
+  capitalize: { label: 'Capitalize each word' },
+  addNumber: { label: 'Add a two-digit number', hint: 'At the end, after a separator.' },
+};
+
+/** The label and hint of an option; an option this table does not know shows its own name. */
+export function optionText(name: string, spec: FieldSpec): { label: string; hint?: string } {
+  return OPTION_TEXT[name] ?? { label: name, hint: spec.description };
+}
+
+export const SEPARATOR_TEXT: Record<string, string> = { hyphen: 'Hyphen', underscore: 'Underscore', dot: 'Dot', space: 'Space' };
+
+/** How a separator character is shown on its button (a bare space would be invisible). */
+export const shownChar = (c: string): string => (c === ' ' ? '\u2423' : c);
+
+/** `abc...z` -> `a\u2013z` when the class is one run of code points; otherwise every character. */
+export function shownClass(chars: string): string {
+  const run = [...chars].every((c, i) => i === 0 || c.charCodeAt(0) === chars.charCodeAt(i - 1) + 1);
+  return run && chars.length > 2 ? `${chars[0]}\u2013${chars[chars.length - 1]}` : chars;
+}
