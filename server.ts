@@ -9,6 +9,7 @@ import { createApp } from './lib/http/app.ts';
 import { ConfigError, parseConfig } from './lib/http/config.ts';
 import { KeyStore, KeyStoreError } from './lib/http/key-store.ts';
 import { Logger } from './lib/http/logger.ts';
+import { nodeSupport } from './lib/http/node-support.ts';
 import { RateLimiter } from './lib/http/rate-limit.ts';
 import { createService, listen, shutdown } from './lib/http/service.ts';
 
@@ -18,6 +19,9 @@ function die(message: string): never {
 }
 
 async function main(): Promise<void> {
+  // Builds with known HTTP parser or TLS vulnerabilities are refused before anything listens.
+  const runtime = nodeSupport(process.version, new Date());
+  if (!runtime.ok) die(runtime.message);
   let config;
   try {
     config = parseConfig(process.env, process.cwd());
@@ -53,6 +57,7 @@ async function main(): Promise<void> {
   }
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `${config.tls === null ? 'http' : 'https'}://${host}:${address.port}`;
+  if (runtime.warning !== null) logger.warn(runtime.warning);
   logger.flush(); // the start-up lines first, then the one that announces the URL
   process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `listening on ${url}`, url })}\n`);
 
