@@ -125,6 +125,26 @@ const CLIENT = Symbol('client key');
  * the request timeout must not answer that request a second time. */
 const ANSWERED = Symbol('answered early');
 
+type AnsweredSocket = Socket & { [ANSWERED]?: boolean; _handle?: { readStop?: () => unknown } | null };
+
+/** How long a socket answered before its body was read stays half-closed. */
+const LINGER_MS = 2_000;
+
+/**
+ * Closes a socket whose request body was not read, in stages (RFC 9112 9.6): a plain close
+ * with unread bytes makes the kernel send a reset, and a client still writing its body then
+ * loses the reply it has not read yet (measured: a client pushing a 10 GB body got nothing).
+ * So: FIN after the reply, stop reading at once (nothing more is read, let alone thrown away;
+ * what still arrives waits in the kernel's receive buffer, a few MB at most), and destroy the
+ * socket LINGER_MS later, by which time the client has had the reply.
+ */
+function closeInStages(this: AnsweredSocket): void {
+  this.end();
+  this._handle?.readStop?.();
+  const timer = setTimeout(() => this.destroy(), LINGER_MS);
+  this.once('close', () => clearTimeout(timer));
+}
+
 /** The buckets of one address besides its own (see the order of checks above). The prefixes
  * cannot begin an IP address or a /56 key, so they never collide with a client's own. */
 export const noKeyBucket = (client: string): string => `nokey:${client}`;
@@ -189,7 +209,12 @@ export function createApp(options: AppOptions): App {
     headers.push('Content-Length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.length));
     if (x.close || app.draining) headers.push('Connection', 'close');
     // With `Connection: close` node ends the socket once the reply is out (destroySoon).
-    if (x.close) (x.req.socket as Socket & { [ANSWERED]?: boolean })[ANSWERED] = true;
+    if (x.close) {
+      const socket = x.req.socket as AnsweredSocket;
+      socket[ANSWERED] = true;
+      // Node ends a `Connection: close` socket with destroySoon once the reply is out.
+      socket.destroySoon = closeInStages;
+    }
     res.writeHead(status, headers);
     res.end(body); // node drops the body itself for HEAD
     log(x, status);
@@ -382,7 +407,7 @@ export function createApp(options: AppOptions): App {
       // Mirrors node's default handler (write a response only if none is under way), but with
       // our headers and a JSON body, so even a parser error looks like the rest of the API.
       const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-      const answered = (socket as Socket & { [ANSWERED]?: boolean })[ANSWERED] === true;
+      const answered = (socket as AnsweredSocket)[ANSWERED] === true;
       if (error.code === 'ECONNRESET' || !socket.writable || answered || (pending != null && pending.headersSent)) {
         socket.destroy();
         return;
