@@ -221,16 +221,15 @@ export function createApp(options: AppOptions): App {
   }
 
   /** An error written straight to a socket that node:http no longer manages (a parser error,
-   * an upgrade): the same headers and body as `send`, then the socket ends and is destroyed
-   * once the reply is flushed, or after the keep-alive timeout if the client never reads it. */
+   * an upgrade): the same headers and body as `send`, then the socket closes in stages. */
   function sendRaw(socket: Socket, name: RawErrorName, rl: RateLimitState): void {
     const status = ERRORS[name].status;
     const body = ERROR_JSON[name];
     const headers = withRateLimit(sets.json, rl, policy, status, ['Content-Length', String(body.length), 'Connection', 'close']);
     let head = `HTTP/1.1 ${status} ${STATUS_TEXT[name]}\r\n`;
     for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
-    socket.setTimeout(LIMITS.keepAliveTimeout, () => socket.destroy());
-    socket.end(`${head}\r\n${body}`, () => socket.destroy());
+    socket.write(`${head}\r\n${body}`);
+    closeInStages.call(socket);
   }
 
   function sendError(x: Exchange, name: keyof typeof ERRORS, rl: RateLimitState, extra?: readonly string[]): void {
