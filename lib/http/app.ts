@@ -22,8 +22,8 @@
  * everything answered before the key show the address's own bucket. A 429 takes nothing.
  *
  * A reply sent before a declared body has been read (every error above, and a GET with a
- * body) says `Connection: close` and the socket ends after it: the unread rest is neither
- * read and thrown away nor parsed as a next request.
+ * body) says `Connection: close`, and the socket closes in stages after it (closeInStages):
+ * the unread rest is neither read and thrown away nor parsed as a next request.
  * @module
  */
 import { isUtf8 } from 'node:buffer';
@@ -208,7 +208,6 @@ export function createApp(options: AppOptions): App {
     const headers = withRateLimit(base, rl, policy, status, extra);
     headers.push('Content-Length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.length));
     if (x.close || app.draining) headers.push('Connection', 'close');
-    // With `Connection: close` node ends the socket once the reply is out (destroySoon).
     if (x.close) {
       const socket = x.req.socket as AnsweredSocket;
       socket[ANSWERED] = true;
