@@ -245,11 +245,14 @@ describe('shutdown', () => {
     const a = createApp({ limiter: l, keys: { configured: false, verify: () => null }, logger: new Logger('silent'), assets: { page: [], openapi: null, postman: [] }, trustProxyHops: 1, tls: true });
     const s = createService({ app: a, logger: new Logger('silent'), tls: null });
     const { port } = await listen(s, 0, '127.0.0.1');
+    // Waiting for the server to accept the connection, not for a fixed time: under load a
+    // 50 ms sleep was not enough, and the shutdown then found nothing to cut.
+    const accepted = new Promise((r) => s.once('connection', r));
     const socket = connect({ host: '127.0.0.1', port });
     socket.on('error', () => {});
     // Headers never finished: an in-flight request that will not complete by itself.
     socket.write('GET /health HTTP/1.1\r\nHost: t\r\n');
-    await new Promise((r) => setTimeout(r, 50));
+    await accepted;
     assert.equal(await shutdown(s, a, 100), false);
     await new Promise((r) => s.close(r));
     assert.ok(socket.destroyed || (await new Promise((r) => socket.on('close', () => r(true)))));
