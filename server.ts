@@ -16,6 +16,7 @@ import { runKeysCli } from './lib/http/key-admin.ts';
 import { probeHealth } from './lib/http/health-probe.ts';
 import { KeyStore, KeyStoreError } from './lib/http/key-store.ts';
 import { Logger } from './lib/http/logger.ts';
+import { nodeSupport } from './lib/http/node-support.ts';
 import { RateLimiter } from './lib/http/rate-limit.ts';
 import { createService, listen, setSecureContext, shutdown } from './lib/http/service.ts';
 import { CertificateWatcher } from './lib/http/tls.ts';
@@ -59,6 +60,9 @@ function configOrDie(): Config {
 }
 
 async function serve(): Promise<void> {
+  // Builds with known HTTP parser or TLS vulnerabilities are refused before anything listens.
+  const runtime = nodeSupport(process.version, new Date());
+  if (!runtime.ok) die(runtime.message);
   const config = configOrDie();
   const logger = new Logger(config.logLevel);
   // Lines are written once per event-loop turn; whatever is pending goes out on any exit.
@@ -130,6 +134,7 @@ async function serve(): Promise<void> {
   }
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `${config.tls === null ? 'http' : 'https'}://${host}:${address.port}`;
+  if (runtime.warning !== null) logger.warn(runtime.warning);
   logger.flush(); // the start-up lines first, then the one that announces the URL
   process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `listening on ${url}`, url })}\n`);
 }

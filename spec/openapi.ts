@@ -287,7 +287,7 @@ function responseComponents(): Json {
       { tooLarge: errorExample(`Body over ${BODY_LIMIT_KB}`, ERRORS.tooLarge) },
     ),
     TooManyRequests: errorResponse(
-      'The client (IP address) has used its requests for now. Wait `Retry-After` seconds. A 429 does not consume a slot.',
+      'The client (IP address) has used its requests for now: with a valid key, or without a key, or with keys that failed (each has its own bucket). Wait `Retry-After` seconds. A 429 does not consume a slot.',
       { rateLimited: errorExample('Rate limit', ERRORS.rateLimited) },
       'Retry-After',
     ),
@@ -425,7 +425,7 @@ function infoDescription(): string {
     `| passphrase wordCount | ${span(WORD_COUNT)} |`,
     `| request body | ${BODY_LIMIT_BYTES} bytes (${BODY_LIMIT_KB}); larger gives 413 |`,
     '',
-    'Every `POST /generate` attempt uses one slot whatever its outcome, except one answered 429. GET requests use none but carry the current rate-limit headers. Every response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` and the IETF draft fields `RateLimit-Policy` and `RateLimit`; 429 adds `Retry-After`.',
+    'Every `POST /generate` attempt uses one slot whatever its outcome, except one answered 429. Each client IP has three buckets of the same size: one for requests with a valid key, one for requests without a key (or to a server with none configured), and one for requests whose key fails; while the last is empty no key from that address is checked (429). So requests without a valid key never use up the slots of a keyed client at the same address. GET requests use none but carry the numbers of the keyed bucket. Every response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` and the IETF draft fields `RateLimit-Policy` and `RateLimit`, those of the bucket that decided the reply; 429 adds `Retry-After`.',
     '',
     '## Entropy',
     '',
@@ -440,7 +440,7 @@ function infoDescription(): string {
     '',
     'Every error is a JSON body `{error, status, field?}` (`ErrorBody`). An unknown path is 404 and a known path with another method is 405 with `Allow`, on every path. HEAD works wherever GET does.',
     '',
-    'Protocol-level failures use the same body and headers and are not listed per operation: 408 (request or body too slow), 417 (an `Expect` other than `100-continue`), 431 (request headers too large), 500 (an internal error; a fixed message, nothing internal).',
+    'Protocol-level failures use the same body and headers, close the connection and are not listed per operation: 400 (malformed HTTP, a missing or repeated `Host`, or a request asking for a protocol switch with `Upgrade` or `CONNECT`: `{"error":"protocol upgrade not supported","status":400}`), 408 (request or body too slow), 417 (an `Expect` other than `100-continue`), 431 (request headers over 8 KB or more than 64 header fields), 500 (an internal error; a fixed message, nothing internal).',
   ].join('\n');
 }
 
@@ -478,7 +478,7 @@ function postGenerateDescription(): string {
   return [
     `Generates \`count\` credentials (default ${COUNT.default}, at most ${COUNT.maximum}) in one request; a batch uses one rate-limit slot. \`value\`, \`entropy\` and \`metadata\` at the top level mirror \`results[0]\`. Only \`mode\` is required; omitted optional fields take their default, and an invalid value is a 400 naming the field (never clamped or defaulted).`,
     '',
-    'Checks, in order: rate limit (429) -> key configured (503) -> key (401) -> `Content-Type: application/json` (400) -> body size (413) -> JSON and schema (400) -> generate (200).',
+    'Checks, in order: no key configured or no `X-Api-Key`: the no-key bucket (429), then 503 / 401 -> the failed-key bucket empty (429, the key is not checked) -> key (401, takes a failed-key slot) -> the keyed bucket (429) -> `Content-Type: application/json` (400) -> body size (413) -> JSON and schema (400) -> generate (200). A reply sent before the body has been read closes the connection.',
     '',
     'Keep the key out of code, files and shell history: read it from an environment variable.',
     '',

@@ -1,9 +1,29 @@
 /**
- * The request handler: a hand-written exact-match router over a Map, and the handlers.
- * Order of checks on POST /generate (DECISIONS.md, HTTP): route -> rate limit (takes a slot)
- * -> key configured (503) -> key (401) -> content type (400) -> body size (413) -> JSON (400)
- * -> schema (400, core generate) -> generate. Every reply, errors included, goes through
- * `send`, which adds the fixed headers, the rate-limit numbers and the one log line.
+ * The request handler: a hand-written exact-match router over a Map, and the handlers. Every
+ * reply, errors included, goes through `send` (or `sendRaw` on a socket Node has handed over),
+ * which adds the fixed headers, the rate-limit numbers and the one log line.
+ *
+ * Before any route, on every request:
+ *   more than 64 header fields -> 431 (Node drops the excess from req.headers, so a
+ *     Content-Length or Transfer-Encoding past the 64th field would be invisible here)
+ *   an Upgrade header -> 400 (Node hands an upgrade's socket over raw, see `upgrade`; any
+ *     other protocol switch is refused too, so the request boundary never moves)
+ *   no Host on HTTP/1.1, or two -> 400
+ * all three with `Connection: close`.
+ *
+ * POST /generate, in this order (docs/security-review-http.md, F8):
+ *   route (404/405)
+ *   -> no key configured, or no X-Api-Key: the address's no-key bucket (429) -> 503 / 401
+ *   -> the address's failed-key bucket empty: 429, and the key is not checked at all
+ *   -> key checked in constant time; it fails: takes a failed-key token -> 401
+ *   -> valid: the address's own bucket (429) -> content type (400) -> body size (413)
+ *   -> JSON (400) -> schema (400, core generate) -> generate.
+ * The rate-limit headers of a reply are those of the bucket that decided it; GETs and
+ * everything answered before the key show the address's own bucket. A 429 takes nothing.
+ *
+ * A reply sent before a declared body has been read (every error above, and a GET with a
+ * body) says `Connection: close`, and the socket closes in stages after it (closeInStages):
+ * the unread rest is neither read and thrown away nor parsed as a next request.
  * @module
  */
 import { isUtf8 } from 'node:buffer';
@@ -18,6 +38,7 @@ import { ERROR_JSON, ERRORS } from './errors.ts';
 import { headerSets, policyOf, withRateLimit, WWW_AUTHENTICATE } from './headers.ts';
 import type { Logger } from './logger.ts';
 import { blankState, type RateLimiter, type RateLimitState } from './rate-limit.ts';
+import { LIMITS } from './service.ts';
 
 export interface KeyVerifier {
   readonly configured: boolean;
@@ -57,6 +78,8 @@ export interface App {
   handle(req: IncomingMessage, res: ServerResponse): void;
   /** For 'checkExpectation': an Expect other than 100-continue. */
   expectationFailed(req: IncomingMessage, res: ServerResponse): void;
+  /** For 'upgrade' and 'connect': Node hands the socket over after the request's head. */
+  upgrade(req: IncomingMessage, socket: Socket): void;
   /** For 'clientError': malformed requests, oversized headers, timeouts. */
   clientError(error: NodeJS.ErrnoException, socket: Socket): void;
   /** Set on shutdown: replies then carry `Connection: close`. */
@@ -98,6 +121,43 @@ export function headerCount(rawHeaders: readonly string[], lower: string): numbe
 }
 
 const CLIENT = Symbol('client key');
+/** Set on a socket whose request was answered before its body was read: it is closing, and
+ * the request timeout must not answer that request a second time. */
+const ANSWERED = Symbol('answered early');
+
+type AnsweredSocket = Socket & { [ANSWERED]?: boolean; _handle?: { readStop?: () => unknown } | null };
+
+/** How long a socket answered before its body was read stays half-closed. */
+const LINGER_MS = 2_000;
+
+/**
+ * Closes a socket whose request body was not read, in stages (RFC 9112 9.6): a plain close
+ * with unread bytes makes the kernel send a reset, and a client still writing its body then
+ * loses the reply it has not read yet (measured: a client pushing a 10 GB body got nothing).
+ * So: FIN after the reply, stop reading at once (nothing more is read, let alone thrown away;
+ * what still arrives waits in the kernel's receive buffer, a few MB at most), and destroy the
+ * socket LINGER_MS later, by which time the client has had the reply.
+ */
+function closeInStages(this: AnsweredSocket): void {
+  this.end();
+  this._handle?.readStop?.();
+  const timer = setTimeout(() => this.destroy(), LINGER_MS);
+  this.once('close', () => clearTimeout(timer));
+}
+
+/** The buckets of one address besides its own (see the order of checks above). The prefixes
+ * cannot begin an IP address or a /56 key, so they never collide with a client's own. */
+export const noKeyBucket = (client: string): string => `nokey:${client}`;
+export const failedKeyBucket = (client: string): string => `badkey:${client}`;
+
+/** Whether a request may still have body bytes coming: a Content-Length other than 0, or any
+ * Transfer-Encoding (even an empty chunked body is only known empty once read). With more
+ * than 64 header fields refused first, these two are never hidden. */
+export function declaresBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] !== undefined) return true;
+  return length !== undefined && Number(length) !== 0;
+}
 
 /** The path of a request target without its query. Origin-form (`/generate?x`) is the norm;
  * absolute-form (`http://host/generate`) must be accepted too (RFC 9112 3.2.2); anything else
@@ -133,7 +193,7 @@ export function createApp(options: AppOptions): App {
     return (socket[CLIENT] ??= clientKeyOf(socket.remoteAddress ?? 'unknown'));
   }
 
-  function log(x: Exchange, status: number): void {
+  function log(x: Pick<Exchange, 'req' | 'route' | 'started' | 'keyId' | 'client'>, status: number): void {
     if (!logRequests || (status === 200 && x.route === '/health' && !logHealth)) return;
     logger.request({
       method: x.req.method as string,
@@ -152,9 +212,27 @@ export function createApp(options: AppOptions): App {
     const headers = withRateLimit(base, rl, policy, status, extra);
     headers.push('Content-Length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.length));
     if (x.close || app.draining) headers.push('Connection', 'close');
+    if (x.close) {
+      const socket = x.req.socket as AnsweredSocket;
+      socket[ANSWERED] = true;
+      // Node ends a `Connection: close` socket with destroySoon once the reply is out.
+      socket.destroySoon = closeInStages;
+    }
     res.writeHead(status, headers);
     res.end(body); // node drops the body itself for HEAD
     log(x, status);
+  }
+
+  /** An error written straight to a socket that node:http no longer manages (a parser error,
+   * an upgrade): the same headers and body as `send`, then the socket closes in stages. */
+  function sendRaw(socket: Socket, name: RawErrorName, rl: RateLimitState): void {
+    const status = ERRORS[name].status;
+    const body = ERROR_JSON[name];
+    const headers = withRateLimit(sets.json, rl, policy, status, ['Content-Length', String(body.length), 'Connection', 'close']);
+    let head = `HTTP/1.1 ${status} ${STATUS_TEXT[name]}\r\n`;
+    for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
+    socket.write(`${head}\r\n${body}`);
+    closeInStages.call(socket);
   }
 
   function sendError(x: Exchange, name: keyof typeof ERRORS, rl: RateLimitState, extra?: readonly string[]): void {
@@ -172,37 +250,37 @@ export function createApp(options: AppOptions): App {
 
   const jsonGet = (body: string | Buffer): Handler => (x) => send(x, 200, sets.json, body, peek(x));
 
-  /** A body that is not read must not be parsed as the next request: unless it is known to be
-   * small (Node then discards it and keeps the connection), the connection closes. */
-  function unreadBodyNeedsClose(req: IncomingMessage): boolean {
-    if (req.headers.expect !== undefined) return true; // the client may still send it, or not
-    const length = req.headers['content-length'];
-    if (length !== undefined) return Number(length) > BODY_LIMIT_BYTES;
-    return req.headers['transfer-encoding'] !== undefined;
-  }
-
-  /** An error answered before the body is read: close the connection if the unread body may
-   * be large or still coming (see unreadBodyNeedsClose). */
+  /** An error answered before the body is read: if a body was declared, the connection
+   * closes, because its unread rest must be neither read nor parsed as a next request. */
   function refuse(x: Exchange, name: keyof typeof ERRORS, rl: RateLimitState, extra?: readonly string[]): void {
-    x.close = unreadBodyNeedsClose(x.req);
+    x.close = declaresBody(x.req);
     sendError(x, name, rl, extra);
   }
 
   function postGenerate(x: Exchange): void {
     const { req } = x;
-    const rl = limiter.consume(x.client, blankState());
-    if (!rl.allowed) {
-      return refuse(x, 'rateLimited', rl);
-    }
-    if (!keys.configured) {
-      return refuse(x, 'noKeyConfigured', rl);
-    }
     const presented = req.headers['x-api-key'];
+    if (!keys.configured || presented === undefined) {
+      // Nothing to guess: such requests (any web page can make a visitor's browser send them)
+      // spend their own bucket and never the one of a keyed client at the same address.
+      const rl = limiter.consume(noKeyBucket(x.client), blankState());
+      if (!rl.allowed) return refuse(x, 'rateLimited', rl);
+      if (!keys.configured) return refuse(x, 'noKeyConfigured', rl);
+      return refuse(x, 'unauthorized', rl, UNAUTHORIZED_EXTRA);
+    }
+    // The brute-force brake: once an address has spent its failed-key bucket, no key from it is
+    // checked until a token is back, so a 429 tells a guesser nothing about the key it sent.
+    const failed = failedKeyBucket(x.client);
+    const gate = limiter.peek(failed, blankState());
+    if (!gate.allowed) return refuse(x, 'rateLimited', gate);
+    // A duplicated X-Api-Key is a failure, never joined (node would join the two values).
     const keyId = typeof presented === 'string' && headerCount(req.rawHeaders, 'x-api-key') === 1 ? keys.verify(presented) : null;
     if (keyId === null) {
-      return refuse(x, 'unauthorized', rl, ['WWW-Authenticate', WWW_AUTHENTICATE]);
+      return refuse(x, 'unauthorized', limiter.consume(failed, gate), UNAUTHORIZED_EXTRA);
     }
     x.keyId = keyId;
+    const rl = limiter.consume(x.client, gate);
+    if (!rl.allowed) return refuse(x, 'rateLimited', rl);
     const contentType = req.headers['content-type'];
     if (contentType === undefined || !isJsonContentType(contentType)) {
       return refuse(x, 'badContentType', rl);
@@ -271,6 +349,19 @@ export function createApp(options: AppOptions): App {
     handle(req, res) {
       const x: Exchange = { req, res, started: performance.now(), client: clientOf(req), route: 'unmatched', keyId: null, close: false };
       try {
+        // Node keeps every field in rawHeaders but only maxHeadersCount of them in req.headers
+        // (service.ts sets one more than the limit, so an excess is visible whatever Node does
+        // with rawHeaders): past the limit, a framing header could hide from declaresBody.
+        if (req.rawHeaders.length > 2 * LIMITS.maxHeadersCount) {
+          x.close = true;
+          return sendError(x, 'headersTooLarge', peek(x));
+        }
+        // An upgrade node did not hand over (no `Connection: upgrade`) is refused as well: one
+        // rule for every protocol switch.
+        if (req.headers.upgrade !== undefined) {
+          x.close = true;
+          return sendError(x, 'upgradeRefused', peek(x));
+        }
         // RFC 9112 3.2: an HTTP/1.1 request without Host, or any with two, is a 400. Node's own
         // check (requireHostHeader, off in service.ts) would answer with a bare, header-less 400.
         const hosts = headerCount(req.rawHeaders, 'host');
@@ -286,9 +377,8 @@ export function createApp(options: AppOptions): App {
         x.route = path;
         const method = req.method;
         if (method === 'POST' && route.post !== undefined) return route.post(x);
-        // Only POST /generate reads a body; anywhere else one is discarded, or, if it may be
-        // large, the connection is closed rather than read to its end.
-        x.close = unreadBodyNeedsClose(req);
+        // Only POST /generate reads a body; anywhere else a declared one closes the connection.
+        x.close = declaresBody(req);
         if ((method === 'GET' || method === 'HEAD') && route.get !== undefined) return route.get(x);
         sendError(x, 'methodNotAllowed', peek(x), ['Allow', route.allow]);
       } catch (error) {
@@ -301,11 +391,20 @@ export function createApp(options: AppOptions): App {
       sendError(x, 'expectationFailed', peek(x));
     },
 
+    upgrade(req, socket) {
+      // Node has parsed the head of an Upgrade (or CONNECT) request and handed the socket over:
+      // whatever follows on it is never parsed, so the request boundary cannot move.
+      const x = { req, route: 'unmatched', started: performance.now(), keyId: null, client: clientOf(req) };
+      sendRaw(socket, 'upgradeRefused', limiter.peek(x.client));
+      log(x, ERRORS.upgradeRefused.status);
+    },
+
     clientError(error, socket) {
       // Mirrors node's default handler (write a response only if none is under way), but with
       // our headers and a JSON body, so even a parser error looks like the rest of the API.
       const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-      if (error.code === 'ECONNRESET' || !socket.writable || (pending != null && pending.headersSent)) {
+      const answered = (socket as AnsweredSocket)[ANSWERED] === true;
+      if (error.code === 'ECONNRESET' || !socket.writable || answered || (pending != null && pending.headersSent)) {
         socket.destroy();
         return;
       }
@@ -318,16 +417,18 @@ export function createApp(options: AppOptions): App {
       }
       const name =
         error.code === 'HPE_HEADER_OVERFLOW' ? 'headersTooLarge' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'requestTimeout' : 'badRequest';
-      const body = ERROR_JSON[name];
-      const rl = limiter.peek(clientKeyOf(socket.remoteAddress ?? 'unknown'));
-      const headers = withRateLimit(sets.json, rl, policy, ERRORS[name].status, ['Content-Length', String(body.length), 'Connection', 'close']);
-      let head = `HTTP/1.1 ${ERRORS[name].status} ${STATUS_TEXT[name]}\r\n`;
-      for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
-      socket.end(`${head}\r\n${body}`);
+      sendRaw(socket, name, limiter.peek(clientKeyOf(socket.remoteAddress ?? 'unknown')));
       logger.debug('client error', { code: error.code ?? 'unknown', status: ERRORS[name].status });
     },
   };
   return app;
 }
 
-const STATUS_TEXT = { headersTooLarge: 'Request Header Fields Too Large', requestTimeout: 'Request Timeout', badRequest: 'Bad Request' } as const;
+const STATUS_TEXT = {
+  headersTooLarge: 'Request Header Fields Too Large',
+  requestTimeout: 'Request Timeout',
+  badRequest: 'Bad Request',
+  upgradeRefused: 'Bad Request',
+} as const;
+type RawErrorName = keyof typeof STATUS_TEXT;
+const UNAUTHORIZED_EXTRA = ['WWW-Authenticate', WWW_AUTHENTICATE] as const;

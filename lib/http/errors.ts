@@ -23,6 +23,7 @@ export const ERRORS = {
   expectationFailed: { error: 'expectation failed', status: 417 },
   headersTooLarge: { error: 'request header fields too large', status: 431 },
   badRequest: { error: 'bad request', status: 400 },
+  upgradeRefused: { error: 'protocol upgrade not supported', status: 400 },
   rateLimited: { error: 'rate limit exceeded', status: 429 },
   internal: { error: 'internal error', status: 500 },
   noKeyConfigured: { error: 'no API key configured on the server', status: 503 },

@@ -58,10 +58,16 @@ export function createService({ app, tls }: ServiceOptions): Server {
         { ...options, ...secureContextOptions(tls), handshakeTimeout: LIMITS.headersTimeout },
         app.handle,
       ) as unknown as Server);
-  server.maxHeadersCount = LIMITS.maxHeadersCount;
+  // One field more than the limit reaches req.headers, so app.ts can see an excess and refuse
+  // it with 431 (Node's own cap drops the excess silently, framing headers included).
+  server.maxHeadersCount = LIMITS.maxHeadersCount + 1;
   server.on('checkContinue', app.handle);
   server.on('checkExpectation', app.expectationFailed);
   server.on('clientError', app.clientError);
+  // Without these two listeners node treats an Upgrade as a plain request but has already
+  // stopped parsing at its head, so the next bytes on the socket are dropped or misread.
+  server.on('upgrade', app.upgrade);
+  server.on('connect', app.upgrade);
   return server;
 }
 

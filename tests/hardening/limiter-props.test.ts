@@ -250,18 +250,24 @@ function spell(groups: number[], style: number): string {
   }
 }
 
+/** The ranges not grouped by /56: IPv4-mapped, NAT64 (64:ff9b::/96), 6to4, Teredo, link-local. */
+function notByPrefix(g: readonly number[]): boolean {
+  const zeros = (from: number, to: number): boolean => g.slice(from, to).every((x) => x === 0);
+  return (zeros(0, 5) && g[5] === 0xffff) || (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) || g[0] === 0x2002 || (g[0] === 0x2001 && g[1] === 0) || (g[0]! & 0xffc0) === 0xfe80;
+}
+
 describe('client key', () => {
   it('groups IPv6 by /56: same first 56 bits, same key; different, different key', () => {
     fc.assert(
       fc.property(ipv6Groups, ipv6Groups, fc.nat(3), fc.nat(3), (a, b, sa, sb) => {
-        fc.pre(!(a[0] === 0 && a[1] === 0 && a[2] === 0 && a[3] === 0 && a[4] === 0 && a[5] === 0xffff));
+        fc.pre(!notByPrefix(a));
         // b shares a's /56 prefix (first 3.5 hextets), anything after.
         const sameNet = [a[0]!, a[1]!, a[2]!, (a[3]! & 0xff00) | (b[3]! & 0xff), b[4]!, b[5]!, b[6]!, b[7]!];
-        fc.pre(!(sameNet[0] === 0 && sameNet[1] === 0 && sameNet[2] === 0 && sameNet[3] === 0 && sameNet[4] === 0 && sameNet[5] === 0xffff));
+        fc.pre(!notByPrefix(sameNet));
         assert.equal(clientKeyOf(spell(a, sa)), clientKeyOf(spell(sameNet, sb)));
         assert.match(clientKeyOf(spell(a, sa)), /::\/56$/);
         const differs = a[0] !== b[0] || a[1] !== b[1] || a[2] !== b[2] || (a[3]! & 0xff00) !== (b[3]! & 0xff00);
-        fc.pre(!(b[0] === 0 && b[1] === 0 && b[2] === 0 && b[3] === 0 && b[4] === 0 && b[5] === 0xffff));
+        fc.pre(!notByPrefix(b));
         assert.equal(clientKeyOf(spell(a, sa)) === clientKeyOf(spell(b, sb)), !differs);
       }),
       { seed, numRuns: RUNS * 10 },
@@ -277,6 +283,27 @@ describe('client key', () => {
         const spellings = [`::ffff:${v4}`, `::FFFF:${v4}`, `0:0:0:0:0:ffff:${v4}`, `::ffff:${hi}:${lo}`, `0000:0000:0000:0000:0000:FFFF:${hi.padStart(4, '0')}:${lo.padStart(4, '0')}`];
         assert.equal(clientKeyOf(spellings[style]!), v4);
         assert.equal(clientKeyOf(v4), v4);
+      }),
+      { seed, numRuns: RUNS * 10 },
+    );
+  });
+
+  it('folds NAT64, 6to4 and Teredo to the IPv4 address they carry, and keeps link-local per address', () => {
+    fc.assert(
+      fc.property(ipv4, ipv6Groups, fc.nat(3), (v4, rest, style) => {
+        const [a, b, c, d] = v4.split('.').map(Number) as [number, number, number, number];
+        const hi = (a << 8) | b;
+        const lo = (c << 8) | d;
+        const forms = [
+          [0x64, 0xff9b, 0, 0, 0, 0, hi, lo],
+          [0x2002, hi, lo, rest[3]!, rest[4]!, rest[5]!, rest[6]!, rest[7]!],
+          [0x2001, 0, rest[2]!, rest[3]!, rest[4]!, rest[5]!, hi ^ 0xffff, lo ^ 0xffff],
+        ];
+        for (const form of forms) assert.equal(clientKeyOf(spell(form, style)), v4, spell(form, style));
+        const local = [0xfe80 | (rest[0]! & 0x3f), 0, 0, 0, rest[4]!, rest[5]!, rest[6]!, rest[7]!];
+        const other = [...local.slice(0, 7), local[7]! ^ 1];
+        assert.notEqual(clientKeyOf(spell(local, style)), clientKeyOf(spell(other, style)), 'two link-local hosts, two buckets');
+        assert.equal(clientKeyOf(spell(local, 0)), clientKeyOf(spell(local, 1)), 'link-local: whatever the spelling');
       }),
       { seed, numRuns: RUNS * 10 },
     );

@@ -32,6 +32,8 @@ export interface FuzzCase {
   /** For the contract check of well-formed requests. */
   method: string;
   path: string;
+  /** Carries an `Upgrade` header: refused with the same 400 before any route. */
+  upgrade?: boolean;
 }
 
 const PATHS = ['/generate', '/generate', '/generate', '/health', '/', '/openapi.json', '/nope', '/generate/', '/generate?x=1', '/GENERATE', '/%2e%2e/etc/passwd', '/index.html', '/postman/credential-generator.postman_collection.json'];
@@ -90,7 +92,7 @@ function wellFormed(key: string): fc.Arbitrary<FuzzCase> {
         payload = chunked(body, r.cuts);
       }
       const bytes = Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), payload]);
-      return { kind: `well-formed ${r.method} ${r.framing}`, bytes, fresh: r.http10 === 0, head: r.method === 'HEAD', method: r.method, path: r.path };
+      return { kind: `well-formed ${r.method} ${r.framing}`, bytes, fresh: r.http10 === 0, head: r.method === 'HEAD', method: r.method, path: r.path, upgrade: r.junkHeader?.[0] === 'Upgrade' };
     });
 }
 
@@ -197,6 +199,12 @@ function checkResponse(r: RawResponse, c: FuzzCase, index: number, seen: Seen, s
   if (!c.head && (r.headers['content-type'] ?? '').includes('json')) body = JSON.parse(r.body);
   else if (!c.head) body = r.body;
   if (r.status === 200 && c.method === 'POST') seen.addGenerated(body);
+  if (c.upgrade === true) {
+    // A protocol-level refusal, on every path and method alike (the document says so once).
+    assert.equal(r.status, 400, `${context}: an Upgrade request is refused`);
+    if (!c.head) assert.deepEqual(body, { error: 'protocol upgrade not supported', status: 400 }, context);
+    return;
+  }
   // The document covers the API paths; the home page's files are checked by shape only.
   if (contract && (matchPath(c.path) !== undefined || r.status === 404)) {
     const errors = contractErrors({ method: c.method, path: c.path, status: r.status, headers: r.headers, body });

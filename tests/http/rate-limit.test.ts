@@ -1,7 +1,8 @@
 /**
  * The rate limit as a client sees it, on the real server: countdown, 429 with Retry-After,
- * every attempt counts, a batch is one slot, per-client buckets by source address, refill,
- * X-Forwarded-For only with TRUST_PROXY_HOPS.
+ * every keyed attempt counts, a batch is one slot, per-client buckets by source address,
+ * keyless and failed-key attempts in buckets of their own, refill, X-Forwarded-For only with
+ * TRUST_PROXY_HOPS.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -35,7 +36,7 @@ describe('rate limit at the default 20 per minute', () => {
     base = (await start({})).url;
   });
 
-  it('counts every POST /generate attempt down from 20, whatever its outcome, and 429s the 21st', async () => {
+  it('counts every keyed POST /generate attempt down from 20, whatever its outcome, and 429s the 21st', async () => {
     const first = await request(base, '/health');
     assert.equal(first.headers['x-ratelimit-limit'], '20');
     assert.equal(remaining(first), 20);
@@ -43,10 +44,10 @@ describe('rate limit at the default 20 per minute', () => {
 
     const seen: number[] = [];
     for (let i = 0; i < 20; i++) {
-      // A mix of outcomes: 200, a batch (one slot), 400, 401, 413, wrong content type.
+      // A mix of outcomes after the key: 200, a batch (one slot), 400, 413, wrong content type.
       let r: Reply;
       if (i === 0) r = await post(base, KEY, { mode: 'password', count: 20 });
-      else if (i % 5 === 1) r = await post(base, null, { mode: 'password' });
+      else if (i % 5 === 1) r = await post(base, KEY, '{');
       else if (i % 5 === 2) r = await post(base, KEY, { mode: 'password', options: { length: 7 } });
       else if (i % 5 === 3) r = await post(base, KEY, ' '.repeat(17_000));
       else if (i % 5 === 4) r = await request(base, '/generate', { method: 'POST', headers: { 'x-api-key': KEY }, body: 'x' });
@@ -69,9 +70,15 @@ describe('rate limit at the default 20 per minute', () => {
     assert.ok(reset(limited) > 55 && reset(limited) <= 60, `reset ${reset(limited)}`);
   });
 
-  it('checks the limit before the key: a keyless client is limited the same way', async () => {
-    const r = await post(base, null, { mode: 'password' });
-    assert.equal(r.status, 429);
+  it('keeps keyless and failed-key attempts in buckets of their own', async () => {
+    // The keyed bucket of 127.0.0.1 is empty now; neither of these touches it, nor it them.
+    const keyless = await post(base, null, { mode: 'password' });
+    assert.equal(keyless.status, 401);
+    assert.equal(remaining(keyless), 19);
+    const wrong = await post(base, `${KEY}x`, { mode: 'password' });
+    assert.equal(wrong.status, 401);
+    assert.equal(remaining(wrong), 19);
+    assertCommonHeaders(wrong);
   });
 
   it('does not count a 429 or a GET against the client', async () => {
@@ -113,8 +120,8 @@ describe('rate limit refill (a short clock: RATE_LIMIT_PER_MINUTE=1200, one toke
     // 1200 per minute = 20 per second. Use 3 slots: full again in 150 ms, reported as 1 s.
     let last: Reply | undefined;
     for (let i = 0; i < 3; i++) {
-      last = await post(url, null, { mode: 'password' });
-      assert.equal(last.status, 401);
+      last = await post(url, KEY, { mode: 'password', options: { length: 7 } });
+      assert.equal(last.status, 400);
     }
     assert.ok(remaining(last!) >= 1197 && remaining(last!) <= 1198);
     assert.equal(reset(last!), 1);
@@ -127,10 +134,10 @@ describe('rate limit refill (a short clock: RATE_LIMIT_PER_MINUTE=1200, one toke
   it('lets a limited client back in after Retry-After seconds', async () => {
     // 60 per minute: exhaust 60 quickly, then one token per second.
     const { url } = await start({ rateLimitPerMinute: 60 });
-    const statuses = await Promise.all(Array.from({ length: 61 }, () => post(url, null, {}).then((r) => r.status)));
-    assert.equal(statuses.filter((s) => s === 401).length, 60);
+    const statuses = await Promise.all(Array.from({ length: 61 }, () => post(url, KEY, {}).then((r) => r.status)));
+    assert.equal(statuses.filter((s) => s === 400).length, 60);
     assert.equal(statuses.filter((s) => s === 429).length, 1);
-    const limited = await post(url, null, {});
+    const limited = await post(url, KEY, {});
     assert.equal(limited.status, 429);
     const retry = Number(limited.headers['retry-after']);
     assert.equal(retry, 1);
