@@ -18,11 +18,12 @@
  * ratios, which are taken within one round.
  * @module
  */
+import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { RateLimiter } from '../lib/http/rate-limit.ts';
 import { captureLogger } from '../tests/helpers/log-capture.ts';
-import { command, openStore, startRedis } from '../tests/helpers/redis-server.ts';
+import { command, openStore, REDIS_SERVER, startRedis } from '../tests/helpers/redis-server.ts';
 
 const arg = (name: string, fallback: number): number => {
   const raw = process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -139,7 +140,7 @@ const ratio = median(valid.map((r) => (r.seqMedian * 1000) / r.localNs));
 process.stdout.write(
   [
     '',
-    `redis-server ${String((await import('node:child_process')).execFileSync('/usr/bin/redis-server', ['--version'])).split(' ')[2]}, node ${process.version}, ${CALLS} calls x ${valid.length} of ${ROUNDS} rounds (medians over rounds that stayed shared)`,
+    `redis-server ${String(execFileSync(REDIS_SERVER, ['--version'])).split(' ')[2]}, node ${process.version}, ${CALLS} calls x ${valid.length} of ${ROUNDS} rounds (medians over rounds that stayed shared)`,
     `sequential consume:      median ${col('seqMedian').toFixed(1)} us, p99 ${col('seqP99').toFixed(1)} us`,
     `32 concurrent:           median ${col('conMedian').toFixed(1)} us, p99 ${col('conP99').toFixed(1)} us, ${col('conRate').toFixed(0)} calls/s`,
     `CPU per consume:         node ${col('nodeCpuUs').toFixed(1)} us, redis-server ${col('redisCpuUs').toFixed(1)} us`,

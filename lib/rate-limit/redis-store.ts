@@ -111,9 +111,11 @@ class CallTimeout extends Error {
 /** A short, credential-free reason for the log line. */
 function reasonOf(error: unknown): string {
   if (!(error instanceof Error)) return 'unknown error';
-  const code = (error as NodeJS.ErrnoException).code;
+  // An AggregateError (both addresses of "localhost" refused) has an empty message and a code.
+  const code = (error as NodeJS.ErrnoException).code ?? error.name;
   const text = error.message.length > 120 ? `${error.message.slice(0, 120)}...` : error.message;
-  return code !== undefined && !text.includes(code) ? `${code}: ${text}` : text;
+  if (text === '') return code;
+  return text.includes(code) ? text : `${code}: ${text}`;
 }
 
 function isNoScript(error: unknown): boolean {
@@ -336,10 +338,7 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
     this.shared = false;
     if (this.probeTimer !== null) clearTimeout(this.probeTimer);
     this.probeTimer = null;
-    try {
-      this.client.destroy();
-    } catch {
-      // Already closed: nothing to release.
-    }
+    // Rejects whatever is in flight (each such request then answers in-process); idempotent.
+    this.client.destroy();
   }
 }

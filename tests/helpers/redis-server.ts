@@ -11,14 +11,14 @@
  *   await redis.stop(); await redis.start(); // same port, empty data set
  *   await redis.close();                     // stop + remove the temp dir
  *
- * Without /usr/bin/redis-server (or REDIS_SERVER) `redisMissing()` says why; test files skip
+ * Without a redis-server (REDIS_SERVER, else on PATH) `redisMissing()` says why; test files skip
  * loudly then, and fail instead under CI=true (.ci/run installs the Debian package).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, isAbsolute, join } from 'node:path';
 import { createClient } from 'redis';
 import type { Logger } from '../../lib/http/logger.ts';
 import { RateLimiter } from '../../lib/http/rate-limit.ts';
@@ -26,12 +26,19 @@ import { parseRedisConfig } from '../../lib/rate-limit/redis-config.ts';
 import { RedisRateLimitStore } from '../../lib/rate-limit/redis-store.ts';
 import { captureLogger } from './log-capture.ts';
 
-export const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
+/** REDIS_SERVER, else the first redis-server on PATH, else Debian's path. */
+export const REDIS_SERVER =
+  process.env.REDIS_SERVER ??
+  (process.env.PATH ?? '')
+    .split(delimiter)
+    .map((dir) => join(dir, 'redis-server'))
+    .find((path) => isAbsolute(path) && existsSync(path)) ??
+  '/usr/bin/redis-server';
 
 /** Why the Redis tests cannot run here, or null when they can. */
 export function redisMissing(): string | null {
   if (existsSync(REDIS_SERVER)) return null;
-  const why = `${REDIS_SERVER} not found (Debian package redis-server)`;
+  const why = `redis-server not found (REDIS_SERVER, PATH; Debian package redis-server)`;
   if (process.env.CI === 'true') throw new Error(`${why}. In CI the Redis tests must run, not skip.`);
   return why;
 }

@@ -27,7 +27,7 @@ import { fuzzSeed, runsFrom } from '../helpers/fuzz-bodies.ts';
 import { openStore, redisMissing, startRedis, type RedisServer } from '../helpers/redis-server.ts';
 
 const missing = redisMissing();
-const RUNS = runsFrom('REDIS_EQUIVALENCE_RUNS', 12);
+const RUNS = runsFrom('REDIS_EQUIVALENCE_RUNS', 8);
 const LIMITS = [60, 600, 6000, 7000] as const;
 
 type Op = { client: number; take: boolean };
