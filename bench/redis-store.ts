@@ -19,6 +19,7 @@
  * @module
  */
 import { execFileSync } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { RateLimiter } from '../lib/http/rate-limit.ts';
@@ -48,6 +49,7 @@ async function redisCpuSeconds(redis: Parameters<typeof command>[0]): Promise<nu
   return Number(/used_cpu_user:([\d.]+)/.exec(info)![1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)![1]);
 }
 
+const loadBefore = loadavg()[0]!;
 const redis = await startRedis();
 const log = captureLogger('warn');
 const { store } = await openStore(redis, { limit: LIMIT, prefix: 'bench:', timeoutMs: 50, logger: log.logger });
@@ -130,6 +132,9 @@ for (let round = 0; round < ROUNDS; round++) {
   process.stdout.write(`round ${round + 1}: ${JSON.stringify(rounds[round], (_, v: unknown) => (typeof v === 'number' ? Number(v.toFixed(2)) : v))}\n`);
 }
 
+// Redis's own execution time per script call (no network, no client): from its counters.
+const stats = String(await command(redis, 'INFO', 'commandstats'));
+const usecPerCall = Number(/cmdstat_evalsha:calls=\d+,usec=\d+,usec_per_call=([\d.]+)/.exec(stats)![1]);
 await store.close();
 await redis.close();
 
@@ -146,6 +151,8 @@ process.stdout.write(
     `CPU per consume:         node ${col('nodeCpuUs').toFixed(1)} us, redis-server ${col('redisCpuUs').toFixed(1)} us`,
     `in-process bucket:       ${col('localNs').toFixed(0)} ns per consume (x${ratio.toFixed(0)} for the shared round trip, paired per round)`,
     `store in fallback:       ${col('fallbackUs').toFixed(2)} us per awaited consume`,
+    `script inside Redis:     ${usecPerCall.toFixed(2)} us per call (INFO commandstats, all calls of the run)`,
+    `load average (1 min):    ${loadBefore.toFixed(1)} at start, ${loadavg()[0]!.toFixed(1)} at end, on ${(await import('node:os')).availableParallelism()} CPUs`,
     '',
   ].join('\n'),
 );

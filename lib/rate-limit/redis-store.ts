@@ -112,10 +112,10 @@ class CallTimeout extends Error {
 function reasonOf(error: unknown): string {
   if (!(error instanceof Error)) return 'unknown error';
   // An AggregateError (both addresses of "localhost" refused) has an empty message and a code.
-  const code = (error as NodeJS.ErrnoException).code ?? error.name;
+  const code = (error as NodeJS.ErrnoException).code;
   const text = error.message.length > 120 ? `${error.message.slice(0, 120)}...` : error.message;
-  if (text === '') return code;
-  return text.includes(code) ? text : `${code}: ${text}`;
+  if (text === '') return code ?? error.name;
+  return code === undefined || text.includes(code) ? text : `${code}: ${text}`;
 }
 
 function isNoScript(error: unknown): boolean {
@@ -241,10 +241,11 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
    * the text, which also caches it again. Both within the one deadline.
    */
   evaluate(key: string, take: boolean): Promise<GcraReply> {
-    const tail = ['1', this.prefix + key, this.args[0], this.args[1], this.args[2], take ? '1' : '0'];
+    const [limit, q, r] = this.args;
+    const keyArgs = ['1', this.prefix + key, limit, q, r, take ? '1' : '0'];
     return this.withDeadline(
-      this.client.sendCommand(['EVALSHA', GCRA_SHA1, ...tail]).catch((error: unknown) => {
-        if (isNoScript(error)) return this.client.sendCommand(['EVAL', GCRA_SCRIPT, ...tail]);
+      this.client.sendCommand(['EVALSHA', GCRA_SHA1, ...keyArgs]).catch((error: unknown) => {
+        if (isNoScript(error)) return this.client.sendCommand(['EVAL', GCRA_SCRIPT, ...keyArgs]);
         throw error;
       }),
     ).then(decodeGcraReply);
@@ -252,10 +253,12 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
 
   /** Settles with `call`, or rejects with CallTimeout after timeoutMs. node-redis's own command
    * timeout stops counting once a command is written to the socket, so it cannot see a Redis
-   * that accepts bytes and never answers (a stalled or paused process); this timer can. */
+   * that accepts bytes and never answers (a stalled or paused process); this timer can.
+   * The rejection waits for the check phase (setImmediate): when the event loop itself ran
+   * late, a reply already sitting in the socket is read in the poll phase before it, and wins. */
   private withDeadline<T>(call: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new CallTimeout(this.timeoutMs)), this.timeoutMs);
+      const timer = setTimeout(() => setImmediate(() => reject(new CallTimeout(this.timeoutMs))), this.timeoutMs);
       call.then(
         (value) => {
           clearTimeout(timer);
