@@ -104,7 +104,7 @@ describe('Redis failures fall back to in-process limiting, never lift the limit'
     await redis.start();
     assert.notEqual(redis.pid, stopped);
     const restartedAt = performance.now();
-    await Promise.all([logA.waitFor(UP, 15_000), logB.waitFor(UP, 15_000)]);
+    await Promise.all([logA.waitFor(UP, 10_000), logB.waitFor(UP, 10_000)]);
     const resumeMs = performance.now() - restartedAt;
     process.stdout.write(`redis failover: shared limiting resumed ${resumeMs.toFixed(0)} ms after the restart\n`);
 
