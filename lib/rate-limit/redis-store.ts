@@ -96,9 +96,8 @@ export interface RedisStoreOptions {
 export const PROBE_KEY = ' probe';
 
 /** A switch back to fallback sooner than this after a recovery keeps the grown probe delay,
- * so a Redis that accepts SCRIPT LOAD but fails the script (out of memory, a read-only replica)
- * costs two lines per `backoffMaxMs` at most, not two per request (the probe's own write makes
- * that case rare). */
+ * so a Redis that passes the probe but fails some requests costs two warn lines per
+ * `backoffMaxMs` at most, not two per request. */
 const STABLE_MS = 30_000;
 
 class CallTimeout extends Error {
