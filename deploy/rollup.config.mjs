@@ -72,7 +72,8 @@ function onwarn(/** @type {import('rollup').RollupLog} */ log) {
 
 export default {
   input: `${root}dist/server.js`,
-  external: (id) => builtins.has(id),
+  // redis: the optional client of the shared rate limit, loaded only when configured (docs/redis-rate-limit.md).
+  external: (id) => builtins.has(id) || id === 'redis',
   plugins: [embedAssets(), reportFile()],
   onwarn,
   output: {

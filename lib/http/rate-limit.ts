@@ -75,23 +75,12 @@ export class RateLimiter {
 
   /** Tokens of a bucket now, or null when it has refilled to full (and so can be forgotten). */
   private level(bucket: Bucket, now: number): number | null {
-    let tokens = bucket.tokens + (now - bucket.at) * this.rate;
-    // Float noise in `now - at` can leave 0.99999999999999 where exactly one token is due
-    // (fast-check found it at the Retry-After instant): snap to a whole token when that close.
-    const whole = Math.round(tokens);
-    if (Math.abs(tokens - whole) < 1e-9) tokens = whole;
+    const tokens = snapTokens(bucket.tokens + (now - bucket.at) * this.rate);
     return tokens >= this.limit ? null : tokens;
   }
 
   private state(allowed: boolean, tokens: number, out: RateLimitState): RateLimitState {
-    out.allowed = allowed;
-    out.limit = this.limit;
-    out.remaining = Math.floor(tokens);
-    const missing = this.limit - tokens;
-    // Round up, but never report a fraction of a microsecond of float noise as a whole second.
-    out.resetSeconds = missing <= 1e-9 ? 0 : Math.ceil(missing / this.rate / 1000 - 1e-9);
-    out.retryAfterSeconds = tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / this.rate / 1000 - 1e-9));
-    return out;
+    return stateFromTokens(allowed, tokens, this.limit, out);
   }
 
   /** Takes one token if there is one. `out` lets the hot path reuse one object. */
@@ -156,6 +145,33 @@ export class RateLimiter {
   close(): void {
     if (this.timer !== null) clearInterval(this.timer);
   }
+}
+
+/**
+ * Float noise in a token count (`now - at` times the rate) can leave 0.99999999999999 where
+ * exactly one token is due (fast-check found it at the Retry-After instant): within 1e-9 of a
+ * whole token counts as that whole token.
+ */
+export function snapTokens(tokens: number): number {
+  const whole = Math.round(tokens);
+  return Math.abs(tokens - whole) < 1e-9 ? whole : tokens;
+}
+
+/**
+ * The numbers of a reply from a (snapped) token count. The one derivation shared by this
+ * bucket and the Redis store (lib/rate-limit/redis-store.ts), so their headers cannot drift
+ * apart: the refill rate is `limit` per 60 s in both.
+ */
+export function stateFromTokens(allowed: boolean, tokens: number, limit: number, out: RateLimitState = blankState()): RateLimitState {
+  const rate = limit / 60_000; // tokens per ms, the same expression as the bucket's own
+  out.allowed = allowed;
+  out.limit = limit;
+  out.remaining = Math.floor(tokens);
+  const missing = limit - tokens;
+  // Round up, but never report a fraction of a microsecond of float noise as a whole second.
+  out.resetSeconds = missing <= 1e-9 ? 0 : Math.ceil(missing / rate / 1000 - 1e-9);
+  out.retryAfterSeconds = tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / rate / 1000 - 1e-9));
+  return out;
 }
 
 export function blankState(): RateLimitState {
