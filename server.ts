@@ -17,7 +17,8 @@ import { probeHealth } from './lib/http/health-probe.ts';
 import { KeyStore, KeyStoreError } from './lib/http/key-store.ts';
 import { Logger } from './lib/http/logger.ts';
 import { nodeSupport } from './lib/http/node-support.ts';
-import { RateLimiter } from './lib/http/rate-limit.ts';
+import { LocalLimits, SharedLimits, type ClientLimits } from './lib/rate-limit/client-limits.ts';
+import { RateLimiter } from './lib/rate-limit/token-bucket.ts';
 import { createService, listen, setSecureContext, shutdown } from './lib/http/service.ts';
 import { CertificateWatcher } from './lib/http/tls.ts';
 
@@ -96,7 +97,21 @@ async function serve(): Promise<void> {
     // Once a minute at debug level: how many clients the limiter tracks (a count, no addresses).
     onSweep: logger.debugEnabled ? (dropped, tracked) => logger.debug('rate limiter sweep', { dropped, tracked, evictions: limiter.evictions }) : undefined,
   });
-  const app = createApp({ limiter, keys, logger, assets, trustProxyHops: config.trustProxyHops, tls: config.tls !== null });
+  let limits: ClientLimits;
+  if (config.rateLimitRedis === null) {
+    limits = new LocalLimits(limiter);
+  } else {
+    // Loaded only here: without RATE_LIMIT_REDIS_URL the redis package is never imported.
+    const { RedisPackageMissingError, RedisRateLimitStore } = await import('./lib/rate-limit/redis-store.ts');
+    try {
+      const store = await RedisRateLimitStore.open({ config: config.rateLimitRedis, limit: config.rateLimitPerMinute, fallback: limiter, logger });
+      limits = new SharedLimits(store, limiter);
+    } catch (error) {
+      if (error instanceof RedisPackageMissingError) die(`configuration error: ${error.message}`);
+      throw error;
+    }
+  }
+  const app = createApp({ limits, keys, logger, assets, trustProxyHops: config.trustProxyHops, tls: config.tls !== null });
   const server = createService({ app, logger, tls: config.tls });
 
   // Signal handlers go in before the URL is announced: whoever reads that line may signal at
@@ -112,10 +127,11 @@ async function serve(): Promise<void> {
     const closing = shutdown(server, app, undefined, () => logger.info('shutting down', { signal, accepting: false }));
     void closing.then((clean) => {
       keys.close();
-      limiter.close();
       certificates?.close();
-      if (!clean) logger.error('shutdown grace period over; open connections were cut');
-      process.exit(0);
+      void limits.close().finally(() => {
+        if (!clean) logger.error('shutdown grace period over; open connections were cut');
+        process.exit(0);
+      });
     });
   };
   process.on('SIGTERM', stop);

@@ -22,7 +22,7 @@ import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
-import { RateLimiter } from '../lib/http/rate-limit.ts';
+import { RateLimiter } from '../lib/rate-limit/token-bucket.ts';
 import { captureLogger } from '../tests/helpers/log-capture.ts';
 import { command, openStore, REDIS_SERVER, startRedis } from '../tests/helpers/redis-server.ts';
 

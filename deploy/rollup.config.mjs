@@ -80,6 +80,8 @@ export default {
     dir: `${root}dist`,
     entryFileNames: OUT,
     format: 'es',
+    // One file: the dynamically imported Redis store (loaded only when configured) goes inline.
+    inlineDynamicImports: true,
     generatedCode: 'es2015',
     sourcemap: false,
     banner:

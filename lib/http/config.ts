@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE, MAX_RATE_LIMIT_PER_MINUTE } from '../core/index.ts';
+import { parseRedisConfig, type RedisRateLimitConfig } from '../rate-limit/redis-config.ts';
 import { pairProblem, type PemPair, type TlsFiles } from './tls.ts';
 
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
@@ -23,6 +24,8 @@ export interface Config {
   /** The single plain key from API_KEY, or null. */
   readonly apiKey: string | null;
   readonly rateLimitPerMinute: number;
+  /** The shared rate limit's Redis, or null for in-process buckets. */
+  readonly rateLimitRedis: RedisRateLimitConfig | null;
   readonly trustProxyHops: number;
   /** PEM cert and key, and their paths for renewal, when both TLS variables are set, else
    * null (plain HTTP). */
@@ -114,6 +117,7 @@ export function parseConfig(env: Env, cwd: string): Config {
     keysFileExplicit: explicitFile !== undefined,
     apiKey,
     rateLimitPerMinute,
+    rateLimitRedis: parseRedisConfig(env, cwd, (variable, message) => new ConfigError(variable, message)),
     trustProxyHops,
     tls,
     logLevel: level as LogLevel,

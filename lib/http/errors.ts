@@ -1,14 +1,10 @@
 /**
- * The HTTP edge's own error bodies (CONTRACT.md 2.5 and 7). Schema errors come from the core's
- * generate(); these are the ones only the edge can detect. One table, so the README, the
- * tests and the OpenAPI examples can quote the exact texts.
+ * The HTTP edge's own error bodies (`{error, status}`, README, Errors). Schema errors come from
+ * the core's generate(); these are the ones only the edge can detect. One table, so the README,
+ * the tests and the OpenAPI examples can quote the exact texts.
  * @module
  */
-export interface ErrorBody {
-  error: string;
-  status: number;
-  field?: string;
-}
+import { BODY_LIMIT_BYTES, type ErrorBody } from '../core/index.ts';
 
 export const ERRORS = {
   badContentType: { error: 'Content-Type must be application/json', status: 400 },
@@ -19,7 +15,7 @@ export const ERRORS = {
   notFound: { error: 'not found', status: 404 },
   methodNotAllowed: { error: 'method not allowed', status: 405 },
   requestTimeout: { error: 'request timeout', status: 408 },
-  tooLarge: { error: 'request body larger than 16384 bytes', status: 413 },
+  tooLarge: { error: `request body larger than ${BODY_LIMIT_BYTES} bytes`, status: 413 },
   expectationFailed: { error: 'expectation failed', status: 417 },
   headersTooLarge: { error: 'request header fields too large', status: 431 },
   badRequest: { error: 'bad request', status: 400 },
@@ -33,3 +29,15 @@ export const ERRORS = {
 export const ERROR_JSON: { readonly [K in keyof typeof ERRORS]: string } = Object.fromEntries(
   Object.entries(ERRORS).map(([name, body]) => [name, JSON.stringify(body)]),
 ) as { [K in keyof typeof ERRORS]: string };
+
+export type ErrorName = keyof typeof ERRORS;
+
+/** The errors written raw, on a socket node:http has let go of, with their status lines. */
+export const STATUS_TEXT = {
+  headersTooLarge: 'Request Header Fields Too Large',
+  requestTimeout: 'Request Timeout',
+  badRequest: 'Bad Request',
+  upgradeRefused: 'Bad Request',
+} as const satisfies Partial<Record<ErrorName, string>>;
+
+export type RawErrorName = keyof typeof STATUS_TEXT;

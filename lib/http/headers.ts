@@ -4,7 +4,7 @@
  * only appends the rate-limit numbers.
  * @module
  */
-import type { RateLimitState } from './rate-limit.ts';
+import type { RateLimitState } from '../rate-limit/token-bucket.ts';
 
 export const HOME_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";

@@ -6,7 +6,7 @@
  * T = 60 s / C further, and the bucket holds C - (TAT - now) / T tokens (C when TAT <= now).
  * A request is granted when at least one token is there, i.e. when TAT + T <= now + C * T.
  * So one number per key replaces the in-process bucket's (tokens, timestamp) pair, with the
- * same decisions, and `stateFromTokens` (lib/http/rate-limit.ts) turns it into the same
+ * same decisions, and `stateFromTokens` (lib/rate-limit/token-bucket.ts) turns it into the same
  * header numbers (docs/redis-rate-limit.md).
  *
  * Exact arithmetic: Lua in Redis has only doubles, and the TAT in microseconds since the epoch
@@ -22,14 +22,17 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { snapTokens, stateFromTokens, type RateLimitState } from '../http/rate-limit.ts';
+import { snapTokens, stateFromTokens, type RateLimitState } from './token-bucket.ts';
 
 /** The bucket window: a full bucket refills in exactly this many microseconds. */
 export const WINDOW_MICROS = 60_000_000;
 
 /**
- * KEYS[1]: the bucket's key. ARGV: C, q, r (T = q + r / C microseconds), '1' to take a token or
- * '0' to only look. Returns {granted (1/0), a, b, now}: the TAT after the call as a + b / C us
+ * KEYS[#KEYS]: the bucket's key; with two keys, KEYS[1] is a gate: the call is refused, with
+ * the gate's numbers and nothing written, when the gate bucket holds no token (the failed-key
+ * gate of lib/rate-limit/client-limits.ts, checked in the same atomic call as the charge).
+ * ARGV: C, q, r (T = q + r / C microseconds), '1' to take a token or '0' to only look.
+ * Returns {granted (1/0), a, b, now}: the deciding bucket's TAT after the call as a + b / C us
  * (for a refusal or a look, the current one, not earlier than now) and the Redis time used.
  *
  * - Time comes from TIME, so the instances sharing the bucket need no clock agreement.
@@ -51,30 +54,43 @@ local r = tonumber(ARGV[3])
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
 local horizon = now + ${WINDOW_MICROS}
-local a, b = now, 0
-local stored = redis.pcall('GET', KEYS[1])
-if type(stored) == 'string' then
-  local sa, sb, sc = string.match(stored, '^(%d+):(%d+):(%d+)$')
-  if sa then
-    a, b = tonumber(sa), tonumber(sb)
-    if a > horizon then
-      a, b = now, 0
-    elseif tonumber(sc) ~= limit then
-      if b > 0 then a = a + 1 end
-      b = 0
+local function tat(key)
+  local a, b = now, 0
+  local stored = redis.pcall('GET', key)
+  if type(stored) == 'string' then
+    local sa, sb, sc = string.match(stored, '^(%d+):(%d+):(%d+)$')
+    if sa then
+      a, b = tonumber(sa), tonumber(sb)
+      if a > horizon then
+        a, b = now, 0
+      elseif tonumber(sc) ~= limit then
+        if b > 0 then a = a + 1 end
+        b = 0
+      end
     end
   end
+  if a < now then a, b = now, 0 end
+  return a, b
 end
-if a < now then a, b = now, 0 end
-local na, nb = a + q, b + r
-if nb >= limit then na, nb = na + 1, nb - limit end
-local granted = na < horizon or (na == horizon and nb == 0)
+local function step(a, b)
+  local na, nb = a + q, b + r
+  if nb >= limit then na, nb = na + 1, nb - limit end
+  return na, nb, na < horizon or (na == horizon and nb == 0)
+end
+if #KEYS == 2 then
+  local ga, gb = tat(KEYS[1])
+  local _, _, open = step(ga, gb)
+  if not open then return {0, ga, gb, now} end
+end
+local key = KEYS[#KEYS]
+local a, b = tat(key)
+local na, nb, granted = step(a, b)
 if not granted then return {0, a, b, now} end
 if ARGV[4] ~= '1' then return {1, a, b, now} end
-redis.call('SET', KEYS[1], string.format('%.0f:%.0f:%.0f', na, nb, limit))
+redis.call('SET', key, string.format('%.0f:%.0f:%.0f', na, nb, limit))
 local expire = na
 if nb > 0 then expire = expire + 1 end
-redis.call('PEXPIREAT', KEYS[1], math.ceil(expire / 1000))
+redis.call('PEXPIREAT', key, math.ceil(expire / 1000))
 return {1, na, nb, now}
 `;
 

@@ -18,7 +18,7 @@
 import { randomInt } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../http/logger.ts';
-import type { RateLimiter, RateLimitState } from '../http/rate-limit.ts';
+import type { RateLimiter, RateLimitState } from './token-bucket.ts';
 import { decodeGcraReply, GCRA_SCRIPT, GCRA_SHA1, gcraArgs, gcraState, type GcraReply } from './gcra.ts';
 import type { RedisRateLimitConfig } from './redis-config.ts';
 
@@ -28,8 +28,9 @@ export const REDIS_PACKAGE_VERSION = '6.3.1';
 /** What the HTTP layer calls, whichever store is behind it. */
 export interface AsyncRateLimitStore {
   readonly limit: number;
-  /** Takes one token if there is one. Never rejects. */
-  consume(key: string): Promise<RateLimitState>;
+  /** Takes one token if there is one; with a `gate`, only if the gate bucket also holds one
+   * (refused with the gate's numbers otherwise; the gate is never charged). Never rejects. */
+  consume(key: string, gate?: string): Promise<RateLimitState>;
   /** The current numbers without taking a token. Never rejects. */
   peek(key: string): Promise<RateLimitState>;
   close(): Promise<void>;
@@ -216,32 +217,43 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
     if (!this.shared) this.down(`not reachable within ${waitMs} ms of start-up`);
   }
 
-  consume(key: string): Promise<RateLimitState> {
-    return this.shared ? this.viaRedis(key, true) : Promise.resolve(this.fallback.consume(key));
+  consume(key: string, gate?: string): Promise<RateLimitState> {
+    return this.shared ? this.viaRedis(key, true, gate) : Promise.resolve(this.locally(key, true, gate));
   }
 
   peek(key: string): Promise<RateLimitState> {
-    return this.shared ? this.viaRedis(key, false) : Promise.resolve(this.fallback.peek(key));
+    return this.shared ? this.viaRedis(key, false) : Promise.resolve(this.locally(key, false));
   }
 
-  private async viaRedis(key: string, take: boolean): Promise<RateLimitState> {
+  private async viaRedis(key: string, take: boolean, gate?: string): Promise<RateLimitState> {
     try {
-      return gcraState(await this.evaluate(key, take), this.limit);
+      return gcraState(await this.evaluate(key, take, gate), this.limit);
     } catch (error) {
       this.down(reasonOf(error));
-      return take ? this.fallback.consume(key) : this.fallback.peek(key);
+      return this.locally(key, take, gate);
     }
+  }
+
+  /** The same decision from the in-process fallback. */
+  private locally(key: string, take: boolean, gate?: string): RateLimitState {
+    if (gate !== undefined) {
+      const open = this.fallback.peek(gate);
+      if (!open.allowed) return open;
+    }
+    return take ? this.fallback.consume(key) : this.fallback.peek(key);
   }
 
   /**
    * One script call, no fallback: rejects on timeout, error or a malformed reply. The reply
    * carries the Redis time the script used (the equivalence test feeds it to an in-process
    * bucket). EVALSHA first; on NOSCRIPT (Redis restarted, SCRIPT FLUSH, a failover) EVAL sends
-   * the text, which also caches it again. Both within the one deadline.
+   * the text, which also caches it again. Both within the one deadline. With `gate`, the
+   * call is refused with the gate's numbers while the gate bucket is empty (see GCRA_SCRIPT).
    */
-  evaluate(key: string, take: boolean): Promise<GcraReply> {
+  evaluate(key: string, take: boolean, gate?: string): Promise<GcraReply> {
     const [limit, q, r] = this.args;
-    const keyArgs = ['1', this.prefix + key, limit, q, r, take ? '1' : '0'];
+    const keys = gate === undefined ? ['1', this.prefix + key] : ['2', this.prefix + gate, this.prefix + key];
+    const keyArgs = [...keys, limit, q, r, take ? '1' : '0'];
     return this.withDeadline(
       this.client.sendCommand(['EVALSHA', GCRA_SHA1, ...keyArgs]).catch((error: unknown) => {
         if (isNoScript(error)) return this.client.sendCommand(['EVAL', GCRA_SCRIPT, ...keyArgs]);

@@ -19,7 +19,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { clientAddress, clientKeyOf } from '../../lib/http/client-key.ts';
-import { RateLimiter, type RateLimitState } from '../../lib/http/rate-limit.ts';
+import { RateLimiter, type RateLimitState } from '../../lib/rate-limit/token-bucket.ts';
 import { fuzzSeed, runsFrom } from '../helpers/fuzz-bodies.ts';
 
 const seed = fuzzSeed('limiter properties');

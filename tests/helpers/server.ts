@@ -23,7 +23,21 @@ const SERVER = join(ROOT, 'server.ts');
 const TSX = import.meta.resolve('tsx');
 
 /** The variables the server reads; never inherited from the test runner's environment. */
-const CONFIG_VARS = ['PORT', 'HOST', 'API_KEYS_FILE', 'API_KEY', 'RATE_LIMIT_PER_MINUTE', 'TRUST_PROXY_HOPS', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'LOG_LEVEL'];
+const CONFIG_VARS = [
+  'PORT',
+  'HOST',
+  'API_KEYS_FILE',
+  'API_KEY',
+  'RATE_LIMIT_PER_MINUTE',
+  'RATE_LIMIT_REDIS_URL',
+  'RATE_LIMIT_REDIS_PASSWORD_FILE',
+  'RATE_LIMIT_REDIS_PREFIX',
+  'RATE_LIMIT_REDIS_TIMEOUT_MS',
+  'TRUST_PROXY_HOPS',
+  'TLS_CERT_FILE',
+  'TLS_KEY_FILE',
+  'LOG_LEVEL',
+];
 
 export interface StartOptions {
   /** Extra or overriding environment variables; a value of undefined removes one. */

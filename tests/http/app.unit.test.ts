@@ -10,10 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { createApp, headerCount, isJsonContentType, noKeyBucket, pathOf, type App } from '../../lib/http/app.ts';
+import { createApp, type App } from '../../lib/http/app.ts';
+import { headerCount, isJsonContentType, pathOf } from '../../lib/http/request-checks.ts';
+import { LocalLimits, noKeyBucket } from '../../lib/rate-limit/client-limits.ts';
 import { ASSET_SOURCES, AssetError, loadAssets, projectRoot, readFromEmbedded, readFromProject } from '../../lib/http/assets.ts';
 import { Logger } from '../../lib/http/logger.ts';
-import { RateLimiter } from '../../lib/http/rate-limit.ts';
+import { RateLimiter } from '../../lib/rate-limit/token-bucket.ts';
 import { createService, listen, shutdown } from '../../lib/http/service.ts';
 import { HOME_CSP } from '../../lib/http/headers.ts';
 import { parseRaw, rawExchange, request } from './support.ts';
@@ -40,7 +42,7 @@ let limiter: RateLimiter;
 before(async () => {
   limiter = new RateLimiter({ perMinute: 1000, sweepIntervalMs: 0 });
   app = createApp({
-    limiter,
+    limits: new LocalLimits(limiter),
     keys: {
       configured: true,
       verify: (k) => {
@@ -245,7 +247,7 @@ describe('helpers', () => {
 describe('shutdown', () => {
   it('cuts connections still open after the grace period and reports it', async () => {
     const l = new RateLimiter({ perMinute: 10, sweepIntervalMs: 0 });
-    const a = createApp({ limiter: l, keys: { configured: false, verify: () => null }, logger: new Logger('silent'), assets: [], trustProxyHops: 1, tls: true });
+    const a = createApp({ limits: new LocalLimits(l), keys: { configured: false, verify: () => null }, logger: new Logger('silent'), assets: [], trustProxyHops: 1, tls: true });
     const s = createService({ app: a, logger: new Logger('silent'), tls: null });
     const { port } = await listen(s, 0, '127.0.0.1');
     // Waiting for the server to accept the connection, not for a fixed time: under load a
@@ -268,7 +270,7 @@ describe('shutdown', () => {
 
   it('answers with HSTS over TLS settings and reads X-Forwarded-For with trusted hops', async () => {
     const l = new RateLimiter({ perMinute: 10, sweepIntervalMs: 0 });
-    const a = createApp({ limiter: l, keys: { configured: false, verify: () => null }, logger: new Logger('silent'), assets: [], trustProxyHops: 1, tls: true });
+    const a = createApp({ limits: new LocalLimits(l), keys: { configured: false, verify: () => null }, logger: new Logger('silent'), assets: [], trustProxyHops: 1, tls: true });
     const s = createService({ app: a, logger: new Logger('silent'), tls: null });
     const { port } = await listen(s, 0, '127.0.0.1');
     const r = await request(`http://127.0.0.1:${port}`, '/generate', { method: 'POST', headers: { 'x-forwarded-for': '198.51.100.1' } });

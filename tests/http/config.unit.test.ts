@@ -23,7 +23,7 @@ function refusal(env: Record<string, string>): ConfigError {
 }
 
 describe('parseConfig', () => {
-  it('has the DECISIONS.md defaults', () => {
+  it('has the documented defaults (README, Configuration)', () => {
     assert.deepEqual(parseConfig({}, dir), {
       port: 8080,
       host: '127.0.0.1',
@@ -31,6 +31,7 @@ describe('parseConfig', () => {
       keysFileExplicit: false,
       apiKey: null,
       rateLimitPerMinute: 20,
+      rateLimitRedis: null,
       trustProxyHops: 0,
       tls: null,
       logLevel: 'info',

@@ -3,7 +3,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RateLimiter } from '../../lib/http/rate-limit.ts';
+import { RateLimiter } from '../../lib/rate-limit/token-bucket.ts';
 
 function limiter(perMinute = 20, maxClients?: number) {
   let now = 1_000;

@@ -20,7 +20,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import fc from 'fast-check';
-import { RateLimiter, type RateLimitState } from '../../lib/http/rate-limit.ts';
+import { RateLimiter, type RateLimitState } from '../../lib/rate-limit/token-bucket.ts';
 import { gcraState, type GcraReply } from '../../lib/rate-limit/gcra.ts';
 import type { RedisRateLimitStore } from '../../lib/rate-limit/redis-store.ts';
 import { fuzzSeed, runsFrom } from '../helpers/fuzz-bodies.ts';

@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { blankState, RateLimiter, type RateLimitState } from '../../lib/http/rate-limit.ts';
+import { blankState, RateLimiter, type RateLimitState } from '../../lib/rate-limit/token-bucket.ts';
 import { GCRA_SHA1, gcraState, type GcraReply } from '../../lib/rate-limit/gcra.ts';
 import type { RedisRateLimitStore } from '../../lib/rate-limit/redis-store.ts';
 import { command, openStore, redisMissing, startRedis, type RedisServer } from '../helpers/redis-server.ts';

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
-import { RateLimiter } from '../../lib/http/rate-limit.ts';
+import { RateLimiter } from '../../lib/rate-limit/token-bucket.ts';
 import { decodeGcraReply, gcraArgs, tokensAt, WINDOW_MICROS } from '../../lib/rate-limit/gcra.ts';
 import { parseRedisConfig } from '../../lib/rate-limit/redis-config.ts';
 import { RedisRateLimitStore, type RedisClientLike } from '../../lib/rate-limit/redis-store.ts';

@@ -1,0 +1,121 @@
+/**
+ * POST /generate, as named steps in the order the checks run (docs/decisions.md, HTTP):
+ *
+ *   authenticate   the key, checked in constant time (or: no key / none configured)
+ *   charge         the bucket that outcome belongs to (lib/rate-limit/client-limits.ts): 429
+ *   admit          503 without configured keys, 401 without a valid key
+ *   checkHead      Content-Type (400, also when sent twice), Content-Length (413)
+ *   readBody       at most BODY_LIMIT_BYTES (413), UTF-8 (400), JSON (400)
+ *   respond        the core's generateJson: the schema (400) or the credentials (200)
+ *
+ * Every attempt costs a token of one bucket whatever its outcome, except one answered 429.
+ * @module
+ */
+import { isUtf8 } from 'node:buffer';
+import { BODY_LIMIT_BYTES, generateJson } from '../core/index.ts';
+import type { Authentication, ClientLimits } from '../rate-limit/client-limits.ts';
+import type { RateLimitState } from '../rate-limit/token-bucket.ts';
+import { readBody, type BodyResult } from './body.ts';
+import { WWW_AUTHENTICATE } from './headers.ts';
+import { headerCount, isJsonContentType } from './request-checks.ts';
+import type { Exchange, Responder } from './responder.ts';
+
+export interface KeyVerifier {
+  /** True when at least one key would be accepted. */
+  readonly configured: boolean;
+  /** The id of the key that matches, or null; constant time in the presented key. */
+  verify(presented: string): string | null;
+}
+
+const UNAUTHORIZED_EXTRA = ['WWW-Authenticate', WWW_AUTHENTICATE] as const;
+
+export class GenerateRoute {
+  private readonly keys: KeyVerifier;
+  private readonly limits: ClientLimits;
+  private readonly reply: Responder;
+  /** Anything unexpected: a 500, and the error in the log. */
+  private readonly fail: (x: Exchange, error: unknown) => void;
+
+  constructor(options: { keys: KeyVerifier; limits: ClientLimits; responder: Responder; fail: (x: Exchange, error: unknown) => void }) {
+    this.keys = options.keys;
+    this.limits = options.limits;
+    this.reply = options.responder;
+    this.fail = options.fail;
+  }
+
+  handle(x: Exchange): void {
+    const auth = this.authenticate(x);
+    const rl = this.limits.charge(x.client, auth);
+    if (rl instanceof Promise) void rl.then((state) => this.guarded(x, auth, state));
+    else this.admit(x, auth, rl);
+  }
+
+  /** No key (or none configured), a key that fails, or a valid one (its id goes to the log).
+   * A duplicated X-Api-Key fails: node would join the two values. */
+  private authenticate(x: Exchange): Authentication {
+    const presented = x.req.headers['x-api-key'];
+    if (!this.keys.configured || presented === undefined) return 'none';
+    const keyId = typeof presented === 'string' && headerCount(x.req.rawHeaders, 'x-api-key') === 1 ? this.keys.verify(presented) : null;
+    if (keyId === null) return 'failed';
+    x.keyId = keyId;
+    return 'valid';
+  }
+
+  /** admit, for the shared buckets' asynchronous answer (a throw there has no caller left). */
+  private guarded(x: Exchange, auth: Authentication, rl: RateLimitState): void {
+    try {
+      this.admit(x, auth, rl);
+    } catch (error) {
+      this.fail(x, error);
+    }
+  }
+
+  private admit(x: Exchange, auth: Authentication, rl: RateLimitState): void {
+    if (!rl.allowed) {
+      x.keyId = null; // refused before the key counted: the log names no holder
+      return this.reply.refuse(x, 'rateLimited', rl);
+    }
+    if (auth === 'none' && !this.keys.configured) return this.reply.refuse(x, 'noKeyConfigured', rl);
+    if (auth !== 'valid') return this.reply.refuse(x, 'unauthorized', rl, UNAUTHORIZED_EXTRA);
+    this.checkHead(x, rl);
+  }
+
+  private checkHead(x: Exchange, rl: RateLimitState): void {
+    const { req } = x;
+    const contentType = req.headers['content-type'];
+    if (contentType === undefined || !isJsonContentType(contentType)) return this.reply.refuse(x, 'badContentType', rl);
+    if (headerCount(req.rawHeaders, 'content-type') !== 1) return this.reply.refuse(x, 'duplicateContentType', rl);
+    const length = req.headers['content-length'];
+    if (length !== undefined && Number(length) > BODY_LIMIT_BYTES) {
+      x.close = true;
+      return this.reply.error(x, 'tooLarge', rl);
+    }
+    // Only now is the body wanted: tell an `Expect: 100-continue` client to send it.
+    if (req.headers.expect !== undefined) x.res.writeContinue();
+    readBody(req, BODY_LIMIT_BYTES, (result) => this.respond(x, rl, result));
+  }
+
+  private respond(x: Exchange, rl: RateLimitState, result: BodyResult): void {
+    try {
+      if (result.kind === 'aborted') return this.reply.log(x, 0); // no one left to answer
+      if (result.kind === 'too-large') {
+        x.close = true;
+        return this.reply.error(x, 'tooLarge', rl);
+      }
+      // JSON on the wire is UTF-8 (RFC 8259 8.1); toString would silently mangle anything else.
+      if (!isUtf8(result.body)) return this.reply.error(x, 'badEncoding', rl);
+      let input: unknown;
+      try {
+        input = JSON.parse(result.body.toString('utf8'));
+      } catch {
+        return this.reply.error(x, 'badJson', rl);
+      }
+      // generateJson = JSON.stringify(generate(input).body), byte for byte, with the plan's
+      // entropy and metadata JSON cached (the bulk of a reply).
+      const outcome = generateJson(input);
+      this.reply.send(x, outcome.status, this.reply.sets.json, outcome.json, rl);
+    } catch (error) {
+      this.fail(x, error);
+    }
+  }
+}
