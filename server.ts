@@ -8,8 +8,9 @@
  * @module
  */
 import { relative, isAbsolute } from 'node:path';
-import { createApp } from './lib/http/app.ts';
-import { AssetError, loadAssets, projectRoot, readFromEmbedded, readFromProject } from './lib/http/assets.ts';
+import type { Server } from 'node:http';
+import { createApp, type App } from './lib/http/app.ts';
+import { AssetError, loadAssets, projectRoot, readFromEmbedded, readFromProject, type Asset } from './lib/http/assets.ts';
 import { ConfigError, parseConfig, type Config } from './lib/http/config.ts';
 import { EMBEDDED_ASSETS } from './lib/http/embedded-assets.ts';
 import { runKeysCli } from './lib/http/key-admin.ts';
@@ -51,13 +52,82 @@ function usage(): string {
 `;
 }
 
-function configOrDie(): Config {
+/** Runs a start-up step; an error it is known to raise stops the start with one line. */
+function orDie<T>(step: () => T, known: (error: unknown) => string | null): T {
   try {
-    return parseConfig(process.env, process.cwd());
+    return step();
   } catch (error) {
-    if (error instanceof ConfigError) die(`configuration error: ${error.message}`);
+    const line = known(error);
+    if (line !== null) die(line);
     throw error;
   }
+}
+
+function configOrDie(): Config {
+  return orDie(
+    () => parseConfig(process.env, process.cwd()),
+    (e) => (e instanceof ConfigError ? `configuration error: ${e.message}` : null),
+  );
+}
+
+function assetsOrDie(): Asset[] {
+  return orDie(
+    () => loadAssets(EMBEDDED_ASSETS !== null ? readFromEmbedded(EMBEDDED_ASSETS) : readFromProject(projectRoot(import.meta.url))),
+    (e) => (e instanceof AssetError ? `cannot start: ${e.message}` : null),
+  );
+}
+
+function keysOrDie(config: Config, logger: Logger): KeyStore {
+  const keys = new KeyStore({ file: config.keysFile, fileExplicit: config.keysFileExplicit, envKey: config.apiKey, logger });
+  orDie(
+    () => keys.start(),
+    (e) => (e instanceof KeyStoreError ? `configuration error: ${e.message}` : null),
+  );
+  if (!keys.configured) {
+    // The one misconfiguration that still starts (a key may be issued while it runs), so it is
+    // a warning with everything needed to fix it.
+    logger.warn('no API key configured: POST /generate answers 503 until a key is issued', {
+      keysFile: config.keysFile,
+      issue: `${keysCommand()} issue --holder NAME --file ${config.keysFile}`,
+    });
+  }
+  return keys;
+}
+
+/** In-process buckets, or buckets shared through Redis with the in-process ones as fallback. */
+async function openLimits(config: Config, logger: Logger): Promise<ClientLimits> {
+  const limiter: RateLimiter = new RateLimiter({
+    perMinute: config.rateLimitPerMinute,
+    // Once a minute at debug level: how many clients the limiter tracks (a count, no addresses).
+    onSweep: logger.debugEnabled ? (dropped, tracked) => logger.debug('rate limiter sweep', { dropped, tracked, evictions: limiter.evictions }) : undefined,
+  });
+  if (config.rateLimitRedis === null) return new LocalLimits(limiter);
+  // Loaded only here: without RATE_LIMIT_REDIS_URL neither this module nor redis is imported.
+  const { RedisPackageMissingError, RedisRateLimitStore } = await import('./lib/rate-limit/redis-store.ts');
+  try {
+    const store = await RedisRateLimitStore.open({ config: config.rateLimitRedis, limit: config.rateLimitPerMinute, fallback: limiter, logger });
+    return new SharedLimits(store, limiter);
+  } catch (error) {
+    if (error instanceof RedisPackageMissingError) die(`configuration error: ${error.message}`);
+    throw error;
+  }
+}
+
+/** SIGTERM/SIGINT drain and exit 0 (lib/http/service.ts, shutdown); a second signal exits 1. */
+function stopOnSignals(server: Server, app: App, logger: Logger, closers: (() => unknown)[]): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    const closing = shutdown(server, app, undefined, () => logger.info('shutting down', { signal, accepting: false }));
+    void closing.then(async (clean) => {
+      for (const close of closers) await close();
+      if (!clean) logger.error('shutdown grace period over; open connections were cut');
+      process.exit(0);
+    });
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }
 
 async function serve(): Promise<void> {
@@ -68,86 +138,20 @@ async function serve(): Promise<void> {
   const logger = new Logger(config.logLevel);
   // Lines are written once per event-loop turn; whatever is pending goes out on any exit.
   process.on('exit', () => logger.flush());
-
-  let assets;
-  try {
-    assets = loadAssets(EMBEDDED_ASSETS !== null ? readFromEmbedded(EMBEDDED_ASSETS) : readFromProject(projectRoot(import.meta.url)));
-  } catch (error) {
-    if (error instanceof AssetError) die(`cannot start: ${error.message}`);
-    throw error;
-  }
-
-  const keys = new KeyStore({ file: config.keysFile, fileExplicit: config.keysFileExplicit, envKey: config.apiKey, logger });
-  try {
-    keys.start();
-  } catch (error) {
-    if (error instanceof KeyStoreError) die(`configuration error: ${error.message}`);
-    throw error;
-  }
-  if (!keys.configured) {
-    // The one misconfiguration that still starts (a key may be issued while it runs), so it is
-    // a warning with everything needed to fix it.
-    logger.warn('no API key configured: POST /generate answers 503 until a key is issued', {
-      keysFile: config.keysFile,
-      issue: `${keysCommand()} issue --holder NAME --file ${config.keysFile}`,
-    });
-  }
-  const limiter: RateLimiter = new RateLimiter({
-    perMinute: config.rateLimitPerMinute,
-    // Once a minute at debug level: how many clients the limiter tracks (a count, no addresses).
-    onSweep: logger.debugEnabled ? (dropped, tracked) => logger.debug('rate limiter sweep', { dropped, tracked, evictions: limiter.evictions }) : undefined,
-  });
-  let limits: ClientLimits;
-  if (config.rateLimitRedis === null) {
-    limits = new LocalLimits(limiter);
-  } else {
-    // Loaded only here: without RATE_LIMIT_REDIS_URL the redis package is never imported.
-    const { RedisPackageMissingError, RedisRateLimitStore } = await import('./lib/rate-limit/redis-store.ts');
-    try {
-      const store = await RedisRateLimitStore.open({ config: config.rateLimitRedis, limit: config.rateLimitPerMinute, fallback: limiter, logger });
-      limits = new SharedLimits(store, limiter);
-    } catch (error) {
-      if (error instanceof RedisPackageMissingError) die(`configuration error: ${error.message}`);
-      throw error;
-    }
-  }
+  const assets = assetsOrDie();
+  const keys = keysOrDie(config, logger);
+  const limits = await openLimits(config, logger);
   const app = createApp({ limits, keys, logger, assets, trustProxyHops: config.trustProxyHops, tls: config.tls !== null });
   const server = createService({ app, logger, tls: config.tls });
+  const certificates = config.tls === null ? null : new CertificateWatcher({ files: config.tls, loaded: config.tls, logger, install: (o) => setSecureContext(server, o) });
+  // Before the URL is announced: whoever reads that line may signal at once, and a SIGTERM
+  // that arrives before node has a handler kills the process outright.
+  stopOnSignals(server, app, logger, [() => keys.close(), () => certificates?.close(), () => limits.close()]);
 
-  // Signal handlers go in before the URL is announced: whoever reads that line may signal at
-  // once, and a SIGTERM that arrives before node has a handler kills the process outright.
-  let stopping = false;
-  let certificates: CertificateWatcher | null = null;
-  const stop = (signal: NodeJS.Signals): void => {
-    if (stopping) {
-      // A second signal means "now".
-      process.exit(1);
-    }
-    stopping = true;
-    const closing = shutdown(server, app, undefined, () => logger.info('shutting down', { signal, accepting: false }));
-    void closing.then((clean) => {
-      keys.close();
-      certificates?.close();
-      void limits.close().finally(() => {
-        if (!clean) logger.error('shutdown grace period over; open connections were cut');
-        process.exit(0);
-      });
-    });
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-
-  let address;
-  try {
-    address = await listen(server, config.port, config.host);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    die(`cannot listen on ${config.host}:${config.port} (${code}); check PORT and HOST`);
-  }
-  if (config.tls !== null) {
-    certificates = new CertificateWatcher({ files: config.tls, loaded: config.tls, logger, install: (options) => setSecureContext(server, options) });
-    certificates.start();
-  }
+  const address = await listen(server, config.port, config.host).catch((error: NodeJS.ErrnoException) =>
+    die(`cannot listen on ${config.host}:${config.port} (${error.code ?? 'error'}); check PORT and HOST`),
+  );
+  certificates?.start();
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `${config.tls === null ? 'http' : 'https'}://${host}:${address.port}`;
   if (runtime.warning !== null) logger.warn(runtime.warning);
