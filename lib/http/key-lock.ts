@@ -116,6 +116,7 @@ function removeIf(lock: string, seen: Exclude<Seen, { kind: 'gone' }>): boolean 
     const code = errno(error);
     if (code === 'ENOENT') return true; // already gone
     if (code === 'EEXIST') return false; // someone else is removing this very lock
+    if (code === 'EPERM') return false; // another user's lock (protected_hardlinks): left to a person
     throw error;
   }
   try {

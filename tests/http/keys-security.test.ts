@@ -244,6 +244,25 @@ describe('F2: the lock keeps concurrent commands apart', () => {
     }
   });
 
+  it('F2: another user\'s stale lock that this user may not claim is reported as held, not as a file system error', { skip: needsRoot }, async () => {
+    const keyDir = subdir();
+    chownSync(keyDir, NOBODY.uid, NOBODY.gid);
+    const file = join(keyDir, 'keys.json');
+    const old = new Date(Date.now() - 60_000);
+    writeFileSync(`${file}.lock`, '', { mode: 0o600 }); // root's, left by an older version
+    utimesSync(`${file}.lock`, old, old);
+    const r = await runKeys(file, ['issue', '--holder', 'x'], { cwd: dir, user: NOBODY });
+    if (readFileSync('/proc/sys/fs/protected_hardlinks', 'utf8').trim() === '1') {
+      // The kernel refuses nobody a hard link to root's file, so the claim cannot be made.
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /^keys: \S+keys\.json\.lock is held by another keys command; remove it if none is running\n$/);
+      assert.ok(existsSync(`${file}.lock`));
+    } else {
+      assert.equal(r.code, 0, r.stderr);
+      ledger.add(r.stdout.trim());
+    }
+  });
+
   it('F2: a lock held by a live command is never broken, however old', () => {
     const file = join(subdir(), 'keys.json');
     const old = new Date(Date.now() - 60_000);
