@@ -3,12 +3,18 @@
  * API_KEY. The file is polled with fs.watchFile every 500 ms (a stat, not a read), which sees
  * in-place writes and the CLI's write-then-rename alike, also for a file that does not exist
  * yet, so revocation and replacement take effect within about a second without a restart.
- * A file that stops parsing, or disappears, keeps the last good keys and is logged once per
- * bad version.
+ * A file that stops parsing, disappears, or can no longer be trusted keeps the last good keys
+ * and is logged at error level once per bad version, with its path and the reason.
+ *
+ * Trusted means (key-file-trust.ts, docs/security-review-keys.md F4): a regular file, not a
+ * symbolic link, that neither it nor any directory on its path lets group or others write,
+ * all owned by this server's user or root. Anyone else able to write it could add a key.
  * @module
  */
-import { readFileSync, statSync, unwatchFile, watchFile, type Stats } from 'node:fs';
+import { statSync, unwatchFile, watchFile, type Stats } from 'node:fs';
+import { dirname } from 'node:path';
 import { activeKeysOf, ENV_KEY_ID, parseKeyFile, sha256, verifyKey, type ActiveKey } from './api-keys.ts';
+import { directoryProblem, readKeyFile, serverOwners } from './key-file-trust.ts';
 import type { Logger } from './logger.ts';
 
 export interface KeyStoreOptions {
@@ -27,18 +33,22 @@ export class KeyStoreError extends Error {
 type Loaded = { kind: 'missing' } | { kind: 'ok'; keys: ActiveKey[]; total: number } | { kind: 'invalid'; reason: string };
 
 function load(file: string): Loaded {
-  let text: string;
+  const read = readKeyFile(file, serverOwners());
+  if (read.kind !== 'ok') return read.kind === 'missing' ? read : { kind: 'invalid', reason: read.reason };
   try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
-    return { kind: 'invalid', reason: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
-  }
-  try {
-    const parsed = parseKeyFile(text);
+    const parsed = parseKeyFile(read.text);
     return { kind: 'ok', keys: activeKeysOf(parsed), total: parsed.keys.length };
   } catch (error) {
     return { kind: 'invalid', reason: (error as Error).message };
+  }
+}
+
+/** Why a key file could not be trusted in this (existing) directory, or null. */
+function directoryDistrust(file: string): string | null {
+  try {
+    return directoryProblem(dirname(file), serverOwners());
+  } catch {
+    return null; // no directory yet: judged when a file appears
   }
 }
 
@@ -84,8 +94,14 @@ export class KeyStore {
     if (first.kind === 'ok') {
       this.use(first.keys);
       logger.info('keys loaded', { file, active: first.keys.length, records: first.total });
-    } else if (this.options.fileExplicit) {
-      logger.info('key file does not exist yet; watching for it', { file });
+    } else {
+      // No file yet: one that appears in a directory others can write will be refused, so an
+      // explicit API_KEYS_FILE there is a configuration error; the default keys.json in such a
+      // working directory (e.g. /tmp) is only a warning, as API_KEY may be all that is meant.
+      const distrust = directoryDistrust(file);
+      if (distrust !== null && this.options.fileExplicit) throw new KeyStoreError(`API_KEYS_FILE ${file} ${distrust}`);
+      if (distrust !== null) logger.warn('keys.json in the working directory will not be trusted', { file, reason: distrust });
+      else if (this.options.fileExplicit) logger.info('key file does not exist yet; watching for it', { file });
     }
     const interval = this.options.pollMs ?? 500;
     watchFile(file, { interval, persistent: false }, this.listener);

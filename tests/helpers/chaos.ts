@@ -231,7 +231,7 @@ export function chaosKeys(dir: string): { file: string; a: { id: string; key: st
   const a = { id: ida, key: newKey(ida) };
   const b = { id: idb, key: newKey(idb) };
   const file = join(dir, 'keys.json');
-  writeFileSync(file, keyFileWith([a]));
+  writeFileSync(file, keyFileWith([a]), { mode: 0o600 }); // the server refuses a file others may write
   return { file, a, b };
 }
 
@@ -302,14 +302,14 @@ export async function keyFileChaos(server: RunningServer, keys: ReturnType<typeo
   await sleep(300);
   // A bad file arriving by rename is rejected like any other.
   await expectLog('invalid by rename', /"msg":"key file rejected; keeping the last good keys"/, () => {
-    writeFileSync(`${file}.tmp`, '[]');
+    writeFileSync(`${file}.tmp`, '[]', { mode: 0o600 });
     renameSync(`${file}.tmp`, file);
   });
   await sleep(300);
   const switched = performance.now();
   phase = 'switching';
   await expectLog('replaced by rename', /"msg":"keys reloaded".*"active":1/, () => {
-    writeFileSync(`${file}.tmp`, keyFileWith([b]));
+    writeFileSync(`${file}.tmp`, keyFileWith([b]), { mode: 0o600 });
     renameSync(`${file}.tmp`, file);
   });
   // The next good file wins: B works, A does not, within 2 s.

@@ -172,7 +172,7 @@ describe('API_KEY and the default key file', () => {
 
   it('refuses to start with an invalid key file, naming API_KEYS_FILE', async () => {
     const file = join(dir, 'bad.json');
-    writeFileSync(file, '[1,2,3]');
+    writeFileSync(file, '[1,2,3]', { mode: 0o600 });
     const launched = launchServer({ keysFile: file });
     const { code } = await launched.exited;
     assert.equal(code, 1);

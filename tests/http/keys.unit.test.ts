@@ -3,13 +3,15 @@
  * operator CLI, in process.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { existsSync, lutimesSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pbkdf2 } from 'node:crypto';
+import { pbkdf2, randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { crc32, isWellFormedKey, newKey, parseKeyFile, serializeKeyFile, sha256, sha256Hex, sha256Slow, verifyKey, activeKeysOf, type KeyFile } from '../../lib/http/api-keys.ts';
 import { runKeysCli } from '../../lib/http/key-admin.ts';
+import { LockError, STALE_MS, withLock } from '../../lib/http/key-lock.ts';
 import { KeyStore, KeyStoreError } from '../../lib/http/key-store.ts';
 import { Logger } from '../../lib/http/logger.ts';
 
@@ -130,10 +132,10 @@ describe('operator CLI (in process)', () => {
       assert.equal(r.stdout, '');
     }
     assert.match(cli(file, 'list').stderr, /no keys in/);
-    const unknown = cli(file, 'revoke', 'nope');
+    const unknown = cli(file, 'revoke', 'nope0000');
     assert.equal(unknown.code, 1);
-    assert.match(unknown.stderr, /no key with id "nope"/);
-    writeFileSync(file, 'not json');
+    assert.match(unknown.stderr, /no key with id "nope0000"/);
+    writeFileSync(file, 'not json', { mode: 0o600 });
     const broken = cli(file, 'issue', '--holder', 'x');
     assert.equal(broken.code, 1);
     assert.match(broken.stderr, /is not valid JSON; fix or move it first/);
@@ -172,6 +174,76 @@ describe('operator CLI (in process)', () => {
   });
 });
 
+describe('key lock', () => {
+  const lockOf = (name: string) => {
+    const file = join(dir, name);
+    return { file, lock: `${file}.lock` };
+  };
+  const holder = (fields: Partial<{ pid: number; host: string; nonce: string; time: number }>) =>
+    `${JSON.stringify({ pid: 1, host: hostname(), nonce: randomBytes(16).toString('hex'), time: Date.now(), ...fields })}\n`;
+
+  it('runs the function holding the lock, and removes only its own lock afterwards', () => {
+    const { file, lock } = lockOf('lock-own.json');
+    const seen = withLock(file, 0, (stillHeld) => {
+      const record = JSON.parse(readFileSync(lock, 'utf8')) as { pid: number; nonce: string };
+      assert.equal(record.pid, process.pid);
+      assert.match(record.nonce, /^[0-9a-f]{32}$/);
+      assert.equal(stillHeld(), true);
+      return 'done';
+    });
+    assert.equal(seen, 'done');
+    assert.ok(!existsSync(lock));
+    assert.deepEqual(readdirSync(dir).filter((n) => n.includes('lock-own')), [], 'no staging or claim file left');
+  });
+
+  it('tells the holder when its lock was taken over, and leaves the new holder\'s lock alone', () => {
+    const { file, lock } = lockOf('lock-taken.json');
+    const other = holder({ pid: 1 });
+    const held = withLock(file, 0, (stillHeld) => {
+      rmSync(lock);
+      writeFileSync(lock, other);
+      return stillHeld();
+    });
+    assert.equal(held, false);
+    assert.equal(readFileSync(lock, 'utf8'), other, 'the other lock stays');
+    rmSync(lock);
+  });
+
+  it('breaks a lock from a crashed predecessor with this pid, and an old one from another host, but not a fresh one', () => {
+    const { file, lock } = lockOf('lock-hosts.json');
+    writeFileSync(lock, holder({ pid: process.pid }));
+    assert.equal(withLock(file, 0, () => 1), 1, 'this pid cannot hold a lock it is waiting for');
+    writeFileSync(lock, holder({ host: 'elsewhere.example', time: Date.now() - STALE_MS - 1_000 }));
+    assert.equal(withLock(file, 0, () => 2), 2, 'another host, older than STALE_MS');
+    const fresh = holder({ host: 'elsewhere.example', pid: 4321 });
+    writeFileSync(lock, fresh);
+    assert.throws(() => withLock(file, 200, () => 3), (e: Error) => e instanceof LockError && /held by another keys command \(pid 4321 on elsewhere\.example\); remove it if none is running$/.test(e.message));
+    assert.equal(readFileSync(lock, 'utf8'), fresh);
+    rmSync(lock);
+  });
+
+  it('leaves a lock alone while another command is removing it (its claim exists)', () => {
+    const { file, lock } = lockOf('lock-claimed.json');
+    const nonce = randomBytes(16).toString('hex');
+    writeFileSync(lock, holder({ pid: spawnSync(process.execPath, ['-e', '']).pid, nonce }));
+    const claim = join(dir, `.lock-claimed.json.lock.${nonce}.claim`);
+    writeFileSync(claim, '');
+    assert.throws(() => withLock(file, 0, () => 0), LockError);
+    assert.ok(existsSync(lock));
+    rmSync(claim);
+    assert.equal(withLock(file, 0, () => 4), 4, 'once the claim is gone, the dead holder\'s lock is broken');
+  });
+
+  it('judges a lock it cannot read (a symbolic link) by the entry\'s age', () => {
+    const { file, lock } = lockOf('lock-link.json');
+    symlinkSync('nowhere', lock);
+    assert.throws(() => withLock(file, 0, () => 0), /held by another keys command; remove it/);
+    const old = new Date(Date.now() - 60_000);
+    lutimesSync(lock, old, old);
+    assert.equal(withLock(file, 0, () => 5), 5);
+    assert.ok(!existsSync(lock));
+  });
+});
 
 describe('KeyStore', () => {
   const lines: string[] = [];
@@ -183,7 +255,7 @@ describe('KeyStore', () => {
     const two = 'second-key-0123456789';
     const fileWith = (...keys: [string, string, string | null][]) =>
       serializeKeyFile({ version: 1, keys: keys.map(([id, key, revoked]) => ({ id, holder: 'h', created: '2026-01-01T00:00:00Z', revoked, sha256: sha256Hex(key) })) });
-    writeFileSync(file, fileWith(['AAAAAAAA', one, null]));
+    writeFileSync(file, fileWith(['AAAAAAAA', one, null]), { mode: 0o600 });
     const store = new KeyStore({ file, fileExplicit: true, envKey: null, logger, pollMs: 20 });
     store.start();
     assert.equal(store.configured, true);
@@ -209,7 +281,7 @@ describe('KeyStore', () => {
   it('sees a change made right after start, before the watcher took its first look', async () => {
     const file = join(dir, 'race.json');
     const record = (id: string, key: string) => ({ id, holder: 'h', created: '2026-01-01T00:00:00Z', revoked: null, sha256: sha256Hex(key) });
-    writeFileSync(file, serializeKeyFile({ version: 1, keys: [record('AAAAAAAA', 'race-key-one-0123456789')] }));
+    writeFileSync(file, serializeKeyFile({ version: 1, keys: [record('AAAAAAAA', 'race-key-one-0123456789')] }), { mode: 0o600 });
     // Keep libuv's threadpool (4 threads) busy so the watcher's first stat, which runs there,
     // certainly comes after the rewrite below: the race, made deterministic.
     const busy = Array.from({ length: 4 }, () => new Promise((r) => pbkdf2('x', 'y', 300_000, 32, 'sha256', r)));
@@ -228,9 +300,11 @@ describe('KeyStore', () => {
     assert.equal(store.verify('env-key-0123456789'), 'env');
     store.close();
     const bad = join(dir, 'bad-start.json');
-    writeFileSync(bad, '{}');
+    writeFileSync(bad, '{}', { mode: 0o600 });
     assert.throws(() => new KeyStore({ file: bad, fileExplicit: true, envKey: null, logger }).start(), KeyStoreError);
-    assert.throws(() => new KeyStore({ file: dir, fileExplicit: true, envKey: null, logger }).start(), /cannot be read \(EISDIR\)/);
+    const notAFile = join(dir, 'a-directory');
+    mkdirSync(notAFile);
+    assert.throws(() => new KeyStore({ file: notAFile, fileExplicit: true, envKey: null, logger }).start(), /is not a regular file/);
   });
 });
 

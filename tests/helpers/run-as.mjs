@@ -1,0 +1,13 @@
+/**
+ * Preload (`NODE_OPTIONS=--import <this file>`) that makes a process started by root continue
+ * as another user before any other module loads, so a test can run the real server as
+ * `nobody` through the usual startServer(): RUN_AS_USER="<uid>:<gid>". Supplementary groups
+ * are dropped first (root's would otherwise stay), then the group, then the user, the order
+ * in which each step is still permitted.
+ */
+const spec = process.env.RUN_AS_USER ?? '';
+const match = /^(\d+):(\d+)$/.exec(spec);
+if (match === null) throw new Error(`RUN_AS_USER must be "<uid>:<gid>" (got ${JSON.stringify(spec)})`);
+process.setgroups([]);
+process.setgid(Number(match[2]));
+process.setuid(Number(match[1]));
