@@ -3,7 +3,7 @@
  * rate limiter -> app -> server -> listen, printing one line with the URL it listens on
  * (always, even with LOG_LEVEL=silent, because with PORT=0 it is the only way to learn the
  * port); SIGTERM/SIGINT drain and exit 0. `keys <command>` manages the key file (see
- * lib/http/key-admin.ts). The same code runs as `node --import tsx server.ts`, as
+ * lib/keys/key-admin.ts). The same code runs as `node --import tsx server.ts`, as
  * `dist/server.js` and bundled into the single file `dist/credential-generator.mjs`.
  * @module
  */
@@ -13,9 +13,9 @@ import { createApp, type App } from './lib/http/app.ts';
 import { AssetError, loadAssets, projectRoot, readFromEmbedded, readFromProject, type Asset } from './lib/http/assets.ts';
 import { ConfigError, parseConfig, type Config } from './lib/http/config.ts';
 import { EMBEDDED_ASSETS } from './lib/http/embedded-assets.ts';
-import { runKeysCli } from './lib/http/key-admin.ts';
+import { runKeysCli } from './lib/keys/key-admin.ts';
 import { probeHealth } from './lib/http/health-probe.ts';
-import { KeyStore, KeyStoreError } from './lib/http/key-store.ts';
+import { KeyStore, KeyStoreError } from './lib/keys/key-store.ts';
 import { Logger } from './lib/http/logger.ts';
 import { nodeSupport } from './lib/http/node-support.ts';
 import { LocalLimits, SharedLimits, type ClientLimits } from './lib/rate-limit/client-limits.ts';

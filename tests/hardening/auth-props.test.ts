@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { crc32, isWellFormedKey, KEY_PREFIX, newKey, newKeyId, sha256, verifyKey, type ActiveKey } from '../../lib/http/api-keys.ts';
+import { crc32, isWellFormedKey, KEY_PREFIX, newKey, newKeyId, sha256, verifyKey, type ActiveKey } from '../../lib/keys/api-keys.ts';
 import { fuzzSeed, runsFrom } from '../helpers/fuzz-bodies.ts';
 import { postBytes, rawRequest, Seen } from '../helpers/hardening-kit.ts';
 import { randomApiKey, startServer } from '../helpers/server.ts';

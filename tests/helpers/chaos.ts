@@ -9,7 +9,7 @@ import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { sha256Hex, newKey, newKeyId, serializeKeyFile } from '../../lib/http/api-keys.ts';
+import { sha256Hex, newKey, newKeyId, serializeKeyFile } from '../../lib/keys/api-keys.ts';
 import { assertHealthy, heapAfterGc, inLanes, isAlive, percentile, postBytes, procStats, RawConnection, rawRequest, sleep, type Seen } from './hardening-kit.ts';
 import type { RunningServer } from './server.ts';
 

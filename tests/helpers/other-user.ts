@@ -27,8 +27,8 @@ export const needsRoot: false | string = isRoot ? false : 'needs root, to run th
 const TSX = import.meta.resolve('tsx');
 const RUN_AS = fileURLToPath(new URL('./run-as.mjs', import.meta.url));
 const BARRIER = new URL('./start-barrier.mjs', import.meta.url).href;
-const SOURCE = join(ROOT, 'lib', 'http');
-const BUILT = join(ROOT, 'dist', 'lib', 'http');
+/** What the program imports before it runs a command: preloaded ahead of the barrier. */
+const PRELOADED = ['lib/keys/key-admin', 'lib/http/app', 'lib/core/index'];
 
 /** A child running as another user must not inherit root's coverage directory: Node copies
  * NODE_V8_COVERAGE into a child's environment unless the variable is set there, and an empty
@@ -41,21 +41,22 @@ export function serverEnvAs(user: User): Record<string, string | undefined> {
 }
 
 /**
- * The built CLI (`node dist/lib/http/keys-cli.js`, what a production install runs) when it is
- * at least as new as every source file in lib/http (`npm test` builds it first): it starts in
- * about a quarter of the CPU time of the sources through tsx, which matters for the
- * contention tests' hundred processes. Otherwise `npm run keys`'s own command.
+ * The built program (`node dist/server.js keys ...`) when it is at least as new as every source
+ * file under lib/ (`npm test` builds it first): it starts in about a quarter of the CPU time of
+ * the sources through tsx, which matters for the contention tests' hundred processes.
+ * Otherwise the sources, as `node --import tsx server.ts keys ...`.
  */
-function cliCommand(): { preload: string[]; cli: string; module: (name: string) => string } {
+function cliCommand(): { preload: string[]; cli: string[]; modules: string[] } {
+  const newestSource = (dir: string): number =>
+    Math.max(...readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((n) => n.endsWith('.ts')).map((n) => statSync(join(dir, n)).mtimeMs));
   try {
-    const fresh = readdirSync(SOURCE)
-      .filter((name) => name.endsWith('.ts'))
-      .every((name) => statSync(join(BUILT, name.replace(/\.ts$/, '.js'))).mtimeMs >= statSync(join(SOURCE, name)).mtimeMs);
-    if (fresh) return { preload: [], cli: join(BUILT, 'keys-cli.js'), module: (name) => pathToFileURL(join(BUILT, `${name}.js`)).href };
+    if (statSync(join(ROOT, 'dist', 'server.js')).mtimeMs >= Math.max(newestSource(join(ROOT, 'lib')), statSync(join(ROOT, 'server.ts')).mtimeMs)) {
+      return { preload: [], cli: [join(ROOT, 'dist', 'server.js'), 'keys'], modules: PRELOADED.map((m) => pathToFileURL(join(ROOT, 'dist', `${m}.js`)).href) };
+    }
   } catch {
     // no build: use the sources
   }
-  return { preload: ['--import', TSX], cli: join(SOURCE, 'keys-cli.ts'), module: (name) => pathToFileURL(join(SOURCE, `${name}.ts`)).href };
+  return { preload: ['--import', TSX], cli: [join(ROOT, 'server.ts'), 'keys'], modules: PRELOADED.map((m) => pathToFileURL(join(ROOT, `${m}.ts`)).href) };
 }
 
 const command = cliCommand();
@@ -76,10 +77,10 @@ export function runKeys(file: string, args: readonly string[], options: { cwd: s
   if (options.barrierDir !== undefined) {
     preload.push('--import', BARRIER);
     env.BARRIER_DIR = options.barrierDir;
-    env.BARRIER_PRELOAD = command.module('key-admin');
+    env.BARRIER_PRELOAD = command.modules.join(' ');
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...preload, command.cli, ...args], {
+    const child = spawn(process.execPath, [...preload, ...command.cli, ...args], {
       cwd: options.cwd,
       env,
       ...(options.user === undefined ? {} : { uid: options.user.uid, gid: options.user.gid }),

@@ -27,9 +27,9 @@ import {
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { newKey, newKeyId, parseKeyFile, serializeKeyFile, sha256Hex, verifyKey, type KeyRecord } from '../../lib/http/api-keys.ts';
-import { runKeysCli } from '../../lib/http/key-admin.ts';
-import { KeyStore, KeyStoreError } from '../../lib/http/key-store.ts';
+import { newKey, newKeyId, parseKeyFile, serializeKeyFile, sha256Hex, verifyKey, type KeyRecord } from '../../lib/keys/api-keys.ts';
+import { runKeysCli } from '../../lib/keys/key-admin.ts';
+import { KeyStore, KeyStoreError } from '../../lib/keys/key-store.ts';
 import { Logger } from '../../lib/http/logger.ts';
 import { isRoot, NOBODY, needsRoot, runKeys, serverEnvAs } from '../helpers/other-user.ts';
 import { launchServer, randomApiKey, startServer } from '../helpers/server.ts';

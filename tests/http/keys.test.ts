@@ -22,10 +22,10 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs the operator CLI as an operator would (`npm run keys -- ...` runs exactly this). */
+/** Runs the operator CLI as an operator would: the program's `keys` command. */
 function keys(file: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', TSX, join(ROOT, 'lib', 'http', 'keys-cli.ts'), ...args], {
+    const child = spawn(process.execPath, ['--import', TSX, join(ROOT, 'server.ts'), 'keys', ...args], {
       cwd: dir,
       env: { ...process.env, API_KEYS_FILE: file },
     });

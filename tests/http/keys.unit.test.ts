@@ -9,10 +9,10 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pbkdf2, randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import { crc32, isWellFormedKey, newKey, parseKeyFile, serializeKeyFile, sha256, sha256Hex, sha256Slow, verifyKey, activeKeysOf, type KeyFile } from '../../lib/http/api-keys.ts';
-import { runKeysCli } from '../../lib/http/key-admin.ts';
-import { LockError, STALE_MS, withLock } from '../../lib/http/key-lock.ts';
-import { KeyStore, KeyStoreError } from '../../lib/http/key-store.ts';
+import { crc32, isWellFormedKey, newKey, parseKeyFile, serializeKeyFile, sha256, sha256Hex, sha256Slow, verifyKey, activeKeysOf, type KeyFile } from '../../lib/keys/api-keys.ts';
+import { runKeysCli } from '../../lib/keys/key-admin.ts';
+import { LockError, STALE_MS, withLock } from '../../lib/keys/key-lock.ts';
+import { KeyStore, KeyStoreError } from '../../lib/keys/key-store.ts';
 import { Logger } from '../../lib/http/logger.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cg-keys-unit-'));

@@ -15,7 +15,7 @@ import { statSync, unwatchFile, watchFile, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import { activeKeysOf, ENV_KEY_ID, parseKeyFile, sha256, verifyKey, type ActiveKey } from './api-keys.ts';
 import { directoryProblem, readKeyFile, serverOwners } from './key-file-trust.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../http/logger.ts';
 
 export interface KeyStoreOptions {
   readonly file: string;
