@@ -1,0 +1,50 @@
+// Lint: typescript-eslint's strict type-checked rules on the shipped code (lib/, server.ts,
+// browser/), the recommended type-checked ones on the build, bench and test code; formatting is
+// Prettier's (`npm run lint` checks both). Generated modules are left out: their source is
+// checked instead (spec/*.schema.json by ajv at build time, wordlist/ by its SHA-256).
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import tseslint from 'typescript-eslint';
+
+const shipped = ['server.ts', 'lib/**/*.ts', 'browser/**/*.ts'];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'coverage/**', 'node_modules/**', '**/*.generated.ts', 'bench/results/**', '.test-output/**'] },
+  js.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    extends: [tseslint.configs.recommendedTypeChecked],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
+      'no-console': 'off',
+    },
+  },
+  {
+    files: shipped,
+    extends: [tseslint.configs.strictTypeChecked],
+    rules: {
+      // A function longer than a screen hides its steps: split it (generated code aside).
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false, IIFEs: true }],
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+    },
+  },
+  {
+    files: ['tests/**/*.ts'],
+    rules: {
+      // node:test's describe/it/before/after return promises the runner itself awaits.
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'before', 'after', 'beforeEach', 'afterEach'] }] },
+      ],
+    },
+  },
+  {
+    files: ['**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly', Atomics: 'readonly', SharedArrayBuffer: 'readonly', Int32Array: 'readonly' } },
+  },
+  prettier,
+);
