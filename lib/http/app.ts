@@ -22,13 +22,14 @@ import type { Asset } from './assets.ts';
 import { clientAddress, clientKeyOf } from './client-key.ts';
 import { isAnsweredEarly } from './early-close.ts';
 import { ERRORS } from './errors.ts';
-import { GenerateRoute, type KeyVerifier } from './generate-route.ts';
+import { GenerateRoute } from './generate-route.ts';
+import type { KeyVerifier } from './key-cache.ts';
 import type { Logger } from './logger.ts';
 import { declaresBody, hasBadHost, pathOf } from './request-checks.ts';
 import { exchangeOf, Responder, type Exchange } from './responder.ts';
 import { LIMITS } from './service.ts';
 
-export type { KeyVerifier } from './generate-route.ts';
+export type { KeyVerifier } from './key-cache.ts';
 
 export interface AppOptions {
   readonly limits: ClientLimits;

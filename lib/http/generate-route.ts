@@ -1,7 +1,8 @@
 /**
  * POST /generate, as named steps in the order the checks run (docs/decisions.md, HTTP):
  *
- *   authenticate   the key, checked in constant time (or: no key / none configured)
+ *   authenticate   the key, checked in constant time (or: no key / none configured);
+ *                  a connection's last valid key is remembered (key-cache.ts)
  *   charge         the bucket that outcome belongs to (lib/rate-limit/client-limits.ts): 429
  *   admit          503 without configured keys, 401 without a valid key
  *   checkHead      Content-Type (400, also when sent twice), Content-Length (413)
@@ -17,15 +18,9 @@ import type { Authentication, ClientLimits } from '../rate-limit/client-limits.t
 import type { RateLimitState } from '../rate-limit/token-bucket.ts';
 import { readBody, type BodyResult } from './body.ts';
 import { WWW_AUTHENTICATE } from './headers.ts';
+import { verifyOnConnection, type KeyVerifier } from './key-cache.ts';
 import { headerCount, isJsonContentType } from './request-checks.ts';
 import type { Exchange, Responder } from './responder.ts';
-
-export interface KeyVerifier {
-  /** True when at least one key would be accepted. */
-  readonly configured: boolean;
-  /** The id of the key that matches, or null; constant time in the presented key. */
-  verify(presented: string): string | null;
-}
 
 const UNAUTHORIZED_EXTRA = ['WWW-Authenticate', WWW_AUTHENTICATE] as const;
 
@@ -55,7 +50,8 @@ export class GenerateRoute {
   private authenticate(x: Exchange): Authentication {
     const presented = x.req.headers['x-api-key'];
     if (!this.keys.configured || presented === undefined) return 'none';
-    const keyId = typeof presented === 'string' && headerCount(x.req.rawHeaders, 'x-api-key') === 1 ? this.keys.verify(presented) : null;
+    const keyId =
+      typeof presented === 'string' && headerCount(x.req.rawHeaders, 'x-api-key') === 1 ? verifyOnConnection(x.req.socket, presented, this.keys) : null;
     if (keyId === null) return 'failed';
     x.keyId = keyId;
     return 'valid';

@@ -75,6 +75,7 @@ export class KeyStore {
   private readonly envKeys: ActiveKey[];
   private readonly options: KeyStoreOptions;
   private watching = false;
+  private version = 0;
   private readonly listener = (curr: Stats): void => this.changed(curr);
 
   constructor(options: KeyStoreOptions) {
@@ -113,6 +114,7 @@ export class KeyStore {
   }
 
   private use(fileKeys: ActiveKey[]): void {
+    this.version++;
     this.fileKeys = fileKeys;
     this.keys = fileKeys.length === 0 ? this.envKeys : [...fileKeys, ...this.envKeys];
   }
@@ -140,6 +142,12 @@ export class KeyStore {
   /** True when at least one key would be accepted (else POST /generate is a 503). */
   get configured(): boolean {
     return this.keys.length > 0;
+  }
+
+  /** Changes whenever the accepted keys change (a reload), so a cached verdict can tell it is
+   * out of date (lib/http/key-cache.ts). */
+  get generation(): number {
+    return this.version;
   }
 
   /** The matching key's id, or null. */
