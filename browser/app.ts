@@ -53,7 +53,7 @@ function start(api: ServiceApi): void {
     generateNow();
   });
   const copyCurl = byId<HTMLButtonElement>('copy-curl');
-  copyCurl.addEventListener('click', () => void copier.copy(curl.textContent ?? '', copyCurl, curl));
+  copyCurl.addEventListener('click', () => void copier.copy(curl.textContent, copyCurl, curl));
 
   options.showPanel();
   generateNow();

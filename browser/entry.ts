@@ -65,5 +65,5 @@ declare global {
 
 // In a page `window` is the global object. In a bare vm context (tests/browser) the host
 // provides a `window` object; fall back to the global object for workers and the like.
-const host = (typeof window === 'object' && window !== null ? window : globalThis) as { ServiceAPI?: ServiceApi };
+const host = (typeof window === 'object' ? window : globalThis) as { ServiceAPI?: ServiceApi };
 host.ServiceAPI = ServiceAPI;

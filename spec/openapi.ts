@@ -52,7 +52,7 @@ function readSchema(file: string): Json {
 
 /** Rewrites every `$ref` that starts with `from` to start with `to` (a deep copy). */
 export function rewriteRefs<T>(value: T, from: string, to: string): T {
-  if (Array.isArray(value)) return value.map((v) => rewriteRefs(v, from, to)) as T;
+  if (Array.isArray(value)) return (value as unknown[]).map((v) => rewriteRefs(v, from, to)) as T;
   if (value === null || typeof value !== 'object') return value;
   const out: Json = {};
   for (const [k, v] of Object.entries(value)) {

@@ -9,6 +9,11 @@ import type { FieldSpec, Mode } from './description.ts';
 import { errorId, h } from './dom.ts';
 import { optionText } from './words.ts';
 
+/** A default or bound as the text of an input (the schema's numbers and strings). */
+function fieldText(value: unknown): string {
+  return typeof value === 'number' || typeof value === 'string' ? String(value) : '';
+}
+
 export interface Control {
   /** The option's name in the request (`length`). */
   name: string;
@@ -47,7 +52,7 @@ export function integerControl(mode: Mode, name: string, spec: FieldSpec): Built
     step: 1,
     min: spec.minimum,
     max: spec.maximum,
-    value: String(spec.default ?? spec.minimum ?? ''),
+    value: fieldText(spec.default ?? spec.minimum),
     'aria-describedby': `${bounds} ${err}`,
   });
   const range = h('input', {
@@ -55,7 +60,7 @@ export function integerControl(mode: Mode, name: string, spec: FieldSpec): Built
     min: spec.minimum,
     max: spec.maximum,
     step: 1,
-    value: String(spec.default ?? spec.minimum ?? ''),
+    value: fieldText(spec.default ?? spec.minimum),
     'aria-label': `${text.label} (slider)`,
     'aria-describedby': bounds,
     class: 'range',
@@ -125,7 +130,7 @@ export function textControl(mode: Mode, name: string, spec: FieldSpec): BuiltCon
     id,
     name,
     type: 'text',
-    value: String(spec.default ?? ''),
+    value: fieldText(spec.default),
     maxlength: spec.maxLength,
     autocomplete: 'off',
     autocapitalize: 'off',

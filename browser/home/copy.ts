@@ -26,7 +26,8 @@ function selectContents(source: HTMLElement): void {
 export function createCopier(status: HTMLElement, hint: HTMLElement): Copier {
   async function copy(text: string, button: HTMLButtonElement, source: HTMLElement | undefined): Promise<void> {
     try {
-      if (!navigator.clipboard) throw new Error('no clipboard');
+      // Absent on pages not served over https or localhost, whatever the DOM typings say.
+      if (!('clipboard' in navigator)) throw new Error('no clipboard');
       await navigator.clipboard.writeText(text);
       button.textContent = 'Copied';
       button.classList.add('done');
@@ -38,7 +39,7 @@ export function createCopier(status: HTMLElement, hint: HTMLElement): Copier {
     } catch {
       // Fallback: select the text so the user can copy it with the keyboard.
       if (source) selectContents(source);
-      const keys = /Mac|iPhone|iPad/.test(navigator.platform) ? '\u2318C' : 'Ctrl+C';
+      const keys = /Mac|iPhone|iPad/.test(navigator.userAgent) ? '\u2318C' : 'Ctrl+C';
       hint.textContent = `This browser did not allow copying. The text is selected: press ${keys} to copy it.`;
       hint.hidden = false;
       status.textContent = hint.textContent;

@@ -12,9 +12,11 @@ function shellQuote(s: string): string {
 }
 
 export function curlCommand(d: Description, request: FormRequest, origin: string): string {
-  const specs = d.modes[request.mode]?.options ?? {};
+  const specs = d.modes[request.mode].options;
   const options: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(request.options)) if (value !== specs[name]?.default) options[name] = value;
+  for (const [name, value] of Object.entries(request.options)) {
+    if (!Object.hasOwn(specs, name) || value !== specs[name].default) options[name] = value;
+  }
   const body: Record<string, unknown> = { mode: request.mode };
   if (request.count !== d.request.count.default) body.count = request.count;
   if (Object.keys(options).length > 0) body.options = options;

@@ -73,7 +73,7 @@ export function createResultsView(d: Description, parts: Parts): ResultsView {
   function showResults(data: Generated, noun: string): void {
     empty.hidden = true;
     title.textContent = data.count === 1 ? `Your ${noun}` : `Your ${data.count} ${noun}s`;
-    data.results.forEach((credential, i) => list.append(item(credential, i, noun)));
+    data.results.forEach((credential, i) => { list.append(item(credential, i, noun)); });
     strength.show(data);
     // Announce what happened, not the secrets themselves: a screen reader reading a batch of
     // passwords aloud on every slider step would be both useless and a shoulder-surfing risk.

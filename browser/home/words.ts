@@ -36,6 +36,8 @@ export const shownChar = (c: string): string => (c === ' ' ? '\u2423' : c);
 
 /** `abc...z` -> `a\u2013z` when the class is one run of code points; otherwise every character. */
 export function shownClass(chars: string): string {
-  const run = [...chars].every((c, i) => i === 0 || c.charCodeAt(0) === chars.charCodeAt(i - 1) + 1);
+  // The classes are ASCII: one UTF-16 unit per character.
+  let run = true;
+  for (let i = 1; i < chars.length; i++) run &&= chars.charCodeAt(i) === chars.charCodeAt(i - 1) + 1;
   return run && chars.length > 2 ? `${chars[0]}\u2013${chars[chars.length - 1]}` : chars;
 }

@@ -40,14 +40,15 @@ export interface AppOptions {
   readonly tls: boolean;
 }
 
+/** Handlers as properties (not methods): service.ts hands them to node:http as they are. */
 export interface App {
-  handle(req: IncomingMessage, res: ServerResponse): void;
+  readonly handle: (req: IncomingMessage, res: ServerResponse) => void;
   /** For 'checkExpectation': an Expect other than 100-continue. */
-  expectationFailed(req: IncomingMessage, res: ServerResponse): void;
+  readonly expectationFailed: (req: IncomingMessage, res: ServerResponse) => void;
   /** For 'upgrade' and 'connect': Node hands the socket over after the request's head. */
-  upgrade(req: IncomingMessage, socket: Socket): void;
+  readonly upgrade: (req: IncomingMessage, socket: Socket) => void;
   /** For 'clientError': malformed requests, oversized headers, timeouts. */
-  clientError(error: NodeJS.ErrnoException, socket: Socket): void;
+  readonly clientError: (error: NodeJS.ErrnoException, socket: Socket) => void;
   /** Set on shutdown: replies then carry `Connection: close`. */
   draining: boolean;
 }
@@ -91,16 +92,16 @@ export function createApp(options: AppOptions): App {
     const refusal = req.rawHeaders.length > 2 * LIMITS.maxHeadersCount ? 'headersTooLarge' : req.headers.upgrade !== undefined ? 'upgradeRefused' : hasBadHost(req) ? 'badRequest' : null;
     if (refusal !== null) {
       x.close = true;
-      return reply.errorWith(x, refusal, peek(x));
+      reply.errorWith(x, refusal, peek(x)); return;
     }
     const path = pathOf(req.url as string);
     const route = routes.get(path);
-    if (route === undefined) return reply.refuseWith(x, 'notFound', peek(x));
+    if (route === undefined) { reply.refuseWith(x, 'notFound', peek(x)); return; }
     x.route = path;
-    if (req.method === 'POST' && route.post !== undefined) return route.post(x);
+    if (req.method === 'POST' && route.post !== undefined) { route.post(x); return; }
     // Only POST /generate reads a body; anywhere else a declared one closes the connection.
     x.close = declaresBody(req);
-    if ((req.method === 'GET' || req.method === 'HEAD') && route.get !== undefined) return route.get(x);
+    if ((req.method === 'GET' || req.method === 'HEAD') && route.get !== undefined) { route.get(x); return; }
     reply.errorWith(x, 'methodNotAllowed', peek(x), ['Allow', route.allow]);
   }
 
@@ -131,7 +132,7 @@ export function createApp(options: AppOptions): App {
       reply.rawWith(socket, 'upgradeRefused', limits.peek(client));
       reply.log({ req, route: 'unmatched', started: performance.now(), keyId: null, client }, ERRORS.upgradeRefused.status);
     },
-    clientError: (error, socket) => clientError(error, socket, reply, limits, logger),
+    clientError: (error, socket) => { clientError(error, socket, reply, limits, logger); },
   };
 }
 
@@ -149,12 +150,12 @@ function clientKey(req: IncomingMessage, trustProxyHops: number): string {
 /** The route table: /health, /generate, and the assets, all answered from memory. */
 function routesOf(options: AppOptions, reply: Responder, generate: GenerateRoute, peek: (x: Exchange) => ReturnType<ClientLimits['peek']>): Map<string, Route> {
   const { json } = reply.sets;
-  const fixed = (headers: readonly string[], body: string | Buffer): Handler => (x) => reply.sendWith(x, 200, headers, body, peek(x));
+  const fixed = (headers: readonly string[], body: string | Buffer): Handler => (x) => { reply.sendWith(x, 200, headers, body, peek(x)); };
   const routes = new Map<string, Route>();
   routes.set('/health', { get: fixed(json, JSON.stringify({ status: 'ok' })), allow: 'GET, HEAD' });
   routes.set('/generate', {
     get: fixed(json, JSON.stringify(describe({ rateLimitPerMinute: options.limits.limit }))),
-    post: (x) => generate.handle(x),
+    post: (x) => { generate.handle(x); },
     allow: 'GET, HEAD, POST',
   });
   for (const asset of options.assets) {

@@ -74,7 +74,7 @@ export function readFromProject(root: string): (file: string) => Buffer | null {
 
 /** `read` for loadAssets over the single file's embedded copies (file -> text). */
 export function readFromEmbedded(embedded: Readonly<Record<string, string>>): (file: string) => Buffer | null {
-  return (file) => (Object.hasOwn(embedded, file) ? Buffer.from(embedded[file] as string, 'utf8') : null);
+  return (file) => (Object.hasOwn(embedded, file) ? Buffer.from(embedded[file], 'utf8') : null);
 }
 
 /** The project root: the nearest directory above `from` holding package.json. Works from

@@ -40,9 +40,9 @@ export function readBody(req: IncomingMessage, limit: number, done: (result: Bod
     }
     chunks.push(chunk);
   });
-  req.on('end', () => settle({ kind: 'ok', body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) }));
+  req.on('end', () => { settle({ kind: 'ok', body: chunks.length === 1 ? (chunks[0]) : Buffer.concat(chunks, size) }); });
   // 'close' before 'end' means the client went away (or the request timed out).
-  req.on('close', () => settle(ABORTED));
+  req.on('close', () => { settle(ABORTED); });
   req.on('error', noop);
 }
 

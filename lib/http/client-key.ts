@@ -25,8 +25,8 @@ function hextets(address: string): number[] | null {
   const halves = text.split('::');
   if (halves.length > 2) return null;
   const parse = (part: string): number[] => (part === '' ? [] : part.split(':').map((h) => parseInt(h, 16)));
-  const head = parse(halves[0] as string);
-  const rest = halves.length === 2 ? parse(halves[1] as string) : [];
+  const head = parse(halves[0]);
+  const rest = halves.length === 2 ? parse(halves[1]) : [];
   const missing = 8 - head.length - rest.length;
   if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
   const all = [...head, ...new Array<number>(halves.length === 2 ? missing : 0).fill(0), ...rest];
@@ -78,7 +78,7 @@ function forwardedAddress(entry: string): string | null {
     return isIPv6(text) ? text : null;
   }
   const port = /^([^:]+):\d{1,5}$/.exec(text);
-  if (port !== null) text = port[1] as string;
+  if (port !== null) text = port[1];
   return isIPv4(text) || (port === null && isIPv6(text)) ? text : null;
 }
 
@@ -94,7 +94,7 @@ export function clientAddress(socketAddress: string | undefined, forwardedFor: s
   const joined = Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor;
   const entries = joined.split(',');
   if (entries.length < hops) return peer;
-  return forwardedAddress(entries[entries.length - hops] as string) ?? peer;
+  return forwardedAddress(entries[entries.length - hops]) ?? peer;
 }
 
 /** What the request log shows of a client: IPv4 /24, IPv6 its /56 bucket, link-local

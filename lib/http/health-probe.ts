@@ -28,7 +28,7 @@ export function probeHealth(config: Pick<Config, 'host' | 'port' | 'tls'>, timeo
       resolve(res.statusCode === 200 ? null : `/health answered ${res.statusCode}`);
     });
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.on('error', (error: NodeJS.ErrnoException) => resolve(`/health unreachable (${error.code ?? error.message})`));
+    req.on('error', (error: NodeJS.ErrnoException) => { resolve(`/health unreachable (${error.code ?? error.message})`); });
     req.end();
   });
 }

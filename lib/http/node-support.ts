@@ -46,7 +46,7 @@ const parse = (version: string): [number, number, number] | null => {
 
 /** a < b for [major, minor, patch]. */
 function before(a: readonly number[], b: readonly number[]): boolean {
-  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i]! < b[i]!;
+  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] < b[i];
   return false;
 }
 
@@ -59,13 +59,14 @@ export function nodeSupport(version: string, today: Date, lines: readonly NodeLi
   const supported = enginesRange(lines);
   const v = parse(version);
   if (v === null) return { ok: false, message: `unsupported Node.js ${version}: cannot read the version; this server needs ${supported}` };
-  const newest = lines[lines.length - 1]!;
+  const newest = lines[lines.length - 1];
   const line = lines.find((l) => l.major === v[0]);
   if (line === undefined && v[0] > newest.major) return { ok: true, warning: null };
   if (line === undefined) {
     return { ok: false, message: `unsupported Node.js ${version}: the ${v[0]}.x line has no release with the HTTP parser and TLS fixes this server needs; use ${supported}` };
   }
-  if (before(v, parse(line.minimum)!)) {
+  const minimum = parse(line.minimum);
+  if (minimum === null || before(v, minimum)) {
     return { ok: false, message: `unsupported Node.js ${version}: use ${line.minimum} or later on the ${line.major}.x line (older builds have known HTTP parser or TLS vulnerabilities), or another line of ${supported}` };
   }
   const day = today.toISOString().slice(0, 10);

@@ -32,7 +32,7 @@ export function isJsonContentType(value: string): boolean {
 export function headerCount(rawHeaders: readonly string[], lower: string): number {
   let n = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i] as string;
+    const name = rawHeaders[i];
     if (name.length === lower.length && name.toLowerCase() === lower) n++;
   }
   return n;
@@ -55,7 +55,7 @@ export function pathOf(target: string): string {
   if (target.charCodeAt(0) !== 0x2f) {
     const absolute = /^https?:\/\/[^/?#]*([^#]*)/i.exec(target);
     if (absolute === null) return target;
-    path = absolute[1] === '' || absolute[1]!.startsWith('?') ? `/${absolute[1]}` : absolute[1]!;
+    path = absolute[1] === '' || absolute[1].startsWith('?') ? `/${absolute[1]}` : absolute[1];
   }
   const q = path.indexOf('?');
   return q === -1 ? path : path.slice(0, q);

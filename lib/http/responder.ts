@@ -90,7 +90,7 @@ export class Responder {
   }
 
   sendWith(x: Exchange, status: number, base: readonly string[], body: string | Buffer, rl: MaybePromise<RateLimitState>): void {
-    if (rl instanceof Promise) void rl.then((state) => this.send(x, status, base, body, state));
+    if (rl instanceof Promise) void rl.then((state) => { this.send(x, status, base, body, state); });
     else this.send(x, status, base, body, rl);
   }
 
@@ -99,7 +99,7 @@ export class Responder {
   }
 
   errorWith(x: Exchange, name: ErrorName, rl: MaybePromise<RateLimitState>, extra?: readonly string[]): void {
-    if (rl instanceof Promise) void rl.then((state) => this.error(x, name, state, extra));
+    if (rl instanceof Promise) void rl.then((state) => { this.error(x, name, state, extra); });
     else this.error(x, name, rl, extra);
   }
 
@@ -111,7 +111,7 @@ export class Responder {
   }
 
   refuseWith(x: Exchange, name: ErrorName, rl: MaybePromise<RateLimitState>, extra?: readonly string[]): void {
-    if (rl instanceof Promise) void rl.then((state) => this.refuse(x, name, state, extra));
+    if (rl instanceof Promise) void rl.then((state) => { this.refuse(x, name, state, extra); });
     else this.refuse(x, name, rl, extra);
   }
 
@@ -129,7 +129,7 @@ export class Responder {
   }
 
   rawWith(socket: Socket, name: RawErrorName, rl: MaybePromise<RateLimitState>): void {
-    if (rl instanceof Promise) void rl.then((state) => this.raw(socket, name, state));
+    if (rl instanceof Promise) void rl.then((state) => { this.raw(socket, name, state); });
     else this.raw(socket, name, rl);
   }
 }

@@ -57,7 +57,7 @@ export function createService({ app, tls }: ServiceOptions): Server {
         // A TLS handshake is not covered by headersTimeout; Node's default for it is 120 s.
         { ...options, ...secureContextOptions(tls), handshakeTimeout: LIMITS.headersTimeout },
         app.handle,
-      ) as unknown as Server);
+      ));
   // One field more than the limit reaches req.headers, so app.ts can see an excess and refuse
   // it with 431 (Node's own cap drops the excess silently, framing headers included).
   server.maxHeadersCount = LIMITS.maxHeadersCount + 1;

@@ -79,7 +79,7 @@ export class CertificateWatcher {
   private readonly pollMs: number;
   private last: string;
   private settle: NodeJS.Timeout | null = null;
-  private readonly listener = (): void => this.changed();
+  private readonly listener = (): void => { this.changed(); };
 
   /** `install` hands a new context to the server (https.Server#setSecureContext). */
   constructor(options: { files: TlsFiles; install: (options: SecureContextOptions) => void; logger: Logger; pollMs?: number; loaded: PemPair }) {

@@ -43,7 +43,7 @@ const CRC_TABLE = (() => {
 /** CRC-32 (IEEE) of an ASCII string; zlib.crc32 would need Node >= 20.15. */
 export function crc32(text: string): number {
   let crc = 0xffffffff;
-  for (let i = 0; i < text.length; i++) crc = CRC_TABLE[(crc ^ text.charCodeAt(i)) & 0xff]! ^ (crc >>> 8);
+  for (let i = 0; i < text.length; i++) crc = CRC_TABLE[(crc ^ text.charCodeAt(i)) & 0xff] ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }
 
@@ -146,7 +146,7 @@ export function parseKeyFile(text: string): KeyFile {
       throw new Error(`${where}.revoked must be null or a timestamp`);
     }
     if (typeof r.sha256 !== 'string' || !HEX64.test(r.sha256)) throw new Error(`${where}.sha256 must be 64 lower-case hex digits`);
-    return { id: r.id, holder: r.holder, created: r.created, revoked: (r.revoked as string | null | undefined) ?? null, sha256: r.sha256 };
+    return { id: r.id, holder: r.holder, created: r.created, revoked: (r.revoked) ?? null, sha256: r.sha256 };
   });
   return { version: 1, keys };
 }

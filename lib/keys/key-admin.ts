@@ -65,7 +65,7 @@ export function escapeForTerminal(text: string): string {
       out += ch;
       continue;
     }
-    const cp = ch.codePointAt(0)!;
+    const cp = ch.codePointAt(0) ?? 0; // a character of the string: always a code point
     const named = NAMED_ESCAPES.get(cp);
     if (named !== undefined) out += named;
     else if (cp <= 0xff) out += `\\x${cp.toString(16).padStart(2, '0')}`;
@@ -189,115 +189,150 @@ function find(store: KeyFile, id: string): KeyRecord {
   return record;
 }
 
-/** Runs one command; returns the exit code (0 ok, 1 failed, 2 usage). */
-export function runKeysCli(argv: readonly string[], io: CliIo): number {
-  const args = [...argv];
-  const USAGE = usage(io.program ?? 'npm run keys --');
+/** What every command works on: the key file, the clock, and the locked read-change-write. */
+interface Session {
+  readonly file: string;
+  readonly now: Date;
+  readonly io: CliIo;
+  readonly usage: string;
+  /** Reads, changes and writes the file under the lock; `change` returns what to report, or
+   * null for "nothing to write". */
+  update<T>(change: (store: KeyFile) => T | null): T | null;
+}
+
+/** An exit code, or null for "these arguments are not this command's" (usage, exit 2). */
+type Outcome = number | null;
+
+function issueCommand(s: Session, rest: readonly string[]): Outcome {
+  const at = rest.indexOf('--holder');
+  const holder = at === -1 ? undefined : rest[at + 1]?.trim();
+  if (holder === undefined || holder === '' || holder.length > 200 || !HOLDER.test(holder) || rest.length !== 2) {
+    s.io.stderr(`issue needs --holder NAME: 1 to 200 letters, marks, digits, punctuation, symbols or spaces\n\n${s.usage}`);
+    return 2;
+  }
+  const existed = existsSync(s.file);
+  const issued = s.update((store) => issueInto(store, holder, s.now));
+  if (issued === null) throw new CliError('nothing was issued');
+  s.io.stdout(`${issued.key}\n`);
+  if (!existed) s.io.stderr(createdNote(s.file));
+  s.io.stderr(`issued key ${issued.record.id} for ${shown(holder)} in ${s.file}\nthe key is shown once; store it in a secret manager now (the file keeps only its SHA-256)\n`);
+  return 0;
+}
+
+function replaceCommand(s: Session, rest: readonly string[]): Outcome {
+  if (rest.length !== 1) return null;
+  const id = checkedId(rest[0]);
+  const done = s.update((store) => {
+    const previous = find(store, id);
+    if (previous.revoked !== null) throw new CliError(`key ${previous.id} is already revoked; use issue`);
+    const issued = issueInto(store, previous.holder, s.now);
+    previous.revoked = s.now.toISOString();
+    return { old: previous, ...issued };
+  });
+  if (done === null) throw new CliError('nothing was replaced');
+  s.io.stdout(`${done.key}\n`);
+  s.io.stderr(`issued key ${done.record.id} for ${shown(done.record.holder)} and revoked ${done.old.id}\nthe key is shown once; store it in a secret manager now\n`);
+  return 0;
+}
+
+function revokeCommand(s: Session, rest: readonly string[]): Outcome {
+  if (rest.length !== 1) return null;
+  const id = checkedId(rest[0]);
+  const record = s.update((store) => {
+    const target = find(store, id);
+    if (target.revoked !== null) return null;
+    target.revoked = s.now.toISOString();
+    return target;
+  });
+  s.io.stderr(record === null ? `key ${id} was already revoked\n` : `revoked key ${record.id} of ${shown(record.holder)}\n`);
+  return 0;
+}
+
+function listCommand(s: Session, rest: readonly string[]): Outcome {
+  if (rest.length !== 0) return null;
+  assertDirectoryTrusted(s.file);
+  const { store } = readStore(s.file);
+  if (store.keys.length === 0) {
+    s.io.stderr(`no keys in ${s.file}\n`);
+    return 0;
+  }
+  // Every cell escaped: a hand-edited holder or date could hold terminal controls (the date
+  // parser accepts "1 Jan 2026 (any text)").
+  const rows = [['ID', 'HOLDER', 'CREATED', 'STATUS'], ...store.keys.map((k) => [k.id, k.holder, k.created, k.revoked === null ? 'active' : `revoked ${k.revoked}`].map(escapeForTerminal))];
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  s.io.stdout(rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]))).join('  ')).join('\n') + '\n');
+  return 0;
+}
+
+const COMMANDS: Readonly<Record<string, (s: Session, rest: readonly string[]) => Outcome>> = {
+  issue: issueCommand,
+  replace: replaceCommand,
+  revoke: revokeCommand,
+  list: listCommand,
+};
+
+/** The key file of `--file PATH` (taken out of `args`), else API_KEYS_FILE, else ./keys.json;
+ * null when --file has no value. */
+function takeFile(args: string[], io: CliIo): string | null {
   let file = io.env.API_KEYS_FILE !== undefined && io.env.API_KEYS_FILE !== '' ? io.env.API_KEYS_FILE : 'keys.json';
   const fileAt = args.indexOf('--file');
   if (fileAt !== -1) {
-    const value = args[fileAt + 1];
-    if (value === undefined) {
-      io.stderr(USAGE);
-      return 2;
-    }
+    const value = args.at(fileAt + 1);
+    if (value === undefined) return null;
     file = value;
     args.splice(fileAt, 2);
   }
-  file = resolve(io.cwd, file);
-  const now = (io.now ?? (() => new Date()))();
-  const lockWait = io.lockWaitMs ?? 5_000;
-  const [command, ...rest] = args;
-  /** Reads, changes and writes the file under the lock; `change` returns what to report, or
-   * null for "nothing to write". */
-  const update = <T>(change: (store: KeyFile) => T | null): T | null => {
-    assertDirectoryTrusted(file);
-    return withLock(file, lockWait, (stillHeld) => {
-      const { store, stats } = readStore(file);
-      const result = change(store);
-      if (result !== null) writeStore(file, store, stats, stillHeld);
-      return result;
-    });
-  };
+  return resolve(io.cwd, file);
+}
 
-  try {
-    switch (command) {
-      case 'issue': {
-        const at = rest.indexOf('--holder');
-        const holder = at === -1 ? undefined : rest[at + 1]?.trim();
-        if (holder === undefined || holder === '' || holder.length > 200 || !HOLDER.test(holder) || rest.length !== 2) {
-          io.stderr(`issue needs --holder NAME: 1 to 200 letters, marks, digits, punctuation, symbols or spaces\n\n${USAGE}`);
-          return 2;
-        }
-        const existed = existsSync(file);
-        const { record, key } = update((store) => issueInto(store, holder, now))!;
-        io.stdout(`${key}\n`);
-        if (!existed) io.stderr(createdNote(file));
-        io.stderr(`issued key ${record.id} for ${shown(holder)} in ${file}\nthe key is shown once; store it in a secret manager now (the file keeps only its SHA-256)\n`);
-        return 0;
-      }
-      case 'replace': {
-        if (rest.length !== 1) break;
-        const id = checkedId(rest[0]!);
-        const { old, record, key } = update((store) => {
-          const previous = find(store, id);
-          if (previous.revoked !== null) throw new CliError(`key ${previous.id} is already revoked; use issue`);
-          const issued = issueInto(store, previous.holder, now);
-          previous.revoked = now.toISOString();
-          return { old: previous, ...issued };
-        })!;
-        io.stdout(`${key}\n`);
-        io.stderr(`issued key ${record.id} for ${shown(record.holder)} and revoked ${old.id}\nthe key is shown once; store it in a secret manager now\n`);
-        return 0;
-      }
-      case 'revoke': {
-        if (rest.length !== 1) break;
-        const id = checkedId(rest[0]!);
-        const record = update((store) => {
-          const target = find(store, id);
-          if (target.revoked !== null) return null;
-          target.revoked = now.toISOString();
-          return target;
-        });
-        io.stderr(record === null ? `key ${id} was already revoked\n` : `revoked key ${record.id} of ${shown(record.holder)}\n`);
-        return 0;
-      }
-      case 'help':
-      case '--help':
-      case '-h':
-        io.stdout(USAGE);
-        return 0;
-      case 'list': {
-        if (rest.length !== 0) break;
-        assertDirectoryTrusted(file);
-        const { store } = readStore(file);
-        if (store.keys.length === 0) {
-          io.stderr(`no keys in ${file}\n`);
-          return 0;
-        }
-        // Every cell escaped: a hand-edited holder or date could hold terminal controls (the
-        // date parser accepts "1 Jan 2026 (any text)").
-        const rows = [['ID', 'HOLDER', 'CREATED', 'STATUS'], ...store.keys.map((k) => [k.id, k.holder, k.created, k.revoked === null ? 'active' : `revoked ${k.revoked}`].map(escapeForTerminal))];
-        const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-        io.stdout(rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  ')).join('\n') + '\n');
-        return 0;
-      }
-      default:
-        break;
-    }
-  } catch (error) {
-    if (error instanceof CliError || error instanceof LockError) {
-      io.stderr(`keys: ${error.message}\n`);
-      return 1;
-    }
-    const code = (error as NodeJS.ErrnoException).code;
-    if (typeof code === 'string') {
-      // A file system refusal (missing directory, no permission): one line, not a stack.
-      io.stderr(`keys: cannot update ${file} (${code})\n`);
-      return 1;
-    }
-    throw error;
+/** One line for a refusal (exit 1); anything else is a bug and is thrown. */
+function refusal(error: unknown, file: string): string {
+  if (error instanceof CliError || error instanceof LockError) return `keys: ${error.message}\n`;
+  const code = (error as NodeJS.ErrnoException).code;
+  // A file system refusal (missing directory, no permission): one line, not a stack.
+  if (typeof code === 'string') return `keys: cannot update ${file} (${code})\n`;
+  throw error;
+}
+
+/** Runs one command; returns the exit code (0 ok, 1 failed, 2 usage). */
+export function runKeysCli(argv: readonly string[], io: CliIo): number {
+  const args = [...argv];
+  const usageText = usage(io.program ?? 'npm run keys --');
+  const file = takeFile(args, io);
+  const [command = '', ...rest] = args;
+  if (file === null) {
+    io.stderr(usageText);
+    return 2;
   }
-  io.stderr(USAGE);
+  if (command === 'help' || command === '--help' || command === '-h') {
+    io.stdout(usageText);
+    return 0;
+  }
+  const lockWait = io.lockWaitMs ?? 5_000;
+  const session: Session = {
+    file,
+    now: (io.now ?? (() => new Date()))(),
+    io,
+    usage: usageText,
+    update(change) {
+      assertDirectoryTrusted(file);
+      return withLock(file, lockWait, (stillHeld) => {
+        const { store, stats } = readStore(file);
+        const result = change(store);
+        if (result !== null) writeStore(file, store, stats, stillHeld);
+        return result;
+      });
+    },
+  };
+  const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  let outcome: Outcome = null;
+  try {
+    if (run !== undefined) outcome = run(session, rest);
+  } catch (error) {
+    io.stderr(refusal(error, file));
+    return 1;
+  }
+  if (outcome !== null) return outcome;
+  io.stderr(usageText);
   return 2;
 }

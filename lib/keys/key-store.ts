@@ -76,7 +76,7 @@ export class KeyStore {
   private readonly options: KeyStoreOptions;
   private watching = false;
   private version = 0;
-  private readonly listener = (curr: Stats): void => this.changed(curr);
+  private readonly listener = (curr: Stats): void => { this.changed(curr); };
 
   constructor(options: KeyStoreOptions) {
     this.options = options;
@@ -109,7 +109,7 @@ export class KeyStore {
     this.watching = true;
     // watchFile takes its baseline stat asynchronously, so a write between the load above and
     // that first stat would never be reported: compare once more after the first polls.
-    this.recheck = setTimeout(() => this.changed(statOf(file)), 2 * interval + 50);
+    this.recheck = setTimeout(() => { this.changed(statOf(file)); }, 2 * interval + 50);
     this.recheck.unref();
   }
 

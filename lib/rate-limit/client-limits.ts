@@ -59,8 +59,9 @@ export class LocalLimits implements ClientLimits {
     return gate.allowed ? this.buckets.consume(client, gate) : gate;
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.buckets.close();
+    return Promise.resolve();
   }
 }
 

@@ -191,8 +191,8 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
     this.backoffMaxMs = options.backoffMaxMs ?? 2_000;
     this.probeDelay = this.backoffMinMs;
     // Without an 'error' listener an EventEmitter error would crash the process.
-    client.on('error', (error) => this.down(reasonOf(error)));
-    client.on('ready', () => this.probe());
+    client.on('error', (error) => { this.down(reasonOf(error)); });
+    client.on('ready', () => { this.probe(); });
   }
 
   /** Whether requests are currently limited through Redis (false: in-process fallback). */
@@ -269,7 +269,7 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
    * late, a reply already sitting in the socket is read in the poll phase before it, and wins. */
   private withDeadline<T>(call: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => setImmediate(() => reject(new CallTimeout(this.timeoutMs))), this.timeoutMs);
+      const timer = setTimeout(() => setImmediate(() => { reject(new CallTimeout(this.timeoutMs)); }), this.timeoutMs);
       call.then(
         (value) => {
           clearTimeout(timer);
@@ -277,7 +277,8 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
         },
         (error: unknown) => {
           clearTimeout(timer);
-          reject(error);
+          // A rejection that is not an Error carries no reason worth logging.
+          reject(error instanceof Error ? error : new Error('unknown error'));
         },
       );
     });
@@ -346,13 +347,15 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
 
   /** Stops probing and drops the connection at once (a stalled Redis must not hold up a
    * shutdown). Requests after close() are limited in-process. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.shared = false;
-    if (this.probeTimer !== null) clearTimeout(this.probeTimer);
-    this.probeTimer = null;
-    // Rejects whatever is in flight (each such request then answers in-process); idempotent.
-    this.client.destroy();
+  close(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true;
+      this.shared = false;
+      if (this.probeTimer !== null) clearTimeout(this.probeTimer);
+      this.probeTimer = null;
+      // Rejects whatever is in flight (each such request then answers in-process); idempotent.
+      this.client.destroy();
+    }
+    return Promise.resolve();
   }
 }
