@@ -1,6 +1,6 @@
 /**
  * `window.ServiceAPI`: the generator of `POST /generate`, in the page, with no key and no
- * network (CONTRACT.md 1). It is the same `lib/core` code the server runs, with the same
+ * network (README, The API at a glance). It is the same `lib/core` code the server runs, with the same
  * build-time-compiled validator, so the same input gives the same body on both sides.
  *
  * Rollup turns this file (as emitted by tsc into dist/browser/entry.js) into the IIFE

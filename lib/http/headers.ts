@@ -1,5 +1,5 @@
 /**
- * Response headers (DECISIONS.md, Headers): the fixed ones are built once per kind of
+ * Response headers (docs/decisions.md, Headers, logs, home page): the fixed ones are built once per kind of
  * response as flat [name, value, ...] arrays, which res.writeHead takes as is, so the hot path
  * only appends the rate-limit numbers.
  * @module
@@ -56,7 +56,7 @@ export function headerSets(tls: boolean): HeaderSets {
 
 /**
  * The rate-limit fields appended to a header array: the de-facto X-RateLimit-* trio (Reset is
- * delta seconds until the bucket is full again, as CONTRACT.md 8 says "seconds") and the IETF
+ * delta seconds until the bucket is full again, as the contract says "seconds until the count resets"; docs/decisions.md, Rate limit) and the IETF
  * draft's RateLimit-Policy / RateLimit with the same numbers. Retry-After only on a 429.
  */
 export function withRateLimit(base: readonly string[], rl: RateLimitState, policy: string, status: number, extra?: readonly string[]): string[] {

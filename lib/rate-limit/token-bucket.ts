@@ -1,5 +1,5 @@
 /**
- * Token bucket per client (DECISIONS.md, Rate limit): capacity C, refilled continuously at C
+ * Token bucket per client (docs/decisions.md, Rate limit): capacity C, refilled continuously at C
  * per 60 s. One float and one timestamp per tracked client; a bucket that has refilled to full
  * carries no information and is dropped (lazily when touched, and by an unref'd sweep), so
  * memory follows the clients active in the last minute, and a hard cap bounds even that.

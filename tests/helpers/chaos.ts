@@ -1,5 +1,5 @@
 /**
- * Fault scenarios of issue 7 against a real server process, shared by the fast hardening
+ * Fault scenarios against a real server process, shared by the fast hardening
  * tests and the soak: clients aborting mid-body, SIGTERM under load, key file chaos, slow
  * clients, many source addresses. Each returns its figures for the closing report and
  * asserts its promises. Loopback only; every loop bounded in count and time.

@@ -1,5 +1,5 @@
 /**
- * Plumbing for the hardening and soak suites (issue 7):
+ * Plumbing for the hardening and soak suites:
  * - `procStats(pid)`: a process's RSS (VmRSS) and open file descriptors, read from /proc, so
  *   leak checks need nothing exposed by the server;
  * - `Seen`: every generated value (and key) a test saw, searched for in the captured server

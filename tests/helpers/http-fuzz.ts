@@ -1,5 +1,5 @@
 /**
- * The socket fuzz (issue 7): request cases drawn by fast-check from a printed seed, sent over
+ * The socket fuzz: request cases drawn by fast-check from a printed seed, sent over
  * raw `net` sockets to a real server process.
  *
  * Two kinds of case:

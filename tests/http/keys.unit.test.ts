@@ -273,7 +273,7 @@ describe('KeyStore', () => {
 
     rmSync(file);
     await waitFor(() => lines.some((l) => l.includes('key file missing; keeping the last good keys')));
-    assert.equal(store.verify(two), 'BBBBBBBB', 'a deleted file keeps the last good keys (issue 7)');
+    assert.equal(store.verify(two), 'BBBBBBBB', 'a deleted file keeps the last good keys');
     store.close();
     store.close();
   });

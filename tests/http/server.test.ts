@@ -1,5 +1,5 @@
 /**
- * The real server process over real sockets: every endpoint, every status of CONTRACT.md 7
+ * The real server process over real sockets: every endpoint, every status of the contract (README, The API at a glance; docs/api.md, Errors)
  * with its exact body, the headers on every response, the body reader's limits.
  */
 import assert from 'node:assert/strict';

@@ -100,7 +100,7 @@ export function parseRaw(text: string): { status: number; head: string; body: st
   return { status, head, body };
 }
 
-/** The headers DECISIONS.md puts on every response, with the rate-limit fields' consistency. */
+/** The headers docs/decisions.md puts on every response, with the rate-limit fields' consistency. */
 export function assertCommonHeaders(reply: { headers: IncomingHttpHeaders; status: number }, json = true): void {
   const h = reply.headers;
   assert.equal(h['cache-control'], 'no-store');
