@@ -10,7 +10,8 @@
  * - Four characters per 32-bit word, of which the low 31 bits v are used: v is accepted below
  *   floor(2^31 / N^4) * N^4, so x = v mod N^4 is uniform over [0, N^4), and its two base-N^2
  *   digits x / N^2 and x mod N^2 are independent and uniform over [0, N^2). Each digit maps
- *   through a table of the N^2 two-character codes, and the two codes land as one 32-bit store.
+ *   through a table of the N^2 two-character codes (one table per position in the word, so no
+ *   shift or byte-order test), and the two codes land as one 32-bit store.
  *   Acceptance: N = 62: 145 * 62^4 / 2^31 = 99.77 %; N = 85: 41 * 85^4 / 2^31 = 99.66 %, the
  *   same as with all 32 bits (290 and 82 multiples of N^4 below 2^32). Why 31 bits: V8 compiles
  *   `uint32 % n` (a value above 2^31 is not an int32) to an x87 `fprem` loop and `int31 % n` to
@@ -59,8 +60,10 @@ interface PoolTables {
   /** Bytes at or above it are redrawn: 256 - 256 mod N. */
   readonly limit1: number;
   readonly codes: Uint8Array;
-  /** pairs[p] = the two characters pool[p / N], pool[p mod N] as they sit in memory. */
-  readonly pairs: Uint16Array;
+  /** The two characters pool[p / N], pool[p mod N] of pair p, placed where they go in a 32-bit
+   * word when the pair comes first (leading) or second (trailing) in memory. */
+  readonly leading: Uint32Array;
+  readonly trailing: Uint32Array;
 }
 
 function poolTables(pool: string): PoolTables {
@@ -74,13 +77,16 @@ function poolTables(pool: string): PoolTables {
   });
   const n2 = n * n;
   const n4 = n2 * n2;
-  const pairs = new Uint16Array(n2);
+  const leading = new Uint32Array(n2);
+  const trailing = new Uint32Array(n2);
   for (let p = 0; p < n2; p++) {
     const first = codes[Math.floor(p / n)]!;
     const second = codes[p % n]!;
-    pairs[p] = LITTLE_ENDIAN ? first | (second << 8) : (first << 8) | second;
+    const bytes = LITTLE_ENDIAN ? first | (second << 8) : (first << 8) | second;
+    leading[p] = LITTLE_ENDIAN ? bytes : bytes << 16;
+    trailing[p] = LITTLE_ENDIAN ? bytes << 16 : bytes;
   }
-  return { n, n2, n4, limit4: Math.floor(TWO_31 / n4) * n4, limit1: 256 - (256 % n), codes, pairs };
+  return { n, n2, n4, limit4: Math.floor(TWO_31 / n4) * n4, limit1: 256 - (256 % n), codes, leading, trailing };
 }
 
 export interface Reference {
@@ -116,9 +122,11 @@ export function createReference(fill: Fill = webCryptoFill, latin1: Latin1 = nod
 
   /** Writes `total` uniform characters of the pool to out[0 .. total). */
   function characters(t: PoolTables, total: number): void {
-    const { n2, n4, limit4, limit1, pairs, codes, n } = t;
+    const { n2, n4, limit4, limit1, leading, trailing, codes, n } = t;
     const groups = total >> 2;
+    // Locals: V8 re-reads (and re-checks) a closure's variables on every use.
     const words = out32;
+    const draws = random;
     for (let g = 0; g < groups; ) {
       if (next === WORDS) {
         fill(random);
@@ -128,11 +136,11 @@ export function createReference(fill: Fill = webCryptoFill, latin1: Latin1 = nod
       let i = next;
       const end = Math.min(WORDS, i + groups - g);
       for (; i < end; i++) {
-        const v = random[i]! & 0x7fffffff;
+        const v = draws[i]! & 0x7fffffff;
         if (v < limit4) {
           const x = v % n4;
           const high = (x / n2) | 0;
-          words[g++] = LITTLE_ENDIAN ? pairs[high]! | (pairs[x - high * n2]! << 16) : (pairs[high]! << 16) | pairs[x - high * n2]!;
+          words[g++] = leading[high]! | trailing[x - high * n2]!;
         }
       }
       next = i;

@@ -20,7 +20,6 @@ import {
   targetMet,
 } from '../../bench/stats.ts';
 
-const TWO_32 = 2 ** 32;
 
 /** Fill that hands out the given words in order and fails loudly when they run out. */
 function scripted(words: readonly number[]): (buffer: Uint32Array) => void {
