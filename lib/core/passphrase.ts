@@ -3,7 +3,7 @@
  *
  * The 4 hyphenated EFF words (drop-down, felt-tip, t-shirt, yo-yo) are left out whatever the
  * separator, so the list is one fixed 7,772 words and `bits` never depends on the separator;
- * with "hyphen" they would read as two words (DECISIONS.md, Passphrases).
+ * with "hyphen" they would read as two words.
  * @module
  */
 import { BoundedCache } from './bounded-cache.ts';
