@@ -157,6 +157,16 @@ describe('generatePassword', () => {
     }
   });
 
+  it('grows its byte buffer for a batch larger than the schema allows today (40 x 128 > 4 KiB)', () => {
+    const p = plan({ length: 128, includeSymbols: true });
+    const batch = generatePasswords(p, seededRandom(3), 40);
+    assert.equal(batch.length, 40);
+    for (const v of batch) assert.match(v, /^[a-zA-Z0-9!@#$%^&*()\-_=+[\]{};:,.?]{128}$/);
+    const single = seededRandom(3);
+    assert.deepEqual(batch, Array.from({ length: 40 }, () => generatePassword(p, single)));
+    assert.equal(generatePassword(plan({ length: 8 }), seededRandom(3)).length, 8, 'shorter views after the growth');
+  });
+
   it('redraws the whole password when a class is missing (never patches it)', () => {
     // Pool "0123456789!@#..." (numbers + symbols, 33): first draft all digits, second mixed.
     const p = plan({ includeLowercase: false, includeUppercase: false, includeSymbols: true, length: 8 });
