@@ -126,7 +126,9 @@ class BatchedRandom implements RandomSource {
   pairsBelow(m: number, table: Uint32Array, count: number, out: Uint32Array, at: number): number {
     const n = m * m;
     const limit = this.#limitOf(n);
-    if (table.length < m) throw new RangeError(`pairsBelow: the table holds ${table.length} entries, m is ${m}`);
+    if (!Number.isInteger(m) || m < 1 || table.length < m) {
+      throw new RangeError(`pairsBelow: m must be a positive integer no larger than the table (${table.length} entries), got ${m}`);
+    }
     const words = this.#words;
     const size = this.#size;
     const firstShift = FIRST_SHIFT;

@@ -186,5 +186,6 @@ describe('createRandom().pairsBelow (two table entries per draw)', () => {
     assert.deepEqual([...seen[0]], [0, 0, 5]);
     assert.throws(() => random.pairsBelow(4, new Uint32Array(3), 1, new Uint32Array(1), 0), RangeError);
     assert.throws(() => random.pairsBelow(2 ** 16, new Uint32Array(1), 1, new Uint32Array(1), 0), RangeError);
+    assert.throws(() => random.pairsBelow(-2, new Uint32Array(4), 1, new Uint32Array(1), 0), RangeError);
   });
 });
