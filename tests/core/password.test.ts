@@ -6,6 +6,8 @@ import { createRandom } from '../../lib/core/random.ts';
 import { validateRequest, type PasswordOptions } from '../../lib/core/validate.ts';
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES } from '../../lib/core/charsets.ts';
 import { scriptedFill, seededFill, seededRandom } from '../helpers/seeded.ts';
+import { cachedPlanPassphrase, planPassphrase } from '../../lib/core/passphrase.ts';
+import { requestSchema } from '../../lib/core/schema.generated.ts';
 
 function options(given: Partial<PasswordOptions> = {}): PasswordOptions {
   const r = validateRequest({ mode: 'password', options: given });
@@ -217,4 +219,34 @@ describe('generatePassword', () => {
       }
     }
   });
+});
+
+describe('plan caches follow the schema', () => {
+  /** The other valid values of one option worth trying, read off its schema node. */
+  function otherValues(node: Record<string, unknown>): unknown[] {
+    if (Array.isArray(node.enum)) return node.enum.filter((v) => v !== node.default);
+    if (node.type === 'boolean') return [!node.default];
+    if (node.type === 'integer') return [node.minimum, node.maximum].filter((v) => v !== node.default);
+    if (node.type === 'string') return ['abc'];
+    return [];
+  }
+
+  for (const [def, cached, plain] of [
+    ['PasswordOptions', cachedPlanPassword, planPassword],
+    ['PassphraseOptions', cachedPlanPassphrase, planPassphrase],
+  ] as const) {
+    it(`${def}: changing any one option gives the plan planning would give (no stale cache hit)`, () => {
+      const properties = requestSchema.$defs[def].properties as Record<string, Record<string, unknown>>;
+      const defaults = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, v.default]));
+      (cached as (o: unknown) => unknown)(defaults);
+      for (const [key, node] of Object.entries(properties)) {
+        const values = otherValues(node);
+        assert.ok(values.length > 0, `no other value known for ${def}.${key}: extend otherValues`);
+        for (const value of values) {
+          const changed = { ...defaults, [key]: value };
+          assert.deepEqual((cached as (o: unknown) => unknown)(changed), (plain as (o: unknown) => unknown)(changed), `${def}.${key} = ${JSON.stringify(value)}`);
+        }
+      }
+    });
+  }
 });
