@@ -5,8 +5,8 @@
  */
 import { defaultRandom, type RandomSource } from './random.ts';
 import { validateRequest, type ErrorBody } from './validate.ts';
-import { cachedPlanPassword, generatePassword, isPlan, type PasswordMetadata, type PasswordPlan } from './password.ts';
-import { cachedPlanPassphrase, generatePassphrase, type PassphraseMetadata, type PassphrasePlan } from './passphrase.ts';
+import { cachedPlanPassword, generatePasswords, isPlan, type PasswordMetadata, type PasswordPlan } from './password.ts';
+import { cachedPlanPassphrase, generatePassphrases, type PassphraseMetadata, type PassphrasePlan } from './passphrase.ts';
 import type { Entropy } from './entropy.ts';
 
 export interface Credential {
@@ -39,17 +39,14 @@ function draw(input: unknown, random: RandomSource): Batch | ErrorBody {
   const checked = validateRequest(input);
   if (!checked.ok) return checked.error;
   const { request } = checked;
-  // Plans (pool, codes, entropy, metadata, their JSON) are cached per option set; a request only draws.
-  const values: string[] = [];
+  // Plans (pool tables, entropy, metadata, their JSON) are cached per option set; a request only draws.
   if (request.mode === 'password') {
     const plan = cachedPlanPassword(request.options);
     if (!isPlan(plan)) return { ...plan };
-    for (let i = 0; i < request.count; i++) values.push(generatePassword(plan, random));
-    return { mode: 'password', values, plan };
+    return { mode: 'password', values: generatePasswords(plan, random, request.count), plan };
   }
   const plan = cachedPlanPassphrase(request.options);
-  for (let i = 0; i < request.count; i++) values.push(generatePassphrase(plan, random));
-  return { mode: 'passphrase', values, plan };
+  return { mode: 'passphrase', values: generatePassphrases(plan, random, request.count), plan };
 }
 
 export function generate(input: unknown, random: RandomSource = defaultRandom): GenerateOutcome {
@@ -57,8 +54,8 @@ export function generate(input: unknown, random: RandomSource = defaultRandom): 
   if (!('values' in batch)) return { status: 400, body: batch };
   const { values, plan } = batch;
   const { entropy, metadata } = plan;
-  const results: Credential[] = [];
-  for (let i = 0; i < values.length; i++) results.push({ value: values[i], entropy, metadata });
+  const results = new Array<Credential>(values.length);
+  for (let i = 0; i < values.length; i++) results[i] = { value: values[i], entropy, metadata };
   return {
     status: 200,
     body: { mode: batch.mode, count: values.length, value: values[0], entropy, metadata, results },

@@ -3,7 +3,7 @@
  *
  * The 4 hyphenated EFF words (drop-down, felt-tip, t-shirt, yo-yo) are left out whatever the
  * separator, so the list is one fixed 7,772 words and `bits` never depends on the separator;
- * with "hyphen" they would read as two words (DECISIONS.md, Passphrases).
+ * with "hyphen" they would read as two words.
  * @module
  */
 import { BoundedCache } from './bounded-cache.ts';
@@ -23,15 +23,34 @@ export const SEPARATORS: Readonly<Record<Separator, string>> = Object.freeze({
   space: ' ',
 });
 
-/** The lists the generator reads: plain (not frozen) arrays, whose element loads V8 inlines;
- * private to this module, so nothing can change them. */
-const PLAIN: string[] = [...WORDLIST];
-/** Built on first use: start-up does not pay for a list most servers never need. */
-let capitalized: string[] | null = null;
+/**
+ * The lists the generator reads, built on first use per separator and capitalisation (start-up
+ * pays for none, and most servers use one or two of the 8): each word with its separator
+ * appended, so a passphrase is one concatenation per word, and the bare words for the last
+ * one. Plain arrays, whose element loads V8 inlines; private to this module, so nothing can
+ * change them.
+ */
+interface WordLists {
+  readonly joined: string[];
+  readonly last: string[];
+  /** separator + "00" .. separator + "99". */
+  readonly numbers: string[];
+}
+const wordLists = new Map<string, WordLists>();
 
-function capitalizedWords(): string[] {
-  capitalized ??= WORDLIST.map((w) => w[0].toUpperCase() + w.slice(1));
-  return capitalized;
+function wordListsFor(separator: string, capitalize: boolean): WordLists {
+  const key = `${capitalize ? 'C' : 'c'}${separator}`;
+  let lists = wordLists.get(key);
+  if (lists === undefined) {
+    const last = capitalize ? WORDLIST.map((w) => w[0].toUpperCase() + w.slice(1)) : [...WORDLIST];
+    lists = Object.freeze({
+      joined: last.map((w) => w + separator),
+      last,
+      numbers: Array.from({ length: 100 }, (_, i) => separator + String(i).padStart(2, '0')),
+    });
+    wordLists.set(key, lists);
+  }
+  return lists;
 }
 
 export interface PassphraseMetadata {
@@ -46,6 +65,7 @@ export interface PassphraseMetadata {
 
 export interface PassphrasePlan {
   readonly options: PassphraseOptions;
+  readonly words: WordLists;
   readonly entropy: Entropy;
   readonly metadata: PassphraseMetadata;
   /** entropy and metadata as JSON, for generateJson. */
@@ -80,28 +100,51 @@ export function planPassphrase(o: PassphraseOptions): PassphrasePlan {
   });
   return Object.freeze({
     options: Object.freeze({ ...o }),
+    words: wordListsFor(SEPARATORS[o.separator], o.capitalize),
     entropy,
     metadata,
-    json: planJson(entropy, metadata, (wordAlphabet ??= `${PLAIN.join('')}ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789`) + SEPARATORS[o.separator]),
+    json: planJson(entropy, metadata, (wordAlphabet ??= `${WORDLIST.join('')}ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789`) + SEPARATORS[o.separator]),
   });
 }
 
-let drawn = new Uint32Array(0);
+let drawn = new Uint32Array(64);
+const drawnNumber = new Uint32Array(1);
 
-export function generatePassphrase(plan: PassphrasePlan, random: RandomSource): string {
-  const { wordCount, separator, capitalize, addNumber } = plan.options;
-  const words = capitalize ? capitalizedWords() : PLAIN;
-  const sep = SEPARATORS[separator];
-  const draws = Math.max(1, wordCount); // the first word is always drawn
-  if (drawn.length < draws) drawn = new Uint32Array(draws);
-  // The same draws in the same order as before: one per word, then the number.
-  random.belowMany(words.length, draws, drawn);
-  let out = words[drawn[0]];
-  for (let i = 1; i < wordCount; i++) out += sep + words[drawn[i]];
-  for (let i = 0; i < draws; i++) drawn[i] = 0; // a loop: cheaper than a fill() call for a few slots
-  if (addNumber) {
-    const n = random.below(100);
-    out += sep + (n < 10 ? '0' : '') + n;
+/**
+ * `count` passphrases: per passphrase, one draw below 7,772 per word (random.ts), then with
+ * addNumber one below 100. Without addNumber the batch's words are one belowMany call, the
+ * same draws in the same order as one call per passphrase. The draws are zeroed afterwards
+ * (the returned strings stay in the heap until garbage collection, see password.ts).
+ */
+export function generatePassphrases(plan: PassphrasePlan, random: RandomSource, count: number): string[] {
+  const { wordCount, addNumber } = plan.options;
+  const { joined, last, numbers } = plan.words;
+  const drawnWords = addNumber ? wordCount : wordCount * count;
+  if (drawn.length < drawnWords) drawn = new Uint32Array(drawnWords);
+  const d = drawn;
+  if (!addNumber) random.belowMany(WORDLIST.length, drawnWords, d);
+  const values = new Array<string>(count);
+  for (let c = 0; c < count; c++) {
+    let at = c * wordCount;
+    if (addNumber) {
+      random.belowMany(WORDLIST.length, wordCount, d);
+      at = 0;
+    }
+    let value = '';
+    for (let k = 0; k < wordCount - 1; k++) value += joined[d[at + k]];
+    value += last[d[at + wordCount - 1]];
+    if (addNumber) {
+      random.belowMany(100, 1, drawnNumber);
+      value += numbers[drawnNumber[0]];
+    }
+    values[c] = value;
   }
-  return out;
+  for (let i = 0; i < drawnWords; i++) d[i] = 0; // a loop: cheaper than a fill() call for a few slots
+  drawnNumber[0] = 0;
+  return values;
+}
+
+/** One passphrase: generatePassphrases with count = 1. */
+export function generatePassphrase(plan: PassphrasePlan, random: RandomSource): string {
+  return generatePassphrases(plan, random, 1)[0];
 }

@@ -44,22 +44,15 @@ var hasRequiredValidator;
 function requireValidator () {
 	if (hasRequiredValidator) return validator$1.exports;
 	hasRequiredValidator = 1;
-	validator$1.exports = validate20;
-	validator$1.exports.default = validate20;
-	const schema31 = {"properties":{"mode":{"enum":["password","passphrase"]}}};
-	const schema33 = {"properties":{"separator":{"enum":["hyphen","underscore","dot","space"]}}};
-	const func1 = /*@__PURE__*/ requireUcs2length().default;
+	validator$1.exports = validate10;
+	validator$1.exports.default = validate10;
+	const schema11 = {"properties":{"mode":{"enum":["password","passphrase"]}}};
+	const schema13 = {"properties":{"separator":{"enum":["hyphen","underscore","dot","space"]}}};
+	const func2 = /*@__PURE__*/ requireUcs2length().default;
 
-	function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+	function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 	let vErrors = null;
 	let errors = 0;
-	const evaluated0 = validate20.evaluated;
-	if(evaluated0.dynamicProps){
-	evaluated0.props = undefined;
-	}
-	if(evaluated0.dynamicItems){
-	evaluated0.items = undefined;
-	}
 	const _errs1 = errors;
 	const _errs2 = errors;
 	let valid1 = true;
@@ -111,7 +104,7 @@ function requireValidator () {
 	const _errs9 = errors;
 	for(const key0 in data1){
 	if(!(((((((key0 === "length") || (key0 === "includeLowercase")) || (key0 === "includeUppercase")) || (key0 === "includeNumbers")) || (key0 === "includeSymbols")) || (key0 === "avoidAmbiguous")) || (key0 === "excludedCharacters"))){
-	validate20.errors = [{instancePath:instancePath+"/options",schemaPath:"#/$defs/PasswordOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+	validate10.errors = [{instancePath:instancePath+"/options",schemaPath:"#/$defs/PasswordOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 	return false;
 	}
 	}
@@ -120,18 +113,18 @@ function requireValidator () {
 	let data2 = data1.length;
 	const _errs10 = errors;
 	if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-	validate20.errors = [{instancePath:instancePath+"/options/length",schemaPath:"#/$defs/PasswordOptions/properties/length/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+	validate10.errors = [{instancePath:instancePath+"/options/length",schemaPath:"#/$defs/PasswordOptions/properties/length/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 	return false;
 	}
 	if(errors === _errs10){
 	if((typeof data2 == "number") && (isFinite(data2))){
 	if(data2 > 128 || isNaN(data2)){
-	validate20.errors = [{instancePath:instancePath+"/options/length",schemaPath:"#/$defs/PasswordOptions/properties/length/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"}];
+	validate10.errors = [{instancePath:instancePath+"/options/length",schemaPath:"#/$defs/PasswordOptions/properties/length/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"}];
 	return false;
 	}
 	else {
 	if(data2 < 8 || isNaN(data2)){
-	validate20.errors = [{instancePath:instancePath+"/options/length",schemaPath:"#/$defs/PasswordOptions/properties/length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 8},message:"must be >= 8"}];
+	validate10.errors = [{instancePath:instancePath+"/options/length",schemaPath:"#/$defs/PasswordOptions/properties/length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 8},message:"must be >= 8"}];
 	return false;
 	}
 	}
@@ -146,7 +139,7 @@ function requireValidator () {
 	if(data1.includeLowercase !== undefined){
 	const _errs12 = errors;
 	if(typeof data1.includeLowercase !== "boolean"){
-	validate20.errors = [{instancePath:instancePath+"/options/includeLowercase",schemaPath:"#/$defs/PasswordOptions/properties/includeLowercase/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+	validate10.errors = [{instancePath:instancePath+"/options/includeLowercase",schemaPath:"#/$defs/PasswordOptions/properties/includeLowercase/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 	return false;
 	}
 	var valid5 = _errs12 === errors;
@@ -158,7 +151,7 @@ function requireValidator () {
 	if(data1.includeUppercase !== undefined){
 	const _errs14 = errors;
 	if(typeof data1.includeUppercase !== "boolean"){
-	validate20.errors = [{instancePath:instancePath+"/options/includeUppercase",schemaPath:"#/$defs/PasswordOptions/properties/includeUppercase/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+	validate10.errors = [{instancePath:instancePath+"/options/includeUppercase",schemaPath:"#/$defs/PasswordOptions/properties/includeUppercase/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 	return false;
 	}
 	var valid5 = _errs14 === errors;
@@ -170,7 +163,7 @@ function requireValidator () {
 	if(data1.includeNumbers !== undefined){
 	const _errs16 = errors;
 	if(typeof data1.includeNumbers !== "boolean"){
-	validate20.errors = [{instancePath:instancePath+"/options/includeNumbers",schemaPath:"#/$defs/PasswordOptions/properties/includeNumbers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+	validate10.errors = [{instancePath:instancePath+"/options/includeNumbers",schemaPath:"#/$defs/PasswordOptions/properties/includeNumbers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 	return false;
 	}
 	var valid5 = _errs16 === errors;
@@ -182,7 +175,7 @@ function requireValidator () {
 	if(data1.includeSymbols !== undefined){
 	const _errs18 = errors;
 	if(typeof data1.includeSymbols !== "boolean"){
-	validate20.errors = [{instancePath:instancePath+"/options/includeSymbols",schemaPath:"#/$defs/PasswordOptions/properties/includeSymbols/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+	validate10.errors = [{instancePath:instancePath+"/options/includeSymbols",schemaPath:"#/$defs/PasswordOptions/properties/includeSymbols/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 	return false;
 	}
 	var valid5 = _errs18 === errors;
@@ -194,7 +187,7 @@ function requireValidator () {
 	if(data1.avoidAmbiguous !== undefined){
 	const _errs20 = errors;
 	if(typeof data1.avoidAmbiguous !== "boolean"){
-	validate20.errors = [{instancePath:instancePath+"/options/avoidAmbiguous",schemaPath:"#/$defs/PasswordOptions/properties/avoidAmbiguous/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+	validate10.errors = [{instancePath:instancePath+"/options/avoidAmbiguous",schemaPath:"#/$defs/PasswordOptions/properties/avoidAmbiguous/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 	return false;
 	}
 	var valid5 = _errs20 === errors;
@@ -208,13 +201,13 @@ function requireValidator () {
 	const _errs22 = errors;
 	if(errors === _errs22){
 	if(typeof data8 === "string"){
-	if(func1(data8) > 256){
-	validate20.errors = [{instancePath:instancePath+"/options/excludedCharacters",schemaPath:"#/$defs/PasswordOptions/properties/excludedCharacters/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+	if(func2(data8) > 256){
+	validate10.errors = [{instancePath:instancePath+"/options/excludedCharacters",schemaPath:"#/$defs/PasswordOptions/properties/excludedCharacters/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
 	return false;
 	}
 	}
 	else {
-	validate20.errors = [{instancePath:instancePath+"/options/excludedCharacters",schemaPath:"#/$defs/PasswordOptions/properties/excludedCharacters/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+	validate10.errors = [{instancePath:instancePath+"/options/excludedCharacters",schemaPath:"#/$defs/PasswordOptions/properties/excludedCharacters/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 	return false;
 	}
 	}
@@ -232,7 +225,7 @@ function requireValidator () {
 	}
 	}
 	else {
-	validate20.errors = [{instancePath:instancePath+"/options",schemaPath:"#/$defs/PasswordOptions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+	validate10.errors = [{instancePath:instancePath+"/options",schemaPath:"#/$defs/PasswordOptions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 	return false;
 	}
 	}
@@ -240,11 +233,6 @@ function requireValidator () {
 	}
 	var _valid0 = _errs5 === errors;
 	valid1 = _valid0;
-	if(valid1){
-	var props0 = {};
-	props0.options = true;
-	props0.mode = true;
-	}
 	}
 	if(!valid1){
 	const err2 = {instancePath,schemaPath:"#/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
@@ -255,7 +243,7 @@ function requireValidator () {
 	vErrors.push(err2);
 	}
 	errors++;
-	validate20.errors = vErrors;
+	validate10.errors = vErrors;
 	return false;
 	}
 	var valid0 = _errs1 === errors;
@@ -311,7 +299,7 @@ function requireValidator () {
 	const _errs32 = errors;
 	for(const key1 in data10){
 	if(!((((key1 === "wordCount") || (key1 === "separator")) || (key1 === "capitalize")) || (key1 === "addNumber"))){
-	validate20.errors = [{instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+	validate10.errors = [{instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 	return false;
 	}
 	}
@@ -320,18 +308,18 @@ function requireValidator () {
 	let data11 = data10.wordCount;
 	const _errs33 = errors;
 	if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-	validate20.errors = [{instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+	validate10.errors = [{instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 	return false;
 	}
 	if(errors === _errs33){
 	if((typeof data11 == "number") && (isFinite(data11))){
 	if(data11 > 8 || isNaN(data11)){
-	validate20.errors = [{instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 8},message:"must be <= 8"}];
+	validate10.errors = [{instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 8},message:"must be <= 8"}];
 	return false;
 	}
 	else {
 	if(data11 < 4 || isNaN(data11)){
-	validate20.errors = [{instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4},message:"must be >= 4"}];
+	validate10.errors = [{instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4},message:"must be >= 4"}];
 	return false;
 	}
 	}
@@ -347,11 +335,11 @@ function requireValidator () {
 	let data12 = data10.separator;
 	const _errs35 = errors;
 	if(typeof data12 !== "string"){
-	validate20.errors = [{instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+	validate10.errors = [{instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 	return false;
 	}
 	if(!((((data12 === "hyphen") || (data12 === "underscore")) || (data12 === "dot")) || (data12 === "space"))){
-	validate20.errors = [{instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/enum",keyword:"enum",params:{allowedValues: schema33.properties.separator.enum},message:"must be equal to one of the allowed values"}];
+	validate10.errors = [{instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/enum",keyword:"enum",params:{allowedValues: schema13.properties.separator.enum},message:"must be equal to one of the allowed values"}];
 	return false;
 	}
 	var valid10 = _errs35 === errors;
@@ -363,7 +351,7 @@ function requireValidator () {
 	if(data10.capitalize !== undefined){
 	const _errs37 = errors;
 	if(typeof data10.capitalize !== "boolean"){
-	validate20.errors = [{instancePath:instancePath+"/options/capitalize",schemaPath:"#/$defs/PassphraseOptions/properties/capitalize/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+	validate10.errors = [{instancePath:instancePath+"/options/capitalize",schemaPath:"#/$defs/PassphraseOptions/properties/capitalize/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 	return false;
 	}
 	var valid10 = _errs37 === errors;
@@ -375,7 +363,7 @@ function requireValidator () {
 	if(data10.addNumber !== undefined){
 	const _errs39 = errors;
 	if(typeof data10.addNumber !== "boolean"){
-	validate20.errors = [{instancePath:instancePath+"/options/addNumber",schemaPath:"#/$defs/PassphraseOptions/properties/addNumber/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+	validate10.errors = [{instancePath:instancePath+"/options/addNumber",schemaPath:"#/$defs/PassphraseOptions/properties/addNumber/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 	return false;
 	}
 	var valid10 = _errs39 === errors;
@@ -389,7 +377,7 @@ function requireValidator () {
 	}
 	}
 	else {
-	validate20.errors = [{instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+	validate10.errors = [{instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 	return false;
 	}
 	}
@@ -397,11 +385,6 @@ function requireValidator () {
 	}
 	var _valid1 = _errs28 === errors;
 	valid6 = _valid1;
-	if(valid6){
-	var props1 = {};
-	props1.options = true;
-	props1.mode = true;
-	}
 	}
 	if(!valid6){
 	const err5 = {instancePath,schemaPath:"#/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
@@ -412,34 +395,23 @@ function requireValidator () {
 	vErrors.push(err5);
 	}
 	errors++;
-	validate20.errors = vErrors;
+	validate10.errors = vErrors;
 	return false;
 	}
 	var valid0 = _errs24 === errors;
-	if(valid0){
-	if(props0 !== true && props1 !== undefined){
-	if(props1 === true){
-	props0 = true;
-	}
-	else {
-	props0 = props0 || {};
-	Object.assign(props0, props1);
-	}
-	}
-	}
 	}
 	if(errors === 0){
 	if(data && typeof data == "object" && !Array.isArray(data)){
 	let missing2;
 	if((data.mode === undefined) && (missing2 = "mode")){
-	validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+	validate10.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 	return false;
 	}
 	else {
 	const _errs41 = errors;
 	for(const key2 in data){
 	if(!(((key2 === "mode") || (key2 === "count")) || (key2 === "options"))){
-	validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+	validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 	return false;
 	}
 	}
@@ -448,11 +420,11 @@ function requireValidator () {
 	let data15 = data.mode;
 	const _errs42 = errors;
 	if(typeof data15 !== "string"){
-	validate20.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+	validate10.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 	return false;
 	}
 	if(!((data15 === "password") || (data15 === "passphrase"))){
-	validate20.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema31.properties.mode.enum},message:"must be equal to one of the allowed values"}];
+	validate10.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.mode.enum},message:"must be equal to one of the allowed values"}];
 	return false;
 	}
 	var valid11 = _errs42 === errors;
@@ -465,18 +437,18 @@ function requireValidator () {
 	let data16 = data.count;
 	const _errs44 = errors;
 	if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
-	validate20.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+	validate10.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 	return false;
 	}
 	if(errors === _errs44){
 	if((typeof data16 == "number") && (isFinite(data16))){
 	if(data16 > 20 || isNaN(data16)){
-	validate20.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"}];
+	validate10.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"}];
 	return false;
 	}
 	else {
 	if(data16 < 1 || isNaN(data16)){
-	validate20.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+	validate10.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 	return false;
 	}
 	}
@@ -492,7 +464,7 @@ function requireValidator () {
 	let data17 = data.options;
 	const _errs46 = errors;
 	if(!(data17 && typeof data17 == "object" && !Array.isArray(data17))){
-	validate20.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+	validate10.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 	return false;
 	}
 	var valid11 = _errs46 === errors;
@@ -506,14 +478,13 @@ function requireValidator () {
 	}
 	}
 	else {
-	validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+	validate10.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 	return false;
 	}
 	}
-	validate20.errors = vErrors;
+	validate10.errors = vErrors;
 	return errors === 0;
 	}
-	validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 	return validator$1.exports;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The benchmark's pure pieces: statistics, the A/B order, the wrk and /proc parsers, the
- * loopback address plan, and the minimal reference generator on scripted words. Nothing
+ * loopback address plan, and the limit generator (bench/reference.ts) on scripted words. Nothing
  * here is timed: figures come from `npm run bench`, never from a test.
  */
 import { describe, it } from 'node:test';
@@ -20,7 +20,6 @@ import {
   targetMet,
 } from '../../bench/stats.ts';
 
-const TWO_32 = 2 ** 32;
 
 /** Fill that hands out the given words in order and fails loudly when they run out. */
 function scripted(words: readonly number[]): (buffer: Uint32Array) => void {
@@ -132,40 +131,54 @@ Transfer/sec:      9.37MB
   });
 });
 
-describe('bench minimal reference generator', () => {
-  it('is unbiased by construction: exactly the top 2^32 mod n words are redrawn, the rest map by remainder', () => {
-    for (const n of [62, 85, 7772, 100, 3]) {
-      const limit = TWO_32 - (TWO_32 % n);
-      // Every residue keeps the same number of preimages below the limit...
-      assert.equal(limit % n, 0);
-      // ...and the scripted words at and above the limit are skipped.
-      const ref = createReference(scripted([limit, TWO_32 - 1, limit - 1, 0, n, n + 1]));
-      assert.equal(ref.below(n), (limit - 1) % n);
-      assert.equal(ref.below(n), 0);
-      assert.equal(ref.below(n), 0);
-      assert.equal(ref.below(n), 1);
-    }
+describe('bench limit (reference generator) on scripted words', () => {
+  const LOWER = 'abcdefghijklmnopqrstuvwxyz';
+
+  it('takes four characters per 31-bit value below floor(2^31 / N^4) * N^4, most significant digit first', () => {
+    const n4 = 26 ** 4;
+    const limit = Math.floor(2 ** 31 / n4) * n4;
+    assert.equal(limit, 4699 * n4);
+    // limit is redrawn; limit - 1 is N^4 - 1 mod N^4 (zzzz); the top bit is ignored (aaaa);
+    // 1 and 26 are the last and the next-to-last digit.
+    const ref = createReference(scripted([limit, limit - 1, 0x8000_0000, 1, 26]));
+    assert.equal(ref.password(LOWER, 16), 'zzzzaaaaaaabaaba');
   });
 
-  it('gives each residue the same count over a full cycle of scripted words', () => {
-    const n = 7;
-    const words = Array.from({ length: 7 * 50 }, (_, i) => i);
-    const ref = createReference(scripted(words));
-    const counts = new Array<number>(n).fill(0);
-    for (let i = 0; i < words.length; i++) counts[ref.below(n)]!++;
-    assert.deepEqual(counts, new Array<number>(n).fill(50));
+  it('also redraws 31-bit values above the bound, whatever the top bit', () => {
+    const n4 = 62 ** 4;
+    const limit = Math.floor(2 ** 31 / n4) * n4;
+    const pool = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+    const ref = createReference(scripted([(0x8000_0000 | limit) >>> 0, 2 ** 31 - 1, 62 ** 3 * 61 + 61]));
+    assert.equal(ref.password(pool, 4), '9aa9');
   });
 
-  it('builds passwords and passphrases one draw per character or word', () => {
-    const ref = createReference(scripted([0, 1, 2, 25, 7771, 0, 1]));
-    assert.equal(ref.password('abcdefghijklmnopqrstuvwxyz', 4), 'abcz');
+  it('ends a length that is not a multiple of 4 with single bytes below 256 - 256 mod N', () => {
+    assert.equal(256 - (256 % 26), 234);
+    // One word of four bytes, in memory order: 234 is redrawn, 233 = 8 * 26 + 25 is z, 0 is a.
+    const tail = new Uint32Array(new Uint8Array([234, 233, 0, 1]).buffer)[0]!;
+    const ref = createReference(scripted([0, tail]));
+    assert.equal(ref.password(LOWER, 6), 'aaaaza');
+  });
+
+  it('cuts a batch from one stream of characters', () => {
+    const words = [0, 1, 2, 3, 4, 5];
+    const batch = createReference(scripted(words)).passwords(LOWER, 8, 3);
+    const stream = createReference(scripted(words)).password(LOWER, 24);
+    assert.deepEqual(batch, [stream.slice(0, 8), stream.slice(8, 16), stream.slice(16)]);
+  });
+
+  it('draws passphrase words below 2^31 - 2^31 mod W from 31 bits, the last without its separator', () => {
+    const limit = 2 ** 31 - (2 ** 31 % 7772);
+    assert.equal(limit % 7772, 0);
     const words = Array.from({ length: 7772 }, (_, i) => `w${i}`);
-    assert.equal(ref.passphrase(words, 3, '-'), 'w7771-w0-w1');
+    const ref = createReference(scripted([limit, limit - 1, 0x8000_0000, 5, 7773]));
+    assert.equal(ref.passphrase(words, 3, '-'), 'w7771-w0-w5');
+    assert.deepEqual(createReference(scripted([1, 2, 3, 4])).passphrases(words, 2, '.', 2), ['w1.w2', 'w3.w4']);
   });
 
   it('draws from crypto.getRandomValues by default', () => {
     const ref = createReference();
-    const value = ref.password('ab', 64);
-    assert.match(value, /^[ab]{64}$/);
+    assert.match(ref.password('ab', 64), /^[ab]{64}$/);
+    assert.match(ref.passwords(LOWER, 13, 20).join(','), /^([a-z]{13},){19}[a-z]{13}$/);
   });
 });

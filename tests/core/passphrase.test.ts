@@ -12,12 +12,26 @@ function values(input: unknown, random = seededRandom(42)): string[] {
 }
 
 describe('passphrases', () => {
-  it('gives the same output for the same seed (vectors)', () => {
-    assert.deepEqual(values({ mode: 'passphrase' }), ['unreached-headstand-vacate-wing']);
+  it('gives the same output for the same seed (vectors, re-pinned for 31-bit draws)', () => {
+    assert.deepEqual(values({ mode: 'passphrase' }), ['protozoan-casino-vacate-wing']);
     assert.deepEqual(values({ mode: 'passphrase', count: 2, options: { wordCount: 6, separator: 'space', capitalize: true, addNumber: true } }), [
-      'Unreached Headstand Vacate Wing Liking Feed 47',
-      'Bundle Serpent Brush Eclair Vagrancy Mobster 85',
+      'Protozoan Casino Vacate Wing Crawfish Anger 47',
+      'Bundle Serpent Brush Eclair Reawake Mobster 37',
     ]);
+  });
+
+  it('draws each word from the low 31 bits of a word, below 2^31 - 2^31 mod 7772', () => {
+    const limit = 2 ** 31 - (2 ** 31 % 7772);
+    const random = createRandom(scriptedFill([limit, 2 ** 31 + 3, limit - 1, 2 ** 31 - 1, 0, 7772 + 5]), 6);
+    assert.deepEqual(values({ mode: 'passphrase' }, random), [`${WORDLIST[3]}-${WORDLIST[7771]}-${WORDLIST[0]}-${WORDLIST[5]}`]);
+  });
+
+  it('gives a batch the draws of one passphrase after another, with or without the number', () => {
+    for (const options of [{ wordCount: 5 }, { wordCount: 4, addNumber: true, capitalize: true }]) {
+      const single = seededRandom(9);
+      const expected = Array.from({ length: 20 }, () => values({ mode: 'passphrase', options }, single)[0]);
+      assert.deepEqual(values({ mode: 'passphrase', count: 20, options }, seededRandom(9)), expected);
+    }
   });
 
   it('maps draws to list indices directly: words 0, 7771, 1, 2 and number 7', () => {

@@ -1,11 +1,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from '../../lib/core/generate.ts';
-import { cachedPlanPassword, generatePassword, isPlan, planPassword, type PasswordPlan } from '../../lib/core/password.ts';
+import { buildPoolTables, cachedPlanPassword, generatePassword, generatePasswords, isPlan, planPassword, type PasswordPlan } from '../../lib/core/password.ts';
 import { createRandom } from '../../lib/core/random.ts';
 import { validateRequest, type PasswordOptions } from '../../lib/core/validate.ts';
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES } from '../../lib/core/charsets.ts';
-import { scriptedFill, seededRandom } from '../helpers/seeded.ts';
+import { scriptedFill, seededFill, seededRandom } from '../helpers/seeded.ts';
+import { cachedPlanPassphrase, planPassphrase } from '../../lib/core/passphrase.ts';
+import { requestSchema } from '../../lib/core/schema.generated.ts';
 
 function options(given: Partial<PasswordOptions> = {}): PasswordOptions {
   const r = validateRequest({ mode: 'password', options: given });
@@ -85,13 +87,13 @@ describe('password pool', () => {
 });
 
 describe('generatePassword', () => {
-  it('gives the same output for the same seed (vectors)', () => {
+  it('gives the same output for the same seed (vectors, re-pinned for four characters per draw)', () => {
     const vectors: [unknown, string[]][] = [
-      [{ mode: 'password' }, ['2sHXgKeLYZ5wYRDFpwBmUUAy']],
-      [{ mode: 'password', count: 3, options: { length: 8, includeSymbols: true } }, ['Pne5r3]a', '?mU,N3qO', '3opeQ.bU']],
+      [{ mode: 'password' }, ['7sDrJMLijfBSSN2QTK7dMR1s']],
+      [{ mode: 'password', count: 3, options: { length: 8, includeSymbols: true } }, ['RK?.iuO3', 'X_(eqwA5', 'Gs?7ClHm']],
       [
         { mode: 'password', options: { length: 12, avoidAmbiguous: true, includeSymbols: true, excludedCharacters: '{}[]' } },
-        ['R4P4Pt?gL^,N'],
+        ['sU+#ad9=;aTP'],
       ],
     ];
     for (const [input, expected] of vectors) {
@@ -104,36 +106,108 @@ describe('generatePassword', () => {
     assert.notDeepEqual(generate({ mode: 'password' }, seededRandom(43)), generate({ mode: 'password' }, seededRandom(42)));
   });
 
-  it('is one uniform draw per character: the vector matches an independent pool lookup', () => {
-    const rng = seededRandom(7);
-    const ref = seededRandom(7);
-    const p = plan({ length: 16 });
-    const pool = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-    const value = generatePassword(p, rng);
-    let expected = '';
+  /**
+   * The draw order written out independently of the generator: each draw is the low 31 bits of
+   * the next word, redrawn at or above floor(2^31 / N^4) * N^4, and gives four characters, its
+   * base-N digits most significant first; the last draw keeps only what the length needs; a
+   * password missing a class is drawn again, whole.
+   */
+  function decodeWords(pool: string, length: number, words: Iterator<number>, valid: (s: string) => boolean): string {
+    const n = pool.length;
+    const limit = Math.floor(2 ** 31 / n ** 4) * n ** 4;
     for (;;) {
-      expected = '';
-      for (let i = 0; i < 16; i++) expected += pool[ref.below(62)];
-      if (/[a-z]/.test(expected) && /[A-Z]/.test(expected) && /[0-9]/.test(expected)) break;
+      let value = '';
+      while (value.length < length) {
+        const v = words.next().value! & 0x7fffffff;
+        if (v >= limit) continue;
+        let x = v % n ** 4;
+        const digits: string[] = [];
+        for (let k = 0; k < 4; k++, x = Math.floor(x / n)) digits.unshift(pool[x % n]);
+        value += digits.join('').slice(0, length - value.length);
+      }
+      if (valid(value)) return value;
     }
-    assert.equal(value, expected);
+  }
+
+  function* seededWords(seed: number): Generator<number> {
+    const fill = seededFill(seed);
+    const buffer = new Uint32Array(64);
+    for (;;) {
+      fill(buffer);
+      yield* buffer;
+    }
+  }
+
+  const POOL_62 = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+  const hasAll = (s: string) => /[a-z]/.test(s) && /[A-Z]/.test(s) && /[0-9]/.test(s);
+
+  it('is four characters per draw: the output matches an independent decoding of the seeded words', () => {
+    for (const length of [16, 9, 10, 11, 128]) {
+      const rng = seededRandom(7);
+      const words = seededWords(7);
+      const p = plan({ length });
+      for (let i = 0; i < 20; i++) assert.equal(generatePassword(p, rng), decodeWords(POOL_62, length, words, hasAll), `length ${length}, #${i}`);
+    }
+  });
+
+  it('gives a batch the draws of one password after another', () => {
+    for (const length of [24, 9]) {
+      const p = plan({ length });
+      const single = seededRandom(5);
+      const expected = Array.from({ length: 20 }, () => generatePassword(p, single));
+      assert.deepEqual(generatePasswords(p, seededRandom(5), 20), expected);
+    }
+  });
+
+  it('grows its byte buffer for a batch larger than the schema allows today (40 x 128 > 4 KiB)', () => {
+    const p = plan({ length: 128, includeSymbols: true });
+    const batch = generatePasswords(p, seededRandom(3), 40);
+    assert.equal(batch.length, 40);
+    for (const v of batch) assert.match(v, /^[a-zA-Z0-9!@#$%^&*()\-_=+[\]{};:,.?]{128}$/);
+    const single = seededRandom(3);
+    assert.deepEqual(batch, Array.from({ length: 40 }, () => generatePassword(p, single)));
+    assert.equal(generatePassword(plan({ length: 8 }), seededRandom(3)).length, 8, 'shorter views after the growth');
   });
 
   it('redraws the whole password when a class is missing (never patches it)', () => {
-    // Pool "0123456789!@#..." (numbers + symbols, 33): first draw all digits, second mixed.
+    // Pool "0123456789!@#..." (numbers + symbols, 33): first draft all digits, second mixed.
     const p = plan({ includeLowercase: false, includeUppercase: false, includeSymbols: true, length: 8 });
-    const digitsOnly = [0, 1, 2, 3, 4, 5, 6, 7];
-    const mixed = [10, 1, 2, 3, 4, 5, 6, 7];
-    const random = createRandom(scriptedFill([...digitsOnly, ...mixed]), 16);
+    const quad = (a: number, b: number, c: number, d: number) => ((a * 33 + b) * 33 + c) * 33 + d;
+    const digitsOnly = [quad(0, 1, 2, 3), quad(4, 5, 6, 7)];
+    const mixed = [quad(10, 1, 2, 3), quad(4, 5, 6, 7)];
+    const random = createRandom(scriptedFill([...digitsOnly, ...mixed]), 4);
     assert.equal(generatePassword(p, random), '!1234567');
+  });
+
+  it('counts only the characters it keeps from the last draw', () => {
+    // Length 9: two full draws and one character of a third. The first draft's third draw puts a
+    // symbol in a dropped place, so the draft has no symbol and is drawn again.
+    const p = plan({ includeLowercase: false, includeUppercase: false, includeSymbols: true, length: 9 });
+    const quad = (a: number, b: number, c: number, d: number) => ((a * 33 + b) * 33 + c) * 33 + d;
+    const firstDraft = [quad(0, 1, 2, 3), quad(4, 5, 6, 7), quad(8, 10, 10, 10)];
+    const secondDraft = [quad(0, 1, 2, 3), quad(4, 5, 6, 7), quad(11, 0, 0, 0)];
+    const random = createRandom(scriptedFill([...firstDraft, ...secondDraft]), 6);
+    assert.equal(generatePassword(p, random), '01234567@');
+  });
+
+  it('builds pair tables for either byte order: two bytes in memory order, class bits above', () => {
+    const classBit = Uint8Array.from([1, 2]);
+    const little = buildPoolTables([0x61, 0x30], classBit, true);
+    const big = buildPoolTables([0x61, 0x30], classBit, false);
+    assert.equal(little.pairCount, 4);
+    // Pair 1 is "a0": bytes 0x61 then 0x30, classes 1 | 2.
+    assert.equal(little.pairs[1], 0x3_3061);
+    assert.equal(big.pairs[1], 0x3_6130);
+    assert.equal(little.pairs[2], 0x3_6130); // "0a"
+    assert.equal(little.pairs[3], 0x2_3030); // "00"
+    assert.deepEqual([little.classOfCode[0x61], little.classOfCode[0x30], little.classOfCode[0x62]], [1, 2, 0]);
   });
 
   it('always holds every enabled class, only pool characters, and the exact length', () => {
     const rng = seededRandom(1);
-    for (const given of [{}, { includeSymbols: true, length: 8 }, { avoidAmbiguous: true, length: 128 }, { includeLowercase: false, excludedCharacters: 'ABCDEFGHIJKLMNOPQRSTUVWXY' }]) {
+    for (const given of [{}, { includeSymbols: true, length: 8 }, { avoidAmbiguous: true, length: 128 }, { includeLowercase: false, excludedCharacters: 'ABCDEFGHIJKLMNOPQRSTUVWXY' }, { length: 9, includeSymbols: true }, { length: 11 }]) {
       const p = plan(given);
-      for (let i = 0; i < 300; i++) {
-        const v = generatePassword(p, rng);
+      for (const v of [...generatePasswords(p, rng, 20), ...Array.from({ length: 100 }, () => generatePassword(p, rng))]) {
         assert.equal(v.length, p.length);
         const classesSeen = new Set<number>();
         for (const ch of v) {
@@ -145,4 +219,34 @@ describe('generatePassword', () => {
       }
     }
   });
+});
+
+describe('plan caches follow the schema', () => {
+  /** The other valid values of one option worth trying, read off its schema node. */
+  function otherValues(node: Record<string, unknown>): unknown[] {
+    if (Array.isArray(node.enum)) return node.enum.filter((v) => v !== node.default);
+    if (node.type === 'boolean') return [!node.default];
+    if (node.type === 'integer') return [node.minimum, node.maximum].filter((v) => v !== node.default);
+    if (node.type === 'string') return ['abc'];
+    return [];
+  }
+
+  for (const [def, cached, plain] of [
+    ['PasswordOptions', cachedPlanPassword, planPassword],
+    ['PassphraseOptions', cachedPlanPassphrase, planPassphrase],
+  ] as const) {
+    it(`${def}: changing any one option gives the plan planning would give (no stale cache hit)`, () => {
+      const properties = requestSchema.$defs[def].properties as Record<string, Record<string, unknown>>;
+      const defaults = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, v.default]));
+      (cached as (o: unknown) => unknown)(defaults);
+      for (const [key, node] of Object.entries(properties)) {
+        const values = otherValues(node);
+        assert.ok(values.length > 0, `no other value known for ${def}.${key}: extend otherValues`);
+        for (const value of values) {
+          const changed = { ...defaults, [key]: value };
+          assert.deepEqual((cached as (o: unknown) => unknown)(changed), (plain as (o: unknown) => unknown)(changed), `${def}.${key} = ${JSON.stringify(value)}`);
+        }
+      }
+    });
+  }
 });

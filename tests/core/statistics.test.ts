@@ -6,6 +6,10 @@
  *
  * Each test is shown to have teeth: the same test function is run on deliberately biased
  * generators (`byte % n`, place-one-of-each-then-shuffle, `u16 % 7772`) and must reject them.
+ * The sampler's own tricks (four characters per 31-bit draw, two pair-table lookups, the last
+ * draw cut to the length) get tests aimed at them, each with the mutant it must catch: the
+ * 32-bit bound applied to 31-bit draws, one digit used for both halves, a pair table off by one,
+ * a class check that counts the characters cut off.
  *
  * Independence: characters of one password are not independent under the each-class rule, so
  * pooled per-character counts are used only for single-class pools (i.i.d.); multi-class pools
@@ -16,9 +20,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generatePassword, isPlan, planPassword, type PasswordPlan } from '../../lib/core/password.ts';
 import { generatePassphrase, planPassphrase, WORDLIST } from '../../lib/core/passphrase.ts';
-import { defaultRandom } from '../../lib/core/random.ts';
+import { defaultRandom, type RandomSource } from '../../lib/core/random.ts';
 import { validateRequest, type PasswordOptions } from '../../lib/core/validate.ts';
-import { chiSquareTest } from '../helpers/stats.ts';
+import { chiSquarePValue, chiSquareTest } from '../helpers/stats.ts';
 
 const ALPHA = 1e-6;
 
@@ -31,6 +35,18 @@ function plan(given: Partial<PasswordOptions>): PasswordPlan {
 }
 
 const classSizes = (p: PasswordPlan) => p.metadata.classes.map((c) => c.size);
+
+/** The options a plan was made from, as far as the tests use them (no excluded characters). */
+function optionsOf(p: PasswordPlan): Partial<PasswordOptions> {
+  const names = p.metadata.classes.map((c) => c.name);
+  return {
+    length: p.length,
+    includeLowercase: names.includes('lowercase'),
+    includeUppercase: names.includes('uppercase'),
+    includeNumbers: names.includes('numbers'),
+    includeSymbols: names.includes('symbols'),
+  };
+}
 
 /** Strings of length L over a pool of N holding >= 1 character of each class in `required`. */
 function countCovering(required: number[], N: number, L: number): bigint {
@@ -174,8 +190,9 @@ describe('password characters (alpha = 1e-6 per test)', () => {
 
   const multiClassPools: [string, Partial<PasswordOptions>][] = [
     ['default a-z A-Z 0-9, length 8', { length: 8 }],
+    ['default a-z A-Z 0-9, length 9 (one character of the last draw)', { length: 9 }],
     ['all four classes (85), length 10', { length: 10, includeSymbols: true }],
-    ['avoidAmbiguous + symbols (76), length 8', { length: 8, includeSymbols: true, avoidAmbiguous: true }],
+    ['avoidAmbiguous + symbols (76), length 11', { length: 11, includeSymbols: true, avoidAmbiguous: true }],
   ];
   for (const [name, given] of multiClassPools) {
     it(`per-position chi-square against the exact each-class distribution, ${name} (Bonferroni over positions)`, () => {
@@ -183,9 +200,12 @@ describe('password characters (alpha = 1e-6 per test)', () => {
     });
   }
 
-  it('class-count distribution matches uniform-over-V, length 8 and length 12 with symbols (Bonferroni over classes)', () => {
-    assert.ok(classCountTest(plan({ length: 8 }), realPassword, 20000) > ALPHA / 2);
-    assert.ok(classCountTest(plan({ length: 12, includeSymbols: true }), realPassword, 20000) > ALPHA / 2);
+  it('class-count distribution matches uniform-over-V, lengths 8 to 12 (Bonferroni over classes and lengths)', () => {
+    assert.ok(classCountTest(plan({ length: 8 }), realPassword, 20000) > ALPHA / 5);
+    assert.ok(classCountTest(plan({ length: 9 }), realPassword, 20000) > ALPHA / 5);
+    assert.ok(classCountTest(plan({ length: 10 }), realPassword, 20000) > ALPHA / 5);
+    assert.ok(classCountTest(plan({ length: 11, includeSymbols: true }), realPassword, 20000) > ALPHA / 5);
+    assert.ok(classCountTest(plan({ length: 12, includeSymbols: true }), realPassword, 20000) > ALPHA / 5);
   });
 });
 
@@ -198,6 +218,136 @@ describe('the tests have teeth: biased generators are rejected', () => {
   });
   it('place-then-shuffle fails the class-count test', () => {
     assert.ok(classCountTest(plan({ length: 8 }), placeThenShuffle, 20000) < ALPHA);
+  });
+});
+
+describe('the sampler tricks (alpha = 1e-6 per test), each with the mutant it must reject', () => {
+  /** The largest pool, 85: the fewest multiples of N^4 below 2^31 (41), so the largest bias
+   * should the bound be wrong. */
+  const m = 85 * 85;
+  const quad = m * m;
+  const identity = Uint32Array.from({ length: m }, (_, i) => i);
+
+  /** Draws below 85^4 made by pairsBelow, rebuilt from the two table entries of each word. */
+  function draws(source: RandomSource, count: number): Float64Array {
+    const out = new Uint32Array(4096);
+    const halves = new Uint16Array(out.buffer);
+    const x = new Float64Array(count);
+    for (let done = 0; done < count; done += 4096) {
+      const k = Math.min(4096, count - done);
+      source.pairsBelow(m, identity, k, out, 0);
+      for (let i = 0; i < k; i++) x[done + i] = halves[2 * i] * m + halves[2 * i + 1];
+    }
+    return x;
+  }
+
+  /**
+   * Without rejection, x = v mod 85^4 for v uniform over [0, 2^31) puts 42 preimages, not 41,
+   * on each x below r = 2^31 mod 85^4 = 7,258,023: the share of draws below r becomes
+   * 42 r / 2^31 = 0.14195 instead of r / 85^4 = 0.13904. Two-sided z test on 1.5 million draws
+   * (the mutant's expected z is 10).
+   */
+  function lowShareTest(source: RandomSource): number {
+    const r = 2 ** 31 % quad;
+    assert.equal(r, 7_258_023);
+    const n = 1_500_000;
+    let low = 0;
+    for (const x of draws(source, n)) if (x < r) low++;
+    const p = r / quad;
+    const z = (low - n * p) / Math.sqrt(n * p * (1 - p));
+    return chiSquarePValue(z * z, 1);
+  }
+
+  /** Joint distribution of two positions of a single-class pool (a-z, i.i.d. characters):
+   * chi-square over the 676 pairs, 100,000 passwords. */
+  function jointTest(p: PasswordPlan, source: PasswordSource, a: number, b: number): number {
+    const n = p.pool.length;
+    const counts = new Array<number>(n * n).fill(0);
+    const index = new Map(p.pool.map((c, i) => [c, i]));
+    for (let i = 0; i < 100_000; i++) {
+      const v = source(p);
+      counts[index.get(v[a])! * n + index.get(v[b])!]++;
+    }
+    return chiSquareTest(counts, counts.map(() => 1 / (n * n))).p;
+  }
+
+  /** Mutant: the 32-bit bound applied to 31-bit draws, i.e. no rejection at all. */
+  const unbounded: RandomSource = {
+    below: (n) => defaultRandom.below(n),
+    belowMany(n, count, out) {
+      const words = globalThis.crypto.getRandomValues(new Uint32Array(count));
+      for (let i = 0; i < count; i++) out[i] = (words[i] & 0x7fffffff) % n;
+    },
+    pairsBelow(mm, table, count, out, at) {
+      const words = globalThis.crypto.getRandomValues(new Uint32Array(count));
+      const halves = new Uint16Array(out.buffer, out.byteOffset);
+      let flags = 0;
+      for (let i = 0; i < count; i++) {
+        const x = (words[i] & 0x7fffffff) % (mm * mm);
+        const first = table[Math.floor(x / mm)];
+        const second = table[x % mm];
+        halves[2 * (at + i)] = first & 0xffff;
+        halves[2 * (at + i) + 1] = second & 0xffff;
+        flags |= first | second;
+      }
+      return flags;
+    },
+  };
+
+  /** Mutant: the high digit used for both halves of a draw (the low one lost). */
+  const oneDigit: RandomSource = {
+    below: (n) => defaultRandom.below(n),
+    belowMany: (n, count, out) => defaultRandom.belowMany(n, count, out),
+    pairsBelow(mm, table, count, out, at) {
+      const flags = defaultRandom.pairsBelow(mm, table, count, out, at);
+      const halves = new Uint16Array(out.buffer, out.byteOffset);
+      for (let i = at; i < at + count; i++) halves[2 * i + 1] = halves[2 * i];
+      return flags;
+    },
+  };
+
+  /** Mutant: a pair table off by one, pair p = k N + j standing for pool[k], pool[j + 1] (the
+   * last one clamped to pool[N - 1]): the first character of the pool never comes second. */
+  function offByOne(p: PasswordPlan): PasswordPlan {
+    const n = p.pool.length;
+    const { pairs } = p.tables;
+    const shifted = pairs.map((_, q) => pairs[Math.floor(q / n) * n + Math.min((q % n) + 1, n - 1)]);
+    return { ...p, tables: { ...p.tables, pairs: shifted } };
+  }
+
+  /** Mutant: the class check counts the whole last draw, the characters cut off included. */
+  const roundedPlans = new Map<PasswordPlan, PasswordPlan>();
+  const countsCutOff: PasswordSource = (p) => {
+    let rounded = roundedPlans.get(p);
+    if (rounded === undefined) {
+      rounded = plan({ ...optionsOf(p), length: Math.ceil(p.length / 4) * 4 });
+      roundedPlans.set(p, rounded);
+    }
+    return generatePassword(rounded, defaultRandom).slice(0, p.length);
+  };
+
+  const lower = () => plan({ includeUppercase: false, includeNumbers: false, length: 8 });
+
+  it('draws below N^4 are uniform: the share below 2^31 mod N^4 (N = 85) is r / N^4', () => {
+    assert.ok(lowShareTest(defaultRandom) > ALPHA);
+  });
+  it('teeth: without the bound (the 32-bit bound on 31-bit draws) the share is rejected', () => {
+    assert.ok(lowShareTest(unbounded) < ALPHA);
+  });
+
+  it('the two halves of a draw are independent: joint chi-square of positions (0, 1) and (0, 2), a-z', () => {
+    assert.ok(jointTest(lower(), realPassword, 0, 1) > ALPHA / 2);
+    assert.ok(jointTest(lower(), realPassword, 0, 2) > ALPHA / 2);
+  });
+  it('teeth: one digit for both halves fails the (0, 2) joint test', () => {
+    assert.ok(jointTest(lower(), (p) => generatePassword(p, oneDigit), 0, 2) < ALPHA);
+  });
+  it('teeth: a pair table off by one fails the per-position test', () => {
+    assert.ok(perPositionTest(offByOne(plan({ length: 8 })), realPassword, 20000) < ALPHA);
+  });
+
+  it('teeth: a class check that counts the cut-off characters fails the class-count test (lengths 9, 10, 11)', () => {
+    for (const length of [9, 10, 11]) assert.ok(classCountTest(plan({ length }), countsCutOff, 20000) < ALPHA, `length ${length}`);
   });
 });
 

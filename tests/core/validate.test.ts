@@ -4,7 +4,13 @@ import fc from 'fast-check';
 import { generate } from '../../lib/core/generate.ts';
 import { validateRequest } from '../../lib/core/validate.ts';
 import { requestSchema } from '../../lib/core/schema.generated.ts';
+import validateSchema from '../../lib/core/validator.generated.ts';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, VALIDATOR_OPTIONS } from '../../spec/build.ts';
 import { ERROR_CASES } from '../helpers/error-cases.ts';
+import { schemaRequest } from '../helpers/schema-requests.ts';
 
 describe('validateRequest: the shared error table', () => {
   for (const c of ERROR_CASES) {
@@ -140,6 +146,58 @@ describe('validateRequest: defaults and normalisation', () => {
     }
     assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).sort(), before);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+});
+
+describe('the one validator: the generated code against the published schema', () => {
+  type Validator = ((data: unknown) => boolean) & { errors?: { instancePath: string; schemaPath: string; keyword: string; params: unknown }[] | null };
+  const published = JSON.parse(readFileSync(join(ROOT, 'spec/generate-request.schema.json'), 'utf8')) as object;
+  const reference = new Ajv2020(VALIDATOR_OPTIONS).compile(published) as Validator;
+  const generated = validateSchema as unknown as Validator;
+  const firstError = (v: Validator) => {
+    const e = v.errors?.[0];
+    return e && { instancePath: e.instancePath, schemaPath: e.schemaPath, keyword: e.keyword, params: e.params };
+  };
+
+  it('accepts and rejects exactly what a 2020-12 compilation accepts, with the same first error (50,000 bodies from the schema)', () => {
+    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
+    console.log(`fast-check seed ${seed} (FC_SEED=${seed} to replay)`);
+    let accepted = 0;
+    fc.assert(
+      fc.property(schemaRequest, (body) => {
+        const expected = reference(body);
+        assert.equal(generated(body), expected, JSON.stringify(body));
+        if (expected) accepted++;
+        else assert.deepEqual(firstError(generated), firstError(reference), JSON.stringify(body));
+      }),
+      { seed, numRuns: 50_000 },
+    );
+    console.log(`${accepted} of 50,000 bodies accepted`);
+    assert.ok(accepted > 2_000, `a fair share of accepted bodies (${accepted})`);
+  });
+
+  it('has teeth: a validator compiled without one bound of the schema is caught', () => {
+    const loose = JSON.parse(JSON.stringify(published)) as { $defs: Record<string, { properties: Record<string, Record<string, unknown>> }> };
+    const [def, field] = Object.entries(loose.$defs).flatMap(([d, v]) => Object.keys(v.properties).map((f) => [d, f])).find(([d, f]) => 'maximum' in loose.$defs[d].properties[f])!;
+    delete loose.$defs[def].properties[field].maximum;
+    const mutant = new Ajv2020(VALIDATOR_OPTIONS).compile(loose) as Validator;
+    const outcome = fc.check(fc.property(schemaRequest, (body) => mutant(body) === reference(body)), { seed: 1, numRuns: 50_000 });
+    assert.equal(outcome.failed, true, `${def}.${field} without its maximum went unnoticed`);
+  });
+
+  it('agrees on every input of the shared error table', () => {
+    let rejected = 0;
+    for (const c of ERROR_CASES) {
+      const body = JSON.parse(JSON.stringify(c.input)) as unknown;
+      const expected = reference(body);
+      assert.equal(generated(body), expected, c.name);
+      // The rest are valid to the schema and refused by the pool rules (password.ts).
+      if (!expected) {
+        rejected++;
+        assert.deepEqual(firstError(generated), firstError(reference), c.name);
+      }
+    }
+    assert.ok(rejected > 40, String(rejected));
   });
 });
 

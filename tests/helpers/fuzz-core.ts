@@ -1,12 +1,19 @@
 /**
  * The in-process fuzz of the core: request bodies (tests/helpers/fuzz-bodies.ts) through
  * JSON.parse and `generate()` (what `window.ServiceAPI` calls) and `generateJson()` (what the
- * server calls; it must produce generate()'s body byte for byte).
+ * server calls; it must produce generate()'s body byte for byte); and every parsed body through
+ * the generated validator and a 2020-12 compilation of the published schema, which must agree
+ * (verdict and first error).
  * Used by tests/hardening/fuzz-core.test.ts (npm test) and tests/soak/fuzz-core.test.ts.
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { generate, generateJson } from '../../lib/core/index.ts';
+import validateSchema from '../../lib/core/validator.generated.ts';
+import { ROOT, VALIDATOR_OPTIONS } from '../../spec/build.ts';
 import { bodyText, fuzzSeed, prototypeSnapshot } from './fuzz-bodies.ts';
 import { seededRandom } from './seeded.ts';
 
@@ -39,7 +46,23 @@ export function checkOutcome(outcome: { status: number; body: unknown }, input: 
   for (const r of body.results) assert.ok(typeof r.value === 'string' && r.value.length >= 8);
 }
 
+type Validator = ((data: unknown) => boolean) & { errors?: { instancePath: string; schemaPath: string; keyword: string; params: unknown }[] | null };
+
+/** The generated validator and a 2020-12 compilation of the published schema agree on `body`. */
+function checkValidators(generated: Validator, reference: Validator, body: unknown): void {
+  const expected = reference(body);
+  // (The message is built only on failure: a deeply nested body does not survive JSON.stringify.)
+  if (generated(body) !== expected) assert.fail(`validators disagree (reference: ${String(expected)})`);
+  if (!expected) {
+    const [g, r] = [generated.errors?.[0], reference.errors?.[0]];
+    assert.deepEqual([g?.instancePath, g?.schemaPath, g?.keyword, g?.params], [r?.instancePath, r?.schemaPath, r?.keyword, r?.params]);
+  }
+}
+
 export function fuzzCore(runs: number, label: string): CoreFuzzResult {
+  const published = JSON.parse(readFileSync(join(ROOT, 'spec/generate-request.schema.json'), 'utf8')) as object;
+  const reference = new Ajv2020(VALIDATOR_OPTIONS).compile(published) as Validator;
+  const generated = validateSchema as unknown as Validator;
   const seed = fuzzSeed(label);
   const before = prototypeSnapshot();
   const result: CoreFuzzResult = { bodies: 0, parsed: 0, ok: 0, rejected: 0, ms: 0, seed };
@@ -57,6 +80,7 @@ export function fuzzCore(runs: number, label: string): CoreFuzzResult {
         return;
       }
       result.parsed++;
+      checkValidators(generated, reference, input);
       let outcome: ReturnType<typeof generate>;
       try {
         outcome = generate(input);

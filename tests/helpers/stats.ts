@@ -74,7 +74,8 @@ export function chiSquareTest(observed: readonly number[], probabilities: readon
     statistic += (observed[i] - expected) ** 2 / expected;
     bins++;
   }
-  if (pooledExpected > 0) {
+  // A count in a bin that cannot occur (expected 0) must weigh, not vanish.
+  if (pooledExpected > 0 || pooledObserved > 0) {
     statistic += (pooledObserved - pooledExpected) ** 2 / Math.max(pooledExpected, 1e-12);
     bins++;
   }
