@@ -11,7 +11,7 @@
  * exactly the files the server lists as the page's assets.
  *
  * No plugins are needed: the core imports only relative files, and the ajv validator was
- * already compiled to self-contained code at build time (lib/core/validator.generated.ts),
+ * already compiled to self-contained code at build time (lib/generated/validator.generated.ts),
  * so neither the ajv compiler nor a `require` can reach the bundle.
  *
  * Run `tsc -p tsconfig.build.json` first (npm run build:dist does both).

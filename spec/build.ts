@@ -183,10 +183,10 @@ function buildWordlistModule(): string {
 /** Relative path -> file content of every generated file. */
 export async function buildArtifacts(): Promise<Record<string, string>> {
   return {
-    'lib/core/validator.generated.ts': await buildValidator(),
-    'lib/core/schema.generated.ts': buildSchemaModule(),
-    'lib/core/options.generated.ts': buildOptionsModule(),
-    'wordlist/eff-large.generated.ts': buildWordlistModule(),
+    'lib/generated/validator.generated.ts': await buildValidator(),
+    'lib/generated/schema.generated.ts': buildSchemaModule(),
+    'lib/generated/options.generated.ts': buildOptionsModule(),
+    'lib/generated/wordlist.generated.ts': buildWordlistModule(),
     'spec/openapi.json': buildOpenApiJson(),
   };
 }

@@ -4,7 +4,7 @@
  * the same constants the generator and the server use, so none of it can drift.
  * @module
  */
-import { requestSchema } from './schema.generated.ts';
+import { requestSchema } from '../generated/schema.generated.ts';
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES } from './charsets.ts';
 import { STRENGTH_LEVELS } from './entropy.ts';
 import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE } from './limits.ts';

@@ -7,7 +7,7 @@
  * @module
  */
 import { BoundedCache } from './bounded-cache.ts';
-import { EFF_LARGE_WORDLIST } from '../../wordlist/eff-large.generated.ts';
+import { EFF_LARGE_WORDLIST } from '../generated/wordlist.generated.ts';
 import { passphraseBits, planJson, strength, type Entropy, type PlanJson } from './entropy.ts';
 import type { RandomSource } from './random.ts';
 import type { PassphraseOptions, Separator } from './validate.ts';

@@ -5,9 +5,9 @@
  * rules a JSON Schema cannot state live in password.ts.
  * @module
  */
-import validateSchema from './validator.generated.ts';
-import { requestSchema } from './schema.generated.ts';
-import { withPassphraseOptionsDefaults, withPasswordOptionsDefaults, type PassphraseOptions, type PasswordOptions } from './options.generated.ts';
+import validateSchema from '../generated/validator.generated.ts';
+import { requestSchema } from '../generated/schema.generated.ts';
+import { withPassphraseOptionsDefaults, withPasswordOptionsDefaults, type PassphraseOptions, type PasswordOptions } from '../generated/options.generated.ts';
 
 export type { PasswordOptions, PassphraseOptions };
 

@@ -1,7 +1,7 @@
 import { describe as suite, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describe } from '../../lib/core/describe.ts';
-import { requestSchema } from '../../lib/core/schema.generated.ts';
+import { requestSchema } from '../../lib/generated/schema.generated.ts';
 import { STRENGTH_LEVELS } from '../../lib/core/entropy.ts';
 
 type Json = Record<string, any>;

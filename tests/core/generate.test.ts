@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { generate } from '../../lib/core/generate.ts';
-import { responseSchema, errorSchema } from '../../lib/core/schema.generated.ts';
+import { responseSchema, errorSchema } from '../../lib/generated/schema.generated.ts';
 import { ERROR_CASES } from '../helpers/error-cases.ts';
 
 const ajv = new Ajv2020({ strict: true, allErrors: true });

@@ -7,7 +7,7 @@ import { validateRequest, type PasswordOptions } from '../../lib/core/validate.t
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES } from '../../lib/core/charsets.ts';
 import { scriptedFill, seededFill, seededRandom } from '../helpers/seeded.ts';
 import { cachedPlanPassphrase, planPassphrase } from '../../lib/core/passphrase.ts';
-import { requestSchema } from '../../lib/core/schema.generated.ts';
+import { requestSchema } from '../../lib/generated/schema.generated.ts';
 
 function options(given: Partial<PasswordOptions> = {}): PasswordOptions {
   const r = validateRequest({ mode: 'password', options: given });

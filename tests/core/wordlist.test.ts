@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { EFF_LARGE_WORDLIST } from '../../wordlist/eff-large.generated.ts';
+import { EFF_LARGE_WORDLIST } from '../../lib/generated/wordlist.generated.ts';
 import { DROPPED_WORDS, WORDLIST } from '../../lib/core/passphrase.ts';
 
 const file = readFileSync(new URL('../../wordlist/eff_large_wordlist.txt', import.meta.url));

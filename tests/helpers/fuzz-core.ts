@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { generate, generateJson } from '../../lib/core/index.ts';
-import validateSchema from '../../lib/core/validator.generated.ts';
+import validateSchema from '../../lib/generated/validator.generated.ts';
 import { ROOT, VALIDATOR_OPTIONS } from '../../spec/build.ts';
 import { bodyText, fuzzSeed, prototypeSnapshot } from './fuzz-bodies.ts';
 import { seededRandom } from './seeded.ts';

@@ -6,7 +6,7 @@
  * schema changes what is generated, with no list here to update.
  */
 import fc from 'fast-check';
-import { requestSchema } from '../../lib/core/schema.generated.ts';
+import { requestSchema } from '../../lib/generated/schema.generated.ts';
 
 type Node = { readonly [key: string]: unknown };
 
