@@ -184,7 +184,7 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
         count: s.count,
         connections: s.connections,
         logLevel: s.logLevel,
-        responseBytes: sizes[`/generate/${s.count}`]!,
+        responseBytes: sizes[`/generate/${s.count}`],
         real: side(r),
         bare: side(b),
         ratios: {

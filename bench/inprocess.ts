@@ -6,6 +6,7 @@
  * figure is the per-round ratio, median and min-max.
  * @module
  */
+import type * as CoreModule from '../lib/core/index.ts';
 import { performance } from 'node:perf_hooks';
 import generatePasswordPkg from 'generate-password';
 import { generate as peerPassphrase } from 'generate-passphrase';
@@ -48,7 +49,7 @@ export interface WorkloadResult {
 }
 
 /** The core under test: the built dist/lib/core (exactly what dist/server.js runs). */
-export type Core = Pick<typeof import('../lib/core/index.ts'), 'generate' | 'WORDLIST'>;
+export type Core = Pick<typeof CoreModule, 'generate' | 'WORDLIST'>;
 
 export interface InProcessOptions {
   readonly core: Core;
@@ -149,7 +150,7 @@ function calibrate(run: () => number): number {
 function measure(run: () => number, batch: number, ms: number): number {
   let calls = 0;
   const t0 = performance.now();
-  let elapsed = 0;
+  let elapsed: number;
   do {
     for (let i = 0; i < batch; i++) blackhole += run();
     calls += batch;
@@ -173,7 +174,7 @@ export function runInProcess(options: InProcessOptions): WorkloadResult[] {
         perRound.get(c.name)!.push(measure(c.run, batches.get(c.name)!, options.sliceMs) * w.perCall);
       }
     }
-    const projectRates = perRound.get(w.contenders[0]!.name)!;
+    const projectRates = perRound.get(w.contenders[0].name)!;
     const contenders = w.contenders.map((c, i): ContenderResult => {
       const rates = perRound.get(c.name)!;
       const base = { name: c.name, perRound: rates, rate: summarize(rates) };

@@ -138,11 +138,11 @@ export function startServer(options: ServerOptions): ServerProcess {
     if (m !== null) {
       found = true;
       pending = '';
-      resolveUrl(m[1]!);
+      resolveUrl(m[1]);
     }
   };
-  child.stdout!.on('data', onChunk);
-  child.stderr!.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', onChunk);
+  child.stderr.on('data', (chunk: Buffer) => {
     if (head.length < 4096) head += chunk.toString('utf8').slice(0, 4096 - head.length);
   });
   const exited = new Promise<void>((resolve) => {

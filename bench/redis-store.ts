@@ -36,12 +36,12 @@ const LIMIT = 1_000_000_000;
 const KEYS = Array.from({ length: 1000 }, (_, i) => `198.51.${i >> 8}.${i & 255}`);
 
 function quantile(sorted: Float64Array, q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
-  return s.length % 2 === 1 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  return s.length % 2 === 1 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
 async function redisCpuSeconds(redis: Parameters<typeof command>[0]): Promise<number> {
@@ -49,14 +49,14 @@ async function redisCpuSeconds(redis: Parameters<typeof command>[0]): Promise<nu
   return Number(/used_cpu_user:([\d.]+)/.exec(info)![1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)![1]);
 }
 
-const loadBefore = loadavg()[0]!;
+const loadBefore = loadavg()[0];
 const redis = await startRedis();
 const log = captureLogger('warn');
 const { store } = await openStore(redis, { limit: LIMIT, prefix: 'bench:', timeoutMs: 50, logger: log.logger });
 if (!store.isShared) throw new Error('the store did not connect');
 
 // Warm-up: JIT, the script cache, the connection.
-for (let i = 0; i < 2000; i++) await store.consume(KEYS[i % KEYS.length]!);
+for (let i = 0; i < 2000; i++) await store.consume(KEYS[i % KEYS.length]);
 
 type Round = { fellBack: boolean; seqMedian: number; seqP99: number; conMedian: number; conP99: number; conRate: number; nodeCpuUs: number; redisCpuUs: number; localNs: number; fallbackUs: number };
 const rounds: Round[] = [];
@@ -69,7 +69,7 @@ for (let round = 0; round < ROUNDS; round++) {
   const redisCpu0 = await redisCpuSeconds(redis);
   for (let i = 0; i < CALLS; i++) {
     const t = performance.now();
-    await store.consume(KEYS[i % KEYS.length]!);
+    await store.consume(KEYS[i % KEYS.length]);
     seq[i] = performance.now() - t;
   }
   const cpu = process.cpuUsage(cpu0);
@@ -84,7 +84,7 @@ for (let round = 0; round < ROUNDS; round++) {
     Array.from({ length: 32 }, async () => {
       for (let i = next++; i < CALLS; i = next++) {
         const t = performance.now();
-        await store.consume(KEYS[i % KEYS.length]!);
+        await store.consume(KEYS[i % KEYS.length]);
         con[i] = performance.now() - t;
       }
     }),
@@ -98,7 +98,7 @@ for (let round = 0; round < ROUNDS; round++) {
   const local = new RateLimiter({ perMinute: LIMIT, sweepIntervalMs: 0 });
   const n = 1_000_000;
   const t0 = performance.now();
-  for (let i = 0; i < n; i++) local.consume(KEYS[i % KEYS.length]!);
+  for (let i = 0; i < n; i++) local.consume(KEYS[i % KEYS.length]);
   const localNs = ((performance.now() - t0) / n) * 1e6;
   local.close();
 
@@ -108,7 +108,7 @@ for (let round = 0; round < ROUNDS; round++) {
   await store.consume('switch'); // times out once, switches to fallback
   const m = 100_000;
   const t1 = performance.now();
-  for (let i = 0; i < m; i++) await store.consume(KEYS[i % KEYS.length]!);
+  for (let i = 0; i < m; i++) await store.consume(KEYS[i % KEYS.length]);
   const fallbackUs = ((performance.now() - t1) / m) * 1000;
   redis.resume();
   const deadline = performance.now() + 15_000;
@@ -152,7 +152,7 @@ process.stdout.write(
     `in-process bucket:       ${col('localNs').toFixed(0)} ns per consume (x${ratio.toFixed(0)} for the shared round trip, paired per round)`,
     `store in fallback:       ${col('fallbackUs').toFixed(2)} us per awaited consume`,
     `script inside Redis:     ${usecPerCall.toFixed(2)} us per call (INFO commandstats, all calls of the run)`,
-    `load average (1 min):    ${loadBefore.toFixed(1)} at start, ${loadavg()[0]!.toFixed(1)} at end, on ${(await import('node:os')).availableParallelism()} CPUs`,
+    `load average (1 min):    ${loadBefore.toFixed(1)} at start, ${loadavg()[0].toFixed(1)} at end, on ${(await import('node:os')).availableParallelism()} CPUs`,
     '',
   ].join('\n'),
 );

@@ -81,8 +81,8 @@ function poolTables(pool: string): PoolTables {
   const leading = new Uint32Array(n2);
   const trailing = new Uint32Array(n2);
   for (let p = 0; p < n2; p++) {
-    const first = codes[Math.floor(p / n)]!;
-    const second = codes[p % n]!;
+    const first = codes[Math.floor(p / n)];
+    const second = codes[p % n];
     const bytes = LITTLE_ENDIAN ? first | (second << 8) : (first << 8) | second;
     leading[p] = LITTLE_ENDIAN ? bytes : bytes << 16;
     trailing[p] = LITTLE_ENDIAN ? bytes << 16 : bytes;
@@ -137,11 +137,11 @@ export function createReference(fill: Fill = webCryptoFill, latin1: Latin1 = nod
       let i = next;
       const end = Math.min(WORDS, i + groups - g);
       for (; i < end; i++) {
-        const v = draws[i]! & 0x7fffffff;
+        const v = draws[i] & 0x7fffffff;
         if (v < limit4) {
           const x = v % n4;
           const high = (x / n2) | 0;
-          words[g++] = leading[high]! | trailing[x - high * n2]!;
+          words[g++] = leading[high] | trailing[x - high * n2];
         }
       }
       next = i;
@@ -154,7 +154,7 @@ export function createReference(fill: Fill = webCryptoFill, latin1: Latin1 = nod
       }
       const base = next++ << 2;
       for (let k = 0; k < 4 && i < total; k++) {
-        const b = randomBytes[base + k]!;
+        const b = randomBytes[base + k];
         if (b < limit1) out[i++] = codes[b % n]!;
       }
     }
@@ -182,9 +182,9 @@ export function createReference(fill: Fill = webCryptoFill, latin1: Latin1 = nod
         fill(random);
         next = 0;
       }
-      const v = random[next++]! & 0x7fffffff;
+      const v = random[next++] & 0x7fffffff;
       // The last word goes without its separator.
-      if (v < limit) value += ++k === wordCount ? words[v % w]! : joined[v % w]!;
+      if (v < limit) value += ++k === wordCount ? words[v % w] : joined[v % w];
     }
     return value;
   }

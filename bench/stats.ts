@@ -16,7 +16,7 @@ export function median(values: readonly number[]): number {
   if (values.length === 0) throw new RangeError('median of an empty list');
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 export function summarize(values: readonly number[]): Summary {
@@ -33,7 +33,7 @@ export function summarize(values: readonly number[]): Summary {
 /** Per-round ratios a[i] / b[i] of two paired series (same round, same conditions). */
 export function pairedRatios(a: readonly number[], b: readonly number[]): number[] {
   if (a.length !== b.length) throw new RangeError(`paired series differ in length (${a.length} vs ${b.length})`);
-  return a.map((x, i) => x / b[i]!);
+  return a.map((x, i) => x / b[i]);
 }
 
 /**
@@ -118,8 +118,8 @@ export function parseWrk(out: string): LoadResult {
     requests: Number(total[1]),
     seconds: parseWrkDuration(`${total[2]}${total[3]}`) / 1000,
     rps: Number(rps[1]),
-    p50: parseWrkDuration(p50[1]!),
-    p99: parseWrkDuration(p99[1]!),
+    p50: parseWrkDuration(p50[1]),
+    p99: parseWrkDuration(p99[1]),
     errors,
     non2xx: non2xx === null ? 0 : Number(non2xx[1]),
   };

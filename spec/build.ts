@@ -153,7 +153,7 @@ function buildOptionsModule(): string {
       return `    ${JSON.stringify(key)}: ${read} === undefined ? ${fallback(node)} : (${read} as ${tsType(node)}),`;
     });
     out +=
-      `\n/** ${String(def.description ?? name).replaceAll('*/', '* /')} */\n` +
+      `\n/** ${(typeof def.description === 'string' ? def.description : name).replaceAll('*/', '* /')} */\n` +
       `export interface ${name} {\n${fields.join('\n')}\n}\n\n` +
       `export function with${name}Defaults(given: { readonly [key: string]: unknown } | undefined): ${name} {\n` +
       `  if (given === undefined) {\n    return {\n${absent.join('\n')}\n    };\n  }\n` +

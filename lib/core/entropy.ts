@@ -88,6 +88,8 @@ export interface PlanJson {
   readonly plainValues: boolean;
 }
 
+// What JSON.stringify would escape: quote, backslash, controls, line separators, lone surrogates.
+// eslint-disable-next-line no-control-regex -- the control characters are exactly what is looked for
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/;
 
 export function planJson(entropy: Entropy, metadata: object, alphabet: string): PlanJson {

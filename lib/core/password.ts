@@ -95,7 +95,7 @@ export function planPassword(o: PasswordOptions): PasswordPlan | ErrorBody {
   const classes: { name: ClassName; size: number }[] = [];
   for (const cls of CHARACTER_CLASSES) {
     if (!o[cls.option]) continue;
-    const kept = [...cls.chars].filter((c) => !removed.has(c));
+    const kept = Array.from(cls.chars).filter((c) => !removed.has(c)); // ASCII: one unit each
     if (kept.length === 0) {
       return { error: `${FIELD} removes every character of the enabled class ${cls.name}`, status: 400, field: FIELD };
     }

@@ -128,7 +128,7 @@ export function completionPrefixTable(atoms: readonly Atom[], k: number, maxRun:
   for (let t = 0; t < length; t++) {
     for (let s = 0; s < size; s++) {
       const n = outside[s];
-      const value = t === 0 ? 1n : n > 0 ? BigInt(n - 1) * starts.get(n)![t] : 0n;
+      const value = t === 0 ? 1n : n > 0 ? BigInt(n - 1) * (starts.get(n)?.[t] ?? 0n) : 0n; // every n > 0 has its row
       h[s] = popcount(s) & 1 ? -value : value;
     }
     for (let bit = 1; bit < size; bit <<= 1) for (let u = 0; u < size; u++) if (u & bit) h[u] += h[u ^ bit];

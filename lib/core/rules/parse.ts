@@ -90,11 +90,9 @@ function endsWord(c: number): boolean {
   return isSpace(c) || c === 0x3b || c === 0x3a || c === 0x2c || c === 0x5b || c === 0x5d;
 }
 
-class ParseFailure {
-  readonly message: string;
-  constructor(message: string) {
-    this.message = message;
-  }
+/** Thrown inside the reader, caught by parsePasswordRules: never escapes the module. */
+class ParseFailure extends Error {
+  override readonly name = 'ParseFailure';
 }
 
 /** Code points in `text`, counting no further than `limit + 1`. */
@@ -137,8 +135,16 @@ export function parsePasswordRules(text: string): RulesParse {
 }
 
 function readRules(text: string): RawRules {
-  const end = text.length;
-  const raw: RawRules = {
+  return new RuleReader(text).read();
+}
+
+/** A hand-written recursive-descent reader over the text: one pass, one position, linear in
+ * the length, every failure a ParseFailure naming the token and its position. */
+class RuleReader {
+  private readonly text: string;
+  private readonly end: number;
+  private pos = 0;
+  private readonly raw: RawRules = {
     allowedMask: 0n,
     sawSetProperty: false,
     required: [],
@@ -147,40 +153,87 @@ function readRules(text: string): RawRules {
     maxConsecutive: null,
     unicode: false,
   };
-  let pos = 0;
 
-  const code = (i: number) => text.charCodeAt(i);
-  const skipSpace = (i: number) => {
-    while (i < end && isSpace(code(i))) i++;
-    return i;
-  };
-  /** The word at i (up to whitespace or punctuation), or the single character there. */
-  const tokenAt = (i: number) => {
-    let j = i;
-    while (j < end && !endsWord(code(j))) j++;
-    if (j === i) {
-      // One character, a whole surrogate pair if it is one.
-      const c = text.codePointAt(i)!;
-      return String.fromCodePoint(c);
+  constructor(text: string) {
+    this.text = text;
+    this.end = text.length;
+  }
+
+  read(): RawRules {
+    this.pos = this.skipSpace(0);
+    if (this.pos >= this.end) this.fail('the rule is empty (expected e.g. "minlength: 12; required: digit")');
+    for (;;) {
+      this.readProperty();
+      this.pos = this.skipSpace(this.pos);
+      if (this.pos >= this.end) break;
+      if (this.code(this.pos) !== 0x3b) this.unexpected(this.pos, '";"');
+      this.pos = this.skipSpace(this.pos + 1);
+      if (this.pos >= this.end) break;
     }
-    return text.slice(i, j);
-  };
-  const fail = (message: string): never => {
-    throw new ParseFailure(message);
-  };
-  const unexpected = (i: number, expected: string): never =>
-    fail(`unexpected ${quoteToken(tokenAt(i))} at position ${i} (expected ${expected})`);
+    return this.raw;
+  }
 
-  function readClass(start: number): bigint {
+  private code(i: number): number {
+    return this.text.charCodeAt(i);
+  }
+
+  private skipSpace(from: number): number {
+    let i = from;
+    while (i < this.end && isSpace(this.code(i))) i++;
+    return i;
+  }
+
+  /** The word at i (up to whitespace or punctuation), or the single character there (a whole
+   * surrogate pair if it is one). */
+  private tokenAt(i: number): string {
+    let j = i;
+    while (j < this.end && !endsWord(this.code(j))) j++;
+    return j === i ? String.fromCodePoint(this.text.codePointAt(i) ?? 0) : this.text.slice(i, j);
+  }
+
+  private fail(message: string): never {
+    throw new ParseFailure(message);
+  }
+
+  private unexpected(i: number, expected: string): never {
+    return this.fail(`unexpected ${quoteToken(this.tokenAt(i))} at position ${i} (expected ${expected})`);
+  }
+
+  /** `name: value`, folded into the raw rule (repeats: minlength the max, the others the min). */
+  private readProperty(): void {
+    const { raw } = this;
+    const namePos = this.pos;
+    const name = this.tokenAt(this.pos);
+    if (endsWord(this.code(this.pos))) this.unexpected(this.pos, 'a property name');
+    if (!PROPERTY_NAMES.has(name)) this.fail(`unknown property ${quoteToken(name)} at position ${this.pos}`);
+    this.pos += name.length;
+    if (this.pos >= this.end || this.code(this.pos) !== 0x3a) this.fail(`expected ":" right after "${name}" at position ${this.pos}`);
+    this.pos = this.skipSpace(this.pos + 1);
+    if (this.pos >= this.end || this.code(this.pos) === 0x3b) this.fail(`"${name}" has no value at position ${namePos}`);
+    if (name === 'required' || name === 'allowed') {
+      const mask = this.readSetList(name);
+      if (name === 'required') raw.required.push(mask);
+      raw.allowedMask |= mask;
+      raw.sawSetProperty = true;
+      return;
+    }
+    const n = this.readNumber(name);
+    if (name === 'minlength') raw.minLength = raw.minLength === null ? n : Math.max(raw.minLength, n);
+    else if (name === 'maxlength') raw.maxLength = raw.maxLength === null ? n : Math.min(raw.maxLength, n);
+    else raw.maxConsecutive = raw.maxConsecutive === null ? n : Math.min(raw.maxConsecutive, n);
+  }
+
+  /** `[...]`: printable ASCII, "-" only first, "]]" for a "]" inside. */
+  private readClass(start: number): bigint {
     let i = start + 1;
     let mask = 0n;
     let first = true;
     for (;;) {
-      if (i >= end) return fail(`unterminated character class ${quoteToken(text.slice(start))} at position ${start}`);
-      const c = code(i);
+      if (i >= this.end) this.fail(`unterminated character class ${quoteToken(this.text.slice(start))} at position ${start}`);
+      const c = this.code(i);
       if (c === 0x5d) {
         // "]]" puts "]" in the class and closes it; a lone "]" closes it.
-        if (i + 1 < end && code(i + 1) === 0x5d) {
+        if (i + 1 < this.end && this.code(i + 1) === 0x5d) {
           mask |= bitOf(0x5d);
           i += 2;
         } else {
@@ -189,97 +242,52 @@ function readRules(text: string): RawRules {
         break;
       }
       if (c < 0x20 || c > 0x7e) {
-        fail(`character ${quoteToken(String.fromCodePoint(text.codePointAt(i)!))} in a character class is not printable ASCII, at position ${i}`);
+        this.fail(`character ${quoteToken(String.fromCodePoint(this.text.codePointAt(i) ?? c))} in a character class is not printable ASCII, at position ${i}`);
       }
-      if (c === 0x2d && !first) fail(`"-" may only be the first character of a character class (ranges are not supported), at position ${i}`);
+      if (c === 0x2d && !first) this.fail(`"-" may only be the first character of a character class (ranges are not supported), at position ${i}`);
       mask |= bitOf(c);
       first = false;
       i++;
     }
-    if (mask === 0n) fail(`empty character class at position ${start}`);
-    pos = i;
+    if (mask === 0n) this.fail(`empty character class at position ${start}`);
+    this.pos = i;
     return mask;
   }
 
-  function readSetList(name: string): bigint {
+  /** A comma-separated list of named classes and `[...]` classes, up to ";" or the end. */
+  private readSetList(name: string): bigint {
     let mask = 0n;
     for (;;) {
-      if (code(pos) === 0x5b) {
-        mask |= readClass(pos);
+      if (this.code(this.pos) === 0x5b) {
+        mask |= this.readClass(this.pos);
       } else {
-        const word = tokenAt(pos);
-        if (endsWord(code(pos))) unexpected(pos, `a character class after "${name}:"`);
+        const word = this.tokenAt(this.pos);
+        if (endsWord(this.code(this.pos))) this.unexpected(this.pos, `a character class after "${name}:"`);
         // ASCII case folding only: toLowerCase() would also fold e.g. the Kelvin sign into "k".
         const identifier = word.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
         const named = NAMED_SETS.get(identifier);
-        if (named === undefined) return fail(`unknown character class ${quoteToken(word)} at position ${pos}`);
-        if (identifier === 'unicode') raw.unicode = true;
+        if (named === undefined) this.fail(`unknown character class ${quoteToken(word)} at position ${this.pos}`);
+        if (identifier === 'unicode') this.raw.unicode = true;
         mask |= named;
-        pos += word.length;
+        this.pos += word.length;
       }
-      pos = skipSpace(pos);
-      if (pos >= end || code(pos) === 0x3b) return mask;
-      if (code(pos) !== 0x2c) unexpected(pos, '"," or ";"');
-      pos = skipSpace(pos + 1);
-      if (pos >= end || code(pos) === 0x3b) fail(`missing character class after "," at position ${pos}`);
+      this.pos = this.skipSpace(this.pos);
+      if (this.pos >= this.end || this.code(this.pos) === 0x3b) return mask;
+      if (this.code(this.pos) !== 0x2c) this.unexpected(this.pos, '"," or ";"');
+      this.pos = this.skipSpace(this.pos + 1);
+      if (this.pos >= this.end || this.code(this.pos) === 0x3b) this.fail(`missing character class after "," at position ${this.pos}`);
     }
   }
 
-  function readNumber(name: string): number {
-    const start = pos;
-    while (pos < end && !isSpace(code(pos)) && code(pos) !== 0x3b) pos++;
-    const token = text.slice(start, pos);
-    if (!/^[0-9]+$/.test(token)) fail(`${name} must be a whole number, got ${quoteToken(token)} at position ${start}`);
+  private readNumber(name: string): number {
+    const start = this.pos;
+    while (this.pos < this.end && !isSpace(this.code(this.pos)) && this.code(this.pos) !== 0x3b) this.pos++;
+    const token = this.text.slice(start, this.pos);
+    if (!/^[0-9]+$/.test(token)) this.fail(`${name} must be a whole number, got ${quoteToken(token)} at position ${start}`);
     const value = Number(token);
-    if (value > MAX_RULES_NUMBER) fail(`${name} ${quoteToken(token)} is out of range (at most ${MAX_RULES_NUMBER}) at position ${start}`);
+    if (value > MAX_RULES_NUMBER) this.fail(`${name} ${quoteToken(token)} is out of range (at most ${MAX_RULES_NUMBER}) at position ${start}`);
     return value;
   }
-
-  pos = skipSpace(0);
-  if (pos >= end) fail('the rule is empty (expected e.g. "minlength: 12; required: digit")');
-  for (;;) {
-    const namePos = pos;
-    const name = tokenAt(pos);
-    if (endsWord(code(pos))) unexpected(pos, 'a property name');
-    if (!PROPERTY_NAMES.has(name)) fail(`unknown property ${quoteToken(name)} at position ${pos}`);
-    pos += name.length;
-    if (pos >= end || code(pos) !== 0x3a) fail(`expected ":" right after "${name}" at position ${pos}`);
-    pos = skipSpace(pos + 1);
-    if (pos >= end || code(pos) === 0x3b) fail(`"${name}" has no value at position ${namePos}`);
-    switch (name) {
-      case 'required': {
-        const mask = readSetList(name);
-        raw.required.push(mask);
-        raw.allowedMask |= mask;
-        raw.sawSetProperty = true;
-        break;
-      }
-      case 'allowed':
-        raw.allowedMask |= readSetList(name);
-        raw.sawSetProperty = true;
-        break;
-      case 'minlength': {
-        const n = readNumber(name);
-        raw.minLength = raw.minLength === null ? n : Math.max(raw.minLength, n);
-        break;
-      }
-      case 'maxlength': {
-        const n = readNumber(name);
-        raw.maxLength = raw.maxLength === null ? n : Math.min(raw.maxLength, n);
-        break;
-      }
-      default: {
-        const n = readNumber(name);
-        raw.maxConsecutive = raw.maxConsecutive === null ? n : Math.min(raw.maxConsecutive, n);
-      }
-    }
-    pos = skipSpace(pos);
-    if (pos >= end) break;
-    if (code(pos) !== 0x3b) unexpected(pos, '";"');
-    pos = skipSpace(pos + 1);
-    if (pos >= end) break;
-  }
-  return raw;
 }
 
 function normalise(raw: RawRules): PasswordRules {

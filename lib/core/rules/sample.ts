@@ -84,7 +84,7 @@ export function unrankPassword(plan: RulesPlan, rank: bigint): string {
   let previousIndex = -1;
   while (left > 0) {
     let a = 0;
-    let perCharacter = 0n;
+    let perCharacter: bigint;
     for (; ; a++) {
       const available = atoms[a].codes.length - (a === previousAtom ? 1 : 0);
       perCharacter = afterCharacter(left, unhit & ~atoms[a].signature);
