@@ -10,7 +10,14 @@
 import { relative, isAbsolute } from 'node:path';
 import type { Server } from 'node:http';
 import { createApp, type App } from './lib/http/app.ts';
-import { AssetError, loadAssets, projectRoot, readFromEmbedded, readFromProject, type Asset } from './lib/http/assets.ts';
+import {
+  AssetError,
+  loadAssets,
+  projectRoot,
+  readFromEmbedded,
+  readFromProject,
+  type Asset,
+} from './lib/http/assets.ts';
 import { ConfigError, parseConfig, type Config } from './lib/http/config.ts';
 import { EMBEDDED_ASSETS } from './lib/http/embedded-assets.ts';
 import { runKeysCli } from './lib/keys/key-admin.ts';
@@ -72,15 +79,25 @@ function configOrDie(): Config {
 
 function assetsOrDie(): Asset[] {
   return orDie(
-    () => loadAssets(EMBEDDED_ASSETS !== null ? readFromEmbedded(EMBEDDED_ASSETS) : readFromProject(projectRoot(import.meta.url))),
+    () =>
+      loadAssets(
+        EMBEDDED_ASSETS !== null ? readFromEmbedded(EMBEDDED_ASSETS) : readFromProject(projectRoot(import.meta.url)),
+      ),
     (e) => (e instanceof AssetError ? `cannot start: ${e.message}` : null),
   );
 }
 
 function keysOrDie(config: Config, logger: Logger): KeyStore {
-  const keys = new KeyStore({ file: config.keysFile, fileExplicit: config.keysFileExplicit, envKey: config.apiKey, logger });
+  const keys = new KeyStore({
+    file: config.keysFile,
+    fileExplicit: config.keysFileExplicit,
+    envKey: config.apiKey,
+    logger,
+  });
   orDie(
-    () => { keys.start(); },
+    () => {
+      keys.start();
+    },
     (e) => (e instanceof KeyStoreError ? `configuration error: ${e.message}` : null),
   );
   if (!keys.configured) {
@@ -99,13 +116,22 @@ async function openLimits(config: Config, logger: Logger): Promise<ClientLimits>
   const limiter: RateLimiter = new RateLimiter({
     perMinute: config.rateLimitPerMinute,
     // Once a minute at debug level: how many clients the limiter tracks (a count, no addresses).
-    onSweep: logger.debugEnabled ? (dropped, tracked) => { logger.debug('rate limiter sweep', { dropped, tracked, evictions: limiter.evictions }); } : undefined,
+    onSweep: logger.debugEnabled
+      ? (dropped, tracked) => {
+          logger.debug('rate limiter sweep', { dropped, tracked, evictions: limiter.evictions });
+        }
+      : undefined,
   });
   if (config.rateLimitRedis === null) return new LocalLimits(limiter);
   // Loaded only here: without RATE_LIMIT_REDIS_URL neither this module nor redis is imported.
   const { RedisPackageMissingError, RedisRateLimitStore } = await import('./lib/rate-limit/redis-store.ts');
   try {
-    const store = await RedisRateLimitStore.open({ config: config.rateLimitRedis, limit: config.rateLimitPerMinute, fallback: limiter, logger });
+    const store = await RedisRateLimitStore.open({
+      config: config.rateLimitRedis,
+      limit: config.rateLimitPerMinute,
+      fallback: limiter,
+      logger,
+    });
     return new SharedLimits(store, limiter);
   } catch (error) {
     if (error instanceof RedisPackageMissingError) die(`configuration error: ${error.message}`);
@@ -119,7 +145,9 @@ function stopOnSignals(server: Server, app: App, logger: Logger, closers: (() =>
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) process.exit(1);
     stopping = true;
-    const closing = shutdown(server, app, undefined, () => { logger.info('shutting down', { signal, accepting: false }); });
+    const closing = shutdown(server, app, undefined, () => {
+      logger.info('shutting down', { signal, accepting: false });
+    });
     void closing.then(async (clean) => {
       for (const close of closers) await close();
       if (!clean) logger.error('shutdown grace period over; open connections were cut');
@@ -137,26 +165,55 @@ async function serve(): Promise<void> {
   const config = configOrDie();
   const logger = new Logger(config.logLevel);
   // Lines are written once per event-loop turn; whatever is pending goes out on any exit.
-  process.on('exit', () => { logger.flush(); });
+  process.on('exit', () => {
+    logger.flush();
+  });
   const assets = assetsOrDie();
   const keys = keysOrDie(config, logger);
   const limits = await openLimits(config, logger);
-  const app = createApp({ limits, keys, logger, assets, trustProxyHops: config.trustProxyHops, tls: config.tls !== null });
+  const app = createApp({
+    limits,
+    keys,
+    logger,
+    assets,
+    trustProxyHops: config.trustProxyHops,
+    tls: config.tls !== null,
+  });
   const server = createService({ app, logger, tls: config.tls });
-  const certificates = config.tls === null ? null : new CertificateWatcher({ files: config.tls, loaded: config.tls, logger, install: (o) => { setSecureContext(server, o); } });
+  const certificates =
+    config.tls === null
+      ? null
+      : new CertificateWatcher({
+          files: config.tls,
+          loaded: config.tls,
+          logger,
+          install: (o) => {
+            setSecureContext(server, o);
+          },
+        });
   // Before the URL is announced: whoever reads that line may signal at once, and a SIGTERM
   // that arrives before node has a handler kills the process outright.
-  stopOnSignals(server, app, logger, [() => { keys.close(); }, () => certificates?.close(), () => limits.close()]);
+  stopOnSignals(server, app, logger, [
+    () => {
+      keys.close();
+    },
+    () => certificates?.close(),
+    () => limits.close(),
+  ]);
 
   const address = await listen(server, config.port, config.host).catch((error: unknown) =>
-    die(`cannot listen on ${config.host}:${config.port} (${(error as NodeJS.ErrnoException).code ?? 'error'}); check PORT and HOST`),
+    die(
+      `cannot listen on ${config.host}:${config.port} (${(error as NodeJS.ErrnoException).code ?? 'error'}); check PORT and HOST`,
+    ),
   );
   certificates?.start();
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `${config.tls === null ? 'http' : 'https'}://${host}:${address.port}`;
   if (runtime.warning !== null) logger.warn(runtime.warning);
   logger.flush(); // the start-up lines first, then the one that announces the URL
-  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `listening on ${url}`, url })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `listening on ${url}`, url })}\n`,
+  );
 }
 
 const command = process.argv.at(2);

@@ -31,7 +31,9 @@ const server = createServer((req, res) => {
 server.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1', () => {
   const { address, port, family } = server.address();
   const url = `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
-  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `listening on ${url}`, url })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `listening on ${url}`, url })}\n`,
+  );
 });
 
 for (const signal of ['SIGTERM', 'SIGINT']) {

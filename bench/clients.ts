@@ -56,7 +56,10 @@ function limiterHeap(n: number): ClientsResult['limiterHeap'] {
     }
     gc(); gc();
     process.stdout.write(JSON.stringify({ buckets: l.size, bytes: process.memoryUsage().heapUsed - h0 }));`;
-  const out = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+  const out = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   if (out.status !== 0) throw new Error(`limiter heap probe failed: ${out.stderr}`);
   const r = JSON.parse(out.stdout) as { buckets: number; bytes: number };
   return { ...r, bytesPerBucket: r.bytes / r.buckets };
@@ -83,7 +86,13 @@ async function pass(kind: ServerKind, options: ClientsOptions): Promise<ClientsS
           if (performance.now() > deadline) throw new Error(`many-clients pass exceeded ${options.timeoutMs} ms`);
           const i = next++;
           try {
-            const reply = await httpRequest(url, { method: 'POST', headers, body, localAddress: loopbackAddress(first + i), timeoutMs: 10_000 });
+            const reply = await httpRequest(url, {
+              method: 'POST',
+              headers,
+              body,
+              localAddress: loopbackAddress(first + i),
+              timeoutMs: 10_000,
+            });
             statuses[reply.status] = (statuses[reply.status] ?? 0) + 1;
           } catch {
             failures++;

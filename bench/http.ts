@@ -9,7 +9,16 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { MAX_RATE_LIMIT_PER_MINUTE } from '../lib/core/limits.ts';
-import { CLOCK_TICKS, cpuTicks, hasCommand, httpRequest, pinned, ROOT, startServer, type ServerProcess } from './procs.ts';
+import {
+  CLOCK_TICKS,
+  cpuTicks,
+  hasCommand,
+  httpRequest,
+  pinned,
+  ROOT,
+  startServer,
+  type ServerProcess,
+} from './procs.ts';
 import { pairedRatios, parseWrk, roundOrder, summarize, type LoadResult, type Summary } from './stats.ts';
 
 export const HAS_WRK = hasCommand('wrk');
@@ -52,7 +61,12 @@ export interface ScenarioResult {
   readonly real: SideResult;
   readonly bare: SideResult;
   /** real / bare, per round. */
-  readonly ratios: { readonly rps: Summary; readonly p50: Summary; readonly p99: Summary; readonly cpuPerRequest: Summary };
+  readonly ratios: {
+    readonly rps: Summary;
+    readonly p50: Summary;
+    readonly p99: Summary;
+    readonly cpuPerRequest: Summary;
+  };
 }
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -67,7 +81,12 @@ function bodyOf(count: number): string {
   return JSON.stringify({ mode: 'password', count });
 }
 
-function run(command: string, args: readonly string[], env: Record<string, string>, timeoutMs: number): Promise<string> {
+function run(
+  command: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -84,7 +103,14 @@ function run(command: string, args: readonly string[], env: Record<string, strin
 }
 
 /** One load run against `url` from core 1. */
-async function load(tool: LoadTool, url: string, apiKey: string, count: number, connections: number, seconds: number): Promise<LoadResult> {
+async function load(
+  tool: LoadTool,
+  url: string,
+  apiKey: string,
+  count: number,
+  connections: number,
+  seconds: number,
+): Promise<LoadResult> {
   const body = bodyOf(count);
   if (tool === 'wrk') {
     const [cmd, args] = pinned(1, 'wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', LUA, url]);
@@ -92,8 +118,21 @@ async function load(tool: LoadTool, url: string, apiKey: string, count: number, 
     return parseWrk(out);
   }
   const [cmd, args] = pinned(1, process.execPath, [
-    AUTOCANNON, '-c', String(connections), '-d', String(seconds), '-m', 'POST',
-    '-H', 'Content-Type=application/json', '-H', `X-Api-Key=${apiKey}`, '-b', body, '-j', url,
+    AUTOCANNON,
+    '-c',
+    String(connections),
+    '-d',
+    String(seconds),
+    '-m',
+    'POST',
+    '-H',
+    'Content-Type=application/json',
+    '-H',
+    `X-Api-Key=${apiKey}`,
+    '-b',
+    body,
+    '-j',
+    url,
   ]);
   const out = await run(cmd, args, {}, (seconds + 30) * 1000);
   const r = JSON.parse(out) as {
@@ -115,12 +154,22 @@ async function load(tool: LoadTool, url: string, apiKey: string, count: number, 
   };
 }
 
-async function measured(tool: LoadTool, server: ServerProcess, url: string, apiKey: string, count: number, connections: number, seconds: number) {
+async function measured(
+  tool: LoadTool,
+  server: ServerProcess,
+  url: string,
+  apiKey: string,
+  count: number,
+  connections: number,
+  seconds: number,
+) {
   const before = cpuTicks(server.pid);
   const result = await load(tool, url, apiKey, count, connections, seconds);
   const ticks = cpuTicks(server.pid) - before;
   if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`${server.kind} server: ${result.non2xx} non-2xx and ${result.errors} socket errors under load (rate limit not raised?)`);
+    throw new Error(
+      `${server.kind} server: ${result.non2xx} non-2xx and ${result.errors} socket errors under load (rate limit not raised?)`,
+    );
   }
   return { ...result, cpuUsPerRequest: ((ticks / CLOCK_TICKS) * 1e6) / result.requests };
 }
@@ -144,7 +193,8 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
   const reals = new Map<string, ServerProcess>();
   let bare: ServerProcess | null = null;
   try {
-    for (const level of levels) reals.set(level, startServer({ kind: 'real', cpu: 0, apiKey, rateLimitPerMinute, logLevel: level }));
+    for (const level of levels)
+      reals.set(level, startServer({ kind: 'real', cpu: 0, apiKey, rateLimitPerMinute, logLevel: level }));
     const realUrls = new Map<string, string>();
     for (const [level, server] of reals) realUrls.set(level, await server.listening);
 
@@ -157,7 +207,10 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
         headers: { 'Content-Type': 'application/json', 'X-Api-Key': apiKey },
         body: bodyOf(count),
       });
-      if (reply.status !== 200) throw new Error(`real server answered ${reply.status} to the benchmark request: ${reply.body.toString('utf8')}`);
+      if (reply.status !== 200)
+        throw new Error(
+          `real server answered ${reply.status} to the benchmark request: ${reply.body.toString('utf8')}`,
+        );
       sizes[`/generate/${count}`] = reply.body.length;
     }
     bare = startServer({ kind: 'bare', cpu: 0, bareBodies: sizes });
@@ -170,11 +223,14 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
         { name: 'real' as const, server: real, url: `${realUrls.get(s.logLevel)}/generate` },
         { name: 'bare' as const, server: bare, url: `${bareUrl}/generate/${s.count}` },
       ];
-      for (const t of targets) await measured(options.tool, t.server, t.url, apiKey, s.count, s.connections, options.warmupSec);
+      for (const t of targets)
+        await measured(options.tool, t.server, t.url, apiKey, s.count, s.connections, options.warmupSec);
       const perRound: Record<'real' | 'bare', (LoadResult & { cpuUsPerRequest: number })[]> = { real: [], bare: [] };
       for (let round = 0; round < options.rounds; round++) {
         for (const t of roundOrder(targets, round)) {
-          perRound[t.name].push(await measured(options.tool, t.server, t.url, apiKey, s.count, s.connections, options.durationSec));
+          perRound[t.name].push(
+            await measured(options.tool, t.server, t.url, apiKey, s.count, s.connections, options.durationSec),
+          );
         }
       }
       const r = perRound.real;
@@ -188,10 +244,30 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
         real: side(r),
         bare: side(b),
         ratios: {
-          rps: summarize(pairedRatios(r.map((x) => x.rps), b.map((x) => x.rps))),
-          p50: summarize(pairedRatios(r.map((x) => x.p50), b.map((x) => x.p50))),
-          p99: summarize(pairedRatios(r.map((x) => x.p99), b.map((x) => x.p99))),
-          cpuPerRequest: summarize(pairedRatios(r.map((x) => x.cpuUsPerRequest), b.map((x) => x.cpuUsPerRequest))),
+          rps: summarize(
+            pairedRatios(
+              r.map((x) => x.rps),
+              b.map((x) => x.rps),
+            ),
+          ),
+          p50: summarize(
+            pairedRatios(
+              r.map((x) => x.p50),
+              b.map((x) => x.p50),
+            ),
+          ),
+          p99: summarize(
+            pairedRatios(
+              r.map((x) => x.p99),
+              b.map((x) => x.p99),
+            ),
+          ),
+          cpuPerRequest: summarize(
+            pairedRatios(
+              r.map((x) => x.cpuUsPerRequest),
+              b.map((x) => x.cpuUsPerRequest),
+            ),
+          ),
         },
       });
       options.log(`  http ${s.id}: done`);

@@ -79,12 +79,25 @@ function project(generate: Core['generate'], input: unknown): () => number {
 }
 
 /** The peers' option sets that promise what the project promises (every class present). */
-function passwordWorkload(core: Core, id: string, label: string, length: number, symbols: boolean, count: number): Workload {
+function passwordWorkload(
+  core: Core,
+  id: string,
+  label: string,
+  length: number,
+  symbols: boolean,
+  count: number,
+): Workload {
   const pool = LOWER + UPPER + DIGITS + (symbols ? SYMBOLS : '');
   // generate-password builds a RegExp class from a custom symbol string without escaping it
   // (']' and '-' break it and strict mode then recurses forever), so it keeps its own 30 symbols.
   const gpOptions = { length, numbers: true, uppercase: true, lowercase: true, symbols, strict: true };
-  const spuOptions = { digits: { min: 1 }, lowercase: { min: 1 }, uppercase: { min: 1 }, symbols: symbols ? { min: 1 } : false, charset: { symbols: SYMBOLS } };
+  const spuOptions = {
+    digits: { min: 1 },
+    lowercase: { min: 1 },
+    uppercase: { min: 1 },
+    symbols: symbols ? { min: 1 } : false,
+    charset: { symbols: SYMBOLS },
+  };
   const input = { mode: 'password', count, options: { length, includeSymbols: symbols } };
   return {
     id,
@@ -92,7 +105,10 @@ function passwordWorkload(core: Core, id: string, label: string, length: number,
     perCall: count,
     contenders: [
       { name: 'project generate()', run: project(core.generate, input) },
-      { name: LIMIT, run: count === 1 ? () => ref.password(pool, length).length : () => ref.passwords(pool, length, count).length },
+      {
+        name: LIMIT,
+        run: count === 1 ? () => ref.password(pool, length).length : () => ref.passwords(pool, length, count).length,
+      },
       { name: 'generate-password', run: () => times(count, () => generatePasswordPkg.generate(gpOptions)) },
       { name: 'secure-password-utilities', run: () => times(count, () => spuPassword(length, spuOptions)) },
     ],
@@ -110,7 +126,10 @@ function passphraseWorkload(core: Core, id: string, label: string, words: number
       { name: 'project generate()', run: project(core.generate, input) },
       {
         name: LIMIT,
-        run: count === 1 ? () => ref.passphrase(core.WORDLIST, words, '-').length : () => ref.passphrases(core.WORDLIST, words, '-', count).length,
+        run:
+          count === 1
+            ? () => ref.passphrase(core.WORDLIST, words, '-').length
+            : () => ref.passphrases(core.WORDLIST, words, '-', count).length,
       },
       { name: 'generate-passphrase', run: () => times(count, () => peerPassphrase(options)) },
       { name: 'secure-password-utilities', run: () => times(count, () => spuPassphrase(words, core.WORDLIST, '-')) },
@@ -125,7 +144,14 @@ export function workloads(core: Core): readonly Workload[] {
     passphraseWorkload(core, 'passphrase-4', '4-word passphrase', 4, 1),
     passphraseWorkload(core, 'passphrase-8', '8-word passphrase', 8, 1),
     passwordWorkload(core, 'password-24-x20', 'count=20 batch of 24-char passwords', 24, false, 20),
-    passwordWorkload(core, 'password-128-symbols-x20', 'count=20 batch of 128-char passwords with symbols', 128, true, 20),
+    passwordWorkload(
+      core,
+      'password-128-symbols-x20',
+      'count=20 batch of 128-char passwords with symbols',
+      128,
+      true,
+      20,
+    ),
     passphraseWorkload(core, 'passphrase-4-x20', 'count=20 batch of 4-word passphrases', 4, 20),
     passphraseWorkload(core, 'passphrase-8-x20', 'count=20 batch of 8-word passphrases', 8, 20),
   ];

@@ -20,7 +20,20 @@ export const BARE_SERVER = join(ROOT, 'bench', 'bare-server.mjs');
 
 /** Variables of the server's configuration (and of node) that must never leak from the
  * runner's environment into a measured process. */
-const SCRUBBED = ['PORT', 'HOST', 'API_KEYS_FILE', 'API_KEY', 'RATE_LIMIT_PER_MINUTE', 'TRUST_PROXY_HOPS', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'LOG_LEVEL', 'NODE_OPTIONS', 'NODE_V8_COVERAGE', 'BARE_BODIES'];
+const SCRUBBED = [
+  'PORT',
+  'HOST',
+  'API_KEYS_FILE',
+  'API_KEY',
+  'RATE_LIMIT_PER_MINUTE',
+  'TRUST_PROXY_HOPS',
+  'TLS_CERT_FILE',
+  'TLS_KEY_FILE',
+  'LOG_LEVEL',
+  'NODE_OPTIONS',
+  'NODE_V8_COVERAGE',
+  'BARE_BODIES',
+];
 
 export function hasCommand(name: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
@@ -103,7 +116,8 @@ process.on('exit', () => {
 
 export function startServer(options: ServerOptions): ServerProcess {
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !SCRUBBED.includes(name)) env[name] = value;
+  for (const [name, value] of Object.entries(process.env))
+    if (value !== undefined && !SCRUBBED.includes(name)) env[name] = value;
   env.PORT = String(options.port ?? 0);
   env.HOST = '127.0.0.1';
   env.LOG_LEVEL = options.logLevel ?? 'silent';
@@ -115,7 +129,10 @@ export function startServer(options: ServerOptions): ServerProcess {
 
   const script = options.kind === 'bare' ? BARE_SERVER : REAL_SERVER;
   if (!existsSync(script)) throw new Error(`${script} is missing (run npm run build)`);
-  const [command, args] = options.kind === 'npm-start' ? pinned(options.cpu, 'npm', ['start', '--silent']) : pinned(options.cpu, process.execPath, [script]);
+  const [command, args] =
+    options.kind === 'npm-start'
+      ? pinned(options.cpu, 'npm', ['start', '--silent'])
+      : pinned(options.cpu, process.execPath, [script]);
   const spawnedAt = performance.now();
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
@@ -183,12 +200,24 @@ export interface HttpReply {
 /** One request on a fresh connection, bounded by `timeoutMs`. */
 export function httpRequest(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string; localAddress?: string; timeoutMs?: number } = {},
+  options: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    localAddress?: string;
+    timeoutMs?: number;
+  } = {},
 ): Promise<HttpReply> {
   return new Promise((resolve, reject) => {
     const req = request(
       url,
-      { method: options.method ?? 'GET', headers: options.headers, agent: false, localAddress: options.localAddress, timeout: options.timeoutMs ?? 5_000 },
+      {
+        method: options.method ?? 'GET',
+        headers: options.headers,
+        agent: false,
+        localAddress: options.localAddress,
+        timeout: options.timeoutMs ?? 5_000,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

@@ -58,7 +58,18 @@ if (!store.isShared) throw new Error('the store did not connect');
 // Warm-up: JIT, the script cache, the connection.
 for (let i = 0; i < 2000; i++) await store.consume(KEYS[i % KEYS.length]);
 
-type Round = { fellBack: boolean; seqMedian: number; seqP99: number; conMedian: number; conP99: number; conRate: number; nodeCpuUs: number; redisCpuUs: number; localNs: number; fallbackUs: number };
+type Round = {
+  fellBack: boolean;
+  seqMedian: number;
+  seqP99: number;
+  conMedian: number;
+  conP99: number;
+  conRate: number;
+  nodeCpuUs: number;
+  redisCpuUs: number;
+  localNs: number;
+  fallbackUs: number;
+};
 const rounds: Round[] = [];
 
 for (let round = 0; round < ROUNDS; round++) {
@@ -129,7 +140,9 @@ for (let round = 0; round < ROUNDS; round++) {
     localNs,
     fallbackUs,
   });
-  process.stdout.write(`round ${round + 1}: ${JSON.stringify(rounds[round], (_, v: unknown) => (typeof v === 'number' ? Number(v.toFixed(2)) : v))}\n`);
+  process.stdout.write(
+    `round ${round + 1}: ${JSON.stringify(rounds[round], (_, v: unknown) => (typeof v === 'number' ? Number(v.toFixed(2)) : v))}\n`,
+  );
 }
 
 // Redis's own execution time per script call (no network, no client): from its counters.
@@ -139,7 +152,8 @@ await store.close();
 await redis.close();
 
 const valid = rounds.filter((r) => !r.fellBack);
-if (valid.length === 0) throw new Error('every round fell back to in-process limiting at least once (machine overloaded?)');
+if (valid.length === 0)
+  throw new Error('every round fell back to in-process limiting at least once (machine overloaded?)');
 const col = (key: Exclude<keyof Round, 'fellBack'>): number => median(valid.map((r) => r[key]));
 const ratio = median(valid.map((r) => (r.seqMedian * 1000) / r.localNs));
 process.stdout.write(

@@ -45,7 +45,9 @@ export const webCryptoFill: Fill = (buffer) => void globalThis.crypto.getRandomV
 
 export const nodeLatin1: Latin1 = (bytes) => {
   // latin1Slice is Buffer#toString('latin1') without the encoding dispatch; @types/node omits it.
-  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) as Buffer & { latin1Slice(start: number, end: number): string };
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) as Buffer & {
+    latin1Slice(start: number, end: number): string;
+  };
   return (start, end) => view.latin1Slice(start, end);
 };
 
@@ -128,7 +130,7 @@ export function createReference(fill: Fill = webCryptoFill, latin1: Latin1 = nod
     // Locals: V8 re-reads (and re-checks) a closure's variables on every use.
     const words = out32;
     const draws = random;
-    for (let g = 0; g < groups; ) {
+    for (let g = 0; g < groups;) {
       if (next === WORDS) {
         fill(random);
         next = 0;
@@ -147,7 +149,7 @@ export function createReference(fill: Fill = webCryptoFill, latin1: Latin1 = nod
       next = i;
     }
     // The tail: the bytes of the next words, one per character; a word's unused bytes are dropped.
-    for (let i = groups << 2; i < total; ) {
+    for (let i = groups << 2; i < total;) {
       if (next === WORDS) {
         fill(random);
         next = 0;
@@ -177,7 +179,7 @@ export function createReference(fill: Fill = webCryptoFill, latin1: Latin1 = nod
     const w = words.length;
     const limit = TWO_31 - (TWO_31 % w);
     let value = '';
-    for (let k = 0; k < wordCount; ) {
+    for (let k = 0; k < wordCount;) {
       if (next === WORDS) {
         fill(random);
         next = 0;

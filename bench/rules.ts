@@ -63,9 +63,12 @@ function corpusTimes(): void {
     }
   }
   console.log('1. corpus, second pass (after warm-up):');
-  for (const [k, xs] of Object.entries(times)) console.log(`   ${k.padEnd(6)} median ${us(median(xs))}, worst ${us(Math.max(...xs))} over ${xs.length} rules`);
+  for (const [k, xs] of Object.entries(times))
+    console.log(`   ${k.padEnd(6)} median ${us(median(xs))}, worst ${us(Math.max(...xs))} over ${xs.length} rules`);
   const sorted = acceptance.sort((a, b) => a - b);
-  console.log(`   acceptance at the default length: min ${sorted[0].toFixed(3)}, median ${median(sorted).toFixed(3)}, max ${sorted[sorted.length - 1].toFixed(3)}`);
+  console.log(
+    `   acceptance at the default length: min ${sorted[0].toFixed(3)}, median ${median(sorted).toFixed(3)}, max ${sorted[sorted.length - 1].toFixed(3)}`,
+  );
 }
 
 /** Mean ms per password of each plan, interleaved in batches; median over batches. */
@@ -83,7 +86,9 @@ function perPassword(plans: RulesPlan[], batches: number, perBatch: number): num
 
 function switchPoint(): void {
   console.log('2. one password, rejection vs exact (same run, interleaved):');
-  console.log('   rule                                             length  acceptance  attempts  rejection    exact   exact/rejection   plan: rejection    exact');
+  console.log(
+    '   rule                                             length  acceptance  attempts  rejection    exact   exact/rejection   plan: rejection    exact',
+  );
   const families: [string, number][] = [];
   const singles = 'abcdefgh';
   for (let k = 0; k <= 4; k++) {
@@ -118,7 +123,10 @@ function switchPoint(): void {
 function worstPlans(): void {
   console.log('3. the largest plans the limits allow (exact sampler):');
   const eight = [...'abcdefgh'].map((c) => `required: [${c}]`).join('; ');
-  for (const text of [`minlength: 128; max-consecutive: 1; ${eight}; allowed: ascii-printable`, `minlength: 128; ${eight}; allowed: ascii-printable`]) {
+  for (const text of [
+    `minlength: 128; max-consecutive: 1; ${eight}; allowed: ascii-printable`,
+    `minlength: 128; ${eight}; allowed: ascii-printable`,
+  ]) {
     const r = rule(text);
     const planMs: number[] = [];
     let p: RulesPlan | undefined;

@@ -40,7 +40,8 @@ interface Options {
 
 function parseArgs(argv: readonly string[]): Options {
   const quick = argv.includes('--quick');
-  const value = (name: string): string | undefined => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const value = (name: string): string | undefined =>
+    argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
   const int = (name: string, fallback: number, min: number): number => {
     const raw = value(name);
     if (raw === undefined) return fallback;
@@ -49,11 +50,13 @@ function parseArgs(argv: readonly string[]): Options {
     return n;
   };
   for (const a of argv) {
-    if (!/^--(quick|no-build|only=.+|rounds=.+|duration=.+|clients=.+|out=.+)$/.test(a)) throw new Error(`unknown argument ${a}`);
+    if (!/^--(quick|no-build|only=.+|rounds=.+|duration=.+|clients=.+|out=.+)$/.test(a))
+      throw new Error(`unknown argument ${a}`);
   }
   const only = new Set<Section>();
   for (const s of (value('only') ?? SECTIONS.join(',')).split(',')) {
-    if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`--only: unknown section ${s} (${SECTIONS.join(', ')})`);
+    if (!(SECTIONS as readonly string[]).includes(s))
+      throw new Error(`--only: unknown section ${s} (${SECTIONS.join(', ')})`);
     only.add(s as Section);
   }
   const rounds = int('rounds', quick ? 2 : 10, 1);
@@ -88,7 +91,11 @@ function newest(dir: string, ext: RegExp): number {
 
 /** dist/ is rebuilt (tsc + rollup) when a source is newer than dist/server.js. */
 function ensureBuilt(build: boolean, log: (line: string) => void): void {
-  const sources = Math.max(statSync(join(ROOT, 'server.ts')).mtimeMs, newest(join(ROOT, 'lib'), /\.ts$/), newest(join(ROOT, 'browser'), /\.(ts|html|css|svg)$/));
+  const sources = Math.max(
+    statSync(join(ROOT, 'server.ts')).mtimeMs,
+    newest(join(ROOT, 'lib'), /\.ts$/),
+    newest(join(ROOT, 'browser'), /\.(ts|html|css|svg)$/),
+  );
   const built = existsSync(REAL_SERVER) ? statSync(REAL_SERVER).mtimeMs : 0;
   if (built >= sources) return;
   if (!build) {
@@ -114,12 +121,23 @@ interface TargetResult {
 }
 
 function target(name: string, comparison: Comparison, bound: number, s: Summary, unit: 'x' | 'MB' = 'x'): TargetResult {
-  return { target: name, comparison, bound, unit, median: s.median, min: s.min, max: s.max, met: targetMet({ comparison, bound, value: s.median }) };
+  return {
+    target: name,
+    comparison,
+    bound,
+    unit,
+    median: s.median,
+    min: s.min,
+    max: s.max,
+    met: targetMet({ comparison, bound, value: s.median }),
+  };
 }
 
 function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ')).join('\n');
+  return rows
+    .map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '))
+    .join('\n');
 }
 
 const mb = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
@@ -130,13 +148,27 @@ function printInProcess(results: readonly WorkloadResult[]): string {
   const rows: string[][] = [['workload / contender', 'cred/s (median)', 'project / it: median (min-max)']];
   for (const w of results) {
     rows.push([w.label, '', '']);
-    for (const c of w.contenders) rows.push([`  ${c.name}`, formatCount(c.rate.median), c.projectRatio ? formatRatio(c.projectRatio) : '']);
+    for (const c of w.contenders)
+      rows.push([`  ${c.name}`, formatCount(c.rate.median), c.projectRatio ? formatRatio(c.projectRatio) : '']);
   }
   return table(rows);
 }
 
 function printHttp(results: readonly ScenarioResult[]): string {
-  const rows: string[][] = [['scenario', 'req/s real', 'req/s bare', 'req/s ratio', 'p50 ms real/bare', 'p50 ratio', 'p99 ms real/bare', 'p99 ratio', 'CPU us/req real/bare', 'CPU ratio']];
+  const rows: string[][] = [
+    [
+      'scenario',
+      'req/s real',
+      'req/s bare',
+      'req/s ratio',
+      'p50 ms real/bare',
+      'p50 ratio',
+      'p99 ms real/bare',
+      'p99 ratio',
+      'CPU us/req real/bare',
+      'CPU ratio',
+    ],
+  ];
   for (const s of results) {
     rows.push([
       `count=${s.count} c=${s.connections}${s.logLevel === 'silent' ? '' : ` LOG_LEVEL=${s.logLevel}`} (${s.responseBytes} B)`,
@@ -157,10 +189,20 @@ function printHttp(results: readonly ScenarioResult[]): string {
 function printStartup(r: StartupResult): string {
   return table([
     ['', 'real', 'bare', 'real / bare'],
-    ['start-up to first GET /health 200 (ms)', ms(r.real.startup.median), ms(r.bare.startup.median), formatRatio(r.ratios.startup)],
+    [
+      'start-up to first GET /health 200 (ms)',
+      ms(r.real.startup.median),
+      ms(r.bare.startup.median),
+      formatRatio(r.ratios.startup),
+    ],
     ['idle RSS', mb(r.real.idleRss.median), mb(r.bare.idleRss.median), formatRatio(r.ratios.idleRss)],
     ['', 'npm start', 'real', 'npm start / real'],
-    ['start-up to first GET /health 200 (ms)', ms(r.npmStart.startup.median), ms(r.real.startup.median), formatRatio(r.ratios.npmStartVsReal)],
+    [
+      'start-up to first GET /health 200 (ms)',
+      ms(r.npmStart.startup.median),
+      ms(r.real.startup.median),
+      formatRatio(r.ratios.npmStartVsReal),
+    ],
     ['idle RSS of the server process', mb(r.npmStart.idleRss.median), mb(r.real.idleRss.median), ''],
   ]);
 }
@@ -169,18 +211,23 @@ function printClients(r: ClientsResult): string {
   const row = (name: string, s: ClientsResult['real']): string[] => [
     name,
     String(s.clients),
-    Object.entries(s.statuses).map(([k, v]) => `${k}:${v}`).join(' ') + (s.failures > 0 ? ` failed:${s.failures}` : ''),
+    Object.entries(s.statuses)
+      .map(([k, v]) => `${k}:${v}`)
+      .join(' ') + (s.failures > 0 ? ` failed:${s.failures}` : ''),
     `${s.seconds.toFixed(1)} s`,
     mb(s.rssBeforeBytes),
     mb(s.rssAfterBytes),
     mb(s.growthBytes),
     mb(s.rssSettledBytes - s.rssBeforeBytes),
   ];
-  return table([
-    ['server', 'clients', 'statuses', 'time', 'RSS before', 'RSS after', 'growth', 'growth after 2 s idle'],
-    row('real (limiter on, 20/min)', r.real),
-    row('bare', r.bare),
-  ]) + `\nrate limiter's own live heap for ${r.limiterHeap.buckets} buckets (dist RateLimiter, after full GC): ${mb(r.limiterHeap.bytes)} (${r.limiterHeap.bytesPerBucket.toFixed(0)} B/bucket)`;
+  return (
+    table([
+      ['server', 'clients', 'statuses', 'time', 'RSS before', 'RSS after', 'growth', 'growth after 2 s idle'],
+      row('real (limiter on, 20/min)', r.real),
+      row('bare', r.bare),
+    ]) +
+    `\nrate limiter's own live heap for ${r.limiterHeap.buckets} buckets (dist RateLimiter, after full GC): ${mb(r.limiterHeap.bytes)} (${r.limiterHeap.bytesPerBucket.toFixed(0)} B/bucket)`
+  );
 }
 
 function printSizes(r: SizesResult): string {
@@ -194,7 +241,8 @@ function printSizes(r: SizesResult): string {
 function printTargets(targets: readonly TargetResult[]): string {
   const rows: string[][] = [['target', 'bound', 'median (min-max)', 'met']];
   for (const t of targets) {
-    const fig = t.unit === 'MB' ? `${t.median.toFixed(1)} MB` : formatRatio({ median: t.median, min: t.min, max: t.max, n: 0 });
+    const fig =
+      t.unit === 'MB' ? `${t.median.toFixed(1)} MB` : formatRatio({ median: t.median, min: t.min, max: t.max, n: 0 });
     rows.push([t.target, `${t.comparison} ${t.bound}${t.unit === 'MB' ? ' MB' : 'x'}`, fig, t.met ? 'yes' : 'NO']);
   }
   return table(rows);
@@ -212,7 +260,8 @@ async function main(): Promise<void> {
   const pinnedSelf = pinSelf(1);
   if (!HAS_TASKSET) log('warning: taskset not found: nothing is pinned, figures mix server and load on both cores');
   const tool: LoadTool = HAS_WRK ? 'wrk' : 'autocannon';
-  if (!HAS_WRK && options.only.has('http')) log('wrk not found (apt-get install wrk): using autocannon, which saturates sooner');
+  if (!HAS_WRK && options.only.has('http'))
+    log('wrk not found (apt-get install wrk): using autocannon, which saturates sooner');
   ensureBuilt(options.build, log);
 
   const report: Record<string, unknown> = {};
@@ -226,17 +275,38 @@ async function main(): Promise<void> {
     const core = (await import(pathToFileURL(join(ROOT, 'dist', 'lib', 'core', 'index.js')).href)) as Core;
     const r = runInProcess({ core, rounds: options.inProcessRounds, sliceMs: options.sliceMs, log });
     report.inProcess = r;
-    printed.push(`1. In-process generation (credentials/s; ratio = project / contender, ${options.inProcessRounds} paired rounds of ${options.sliceMs} ms)\n${printInProcess(r)}`);
-    const ratio = (workload: string, contender: string): Summary => r.find((w) => w.id === workload)!.contenders.find((c) => c.name === contender)!.projectRatio!;
+    printed.push(
+      `1. In-process generation (credentials/s; ratio = project / contender, ${options.inProcessRounds} paired rounds of ${options.sliceMs} ms)\n${printInProcess(r)}`,
+    );
+    const ratio = (workload: string, contender: string): Summary =>
+      r.find((w) => w.id === workload)!.contenders.find((c) => c.name === contender)!.projectRatio!;
     for (const w of r) targets.push(target(`in-process ${w.id} vs the limit`, '>=', 0.5, ratio(w.id, LIMIT)));
-    targets.push(target('in-process 24-char password vs generate-password', '>=', 4, ratio('password-24', 'generate-password')));
-    targets.push(target('in-process 4-word passphrase vs generate-passphrase', '>=', 4, ratio('passphrase-4', 'generate-passphrase')));
+    targets.push(
+      target('in-process 24-char password vs generate-password', '>=', 4, ratio('password-24', 'generate-password')),
+    );
+    targets.push(
+      target(
+        'in-process 4-word passphrase vs generate-passphrase',
+        '>=',
+        4,
+        ratio('passphrase-4', 'generate-passphrase'),
+      ),
+    );
   }
   if (options.only.has('http')) {
     log(`HTTP (${tool}) ...`);
-    const r = await runHttp({ rounds: options.rounds, durationSec: options.durationSec, warmupSec: options.warmupSec, scenarios: SCENARIOS, tool, log });
+    const r = await runHttp({
+      rounds: options.rounds,
+      durationSec: options.durationSec,
+      warmupSec: options.warmupSec,
+      scenarios: SCENARIOS,
+      tool,
+      log,
+    });
     report.http = { tool, durationSec: options.durationSec, rounds: options.rounds, scenarios: r };
-    printed.push(`2. HTTP POST /generate, real built server vs bare node:http (${tool}, ${options.rounds} paired rounds of ${options.durationSec} s; ratio = real / bare)\n${printHttp(r)}`);
+    printed.push(
+      `2. HTTP POST /generate, real built server vs bare node:http (${tool}, ${options.rounds} paired rounds of ${options.durationSec} s; ratio = real / bare)\n${printHttp(r)}`,
+    );
     const main32 = r.find((s) => s.id === 'count1-c32')!;
     targets.push(target('HTTP count=1 c=32 req/s vs bare', '>=', 0.7, main32.ratios.rps));
     targets.push(target('HTTP count=1 c=32 CPU per request vs bare', '<=', 1.4, main32.ratios.cpuPerRequest));
@@ -246,7 +316,9 @@ async function main(): Promise<void> {
     log('start-up and idle RSS ...');
     const r = await runStartup({ rounds: options.rounds, idleMs: options.idleMs, log });
     report.startup = r;
-    printed.push(`3. Start-up and idle RSS (${options.rounds} paired rounds; RSS ${options.idleMs} ms after the first /health)\n${printStartup(r)}`);
+    printed.push(
+      `3. Start-up and idle RSS (${options.rounds} paired rounds; RSS ${options.idleMs} ms after the first /health)\n${printStartup(r)}`,
+    );
     targets.push(target('start-up to first /health vs bare', '<=', 1.5, r.ratios.startup));
     targets.push(target('idle RSS vs bare', '<=', 1.3, r.ratios.idleRss));
     targets.push(target('npm start to first /health vs node on the single file', '<=', 1.5, r.ratios.npmStartVsReal));
@@ -255,9 +327,19 @@ async function main(): Promise<void> {
     log(`${options.clients} distinct client addresses ...`);
     const r = await runClients({ clients: options.clients, concurrency: 64, timeoutMs: 300_000, log });
     report.clients = r;
-    printed.push(`4. Memory under ${options.clients} distinct loopback clients (one POST each, own connection)\n${printClients(r)}`);
+    printed.push(
+      `4. Memory under ${options.clients} distinct loopback clients (one POST each, own connection)\n${printClients(r)}`,
+    );
     const growth = r.real.growthBytes / 1048576;
-    targets.push(target(`RSS growth after ${options.clients} clients`, '<=', 20, { median: growth, min: growth, max: growth, n: 1 }, 'MB'));
+    targets.push(
+      target(
+        `RSS growth after ${options.clients} clients`,
+        '<=',
+        20,
+        { median: growth, min: growth, max: growth, n: 1 },
+        'MB',
+      ),
+    );
   }
   if (options.only.has('sizes')) {
     const r = runSizes();
@@ -276,7 +358,8 @@ async function main(): Promise<void> {
     loadAverageBefore: loadBefore,
     loadAverageAfter: loadAfter,
   };
-  const gitRev = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout?.trim() ?? '';
+  const gitRev =
+    spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout?.trim() ?? '';
   const finished = new Date();
   const json = {
     date: started.toISOString(),
@@ -293,7 +376,9 @@ async function main(): Promise<void> {
   const header =
     `Benchmark ${started.toISOString()} (${json.seconds.toFixed(0)} s${options.quick ? ', --quick: smoke figures only' : ''}), git ${gitRev}, node ${process.version}, ` +
     `${machine.cpus} cores, load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before / ${loadAfter.map((l) => l.toFixed(2)).join(' ')} after`;
-  process.stdout.write(`\n${header}\n\n${printed.join('\n\n')}\n\nTargets (issue 6; median of paired per-round ratios)\n${printTargets(targets)}\n\nwritten to ${relative(process.cwd(), options.out)}\n`);
+  process.stdout.write(
+    `\n${header}\n\n${printed.join('\n\n')}\n\nTargets (issue 6; median of paired per-round ratios)\n${printTargets(targets)}\n\nwritten to ${relative(process.cwd(), options.out)}\n`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -36,7 +36,13 @@ const START_TIMEOUT_MS = 20_000;
 /** Milliseconds from spawn to the first 200 of GET /health, polling every 2 ms. */
 async function once(kind: ServerKind, idleMs: number): Promise<{ ms: number; rss: number }> {
   const port = await freePort();
-  const server = startServer({ kind, cpu: 0, port, apiKey: 'bench-startup-key-0123456789', bareBodies: { '/health': 15 } });
+  const server = startServer({
+    kind,
+    cpu: 0,
+    port,
+    apiKey: 'bench-startup-key-0123456789',
+    bareBodies: { '/health': 15 },
+  });
   const url = `http://127.0.0.1:${port}/health`;
   try {
     let ms = -1;
@@ -44,7 +50,8 @@ async function once(kind: ServerKind, idleMs: number): Promise<{ ms: number; rss
     server.listening.catch(() => (exited = true));
     while (ms < 0) {
       if (exited) await server.listening; // rethrows with the server's output
-      if (performance.now() - server.spawnedAt > START_TIMEOUT_MS) throw new Error(`${kind} server: no 200 from /health in ${START_TIMEOUT_MS} ms`);
+      if (performance.now() - server.spawnedAt > START_TIMEOUT_MS)
+        throw new Error(`${kind} server: no 200 from /health in ${START_TIMEOUT_MS} ms`);
       try {
         const reply = await httpRequest(url, { timeoutMs: 1_000 });
         if (reply.status === 200) ms = performance.now() - server.spawnedAt;
@@ -61,7 +68,11 @@ async function once(kind: ServerKind, idleMs: number): Promise<{ ms: number; rss
 
 export async function runStartup(options: StartupOptions): Promise<StartupResult> {
   const kinds: ServerKind[] = ['real', 'bare', 'npm-start'];
-  const data: Record<ServerKind, { ms: number[]; rss: number[] }> = { real: { ms: [], rss: [] }, bare: { ms: [], rss: [] }, 'npm-start': { ms: [], rss: [] } };
+  const data: Record<ServerKind, { ms: number[]; rss: number[] }> = {
+    real: { ms: [], rss: [] },
+    bare: { ms: [], rss: [] },
+    'npm-start': { ms: [], rss: [] },
+  };
   for (const kind of kinds) await once(kind, 0); // page caches warm for all before anything counts
   for (let round = 0; round < options.rounds; round++) {
     for (const kind of roundOrder(kinds, round)) {

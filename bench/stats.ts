@@ -132,7 +132,10 @@ export function parseWrk(out: string): LoadResult {
 export function cpuTicksOfStat(stat: string): number {
   const close = stat.lastIndexOf(')');
   if (close === -1) throw new Error('not a /proc/<pid>/stat line');
-  const fields = stat.slice(close + 2).trim().split(/\s+/); // fields[0] is field 3 (state)
+  const fields = stat
+    .slice(close + 2)
+    .trim()
+    .split(/\s+/); // fields[0] is field 3 (state)
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);
   if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error('no utime/stime in /proc/<pid>/stat');

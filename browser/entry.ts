@@ -11,8 +11,7 @@ import { describe as describeCore, generate as generateCore } from '../lib/core/
 import type { ErrorBody, GenerateResponse } from '../lib/core/index.ts';
 
 export type GenerateResult =
-  | { readonly ok: true; readonly data: GenerateResponse }
-  | { readonly ok: false; readonly error: ErrorBody };
+  { readonly ok: true; readonly data: GenerateResponse } | { readonly ok: false; readonly error: ErrorBody };
 
 export interface ServiceApi {
   /** Same input as the body of `POST /generate`. Synchronous; never throws. */
@@ -42,7 +41,9 @@ const ServiceAPI: ServiceApi = Object.freeze({
   generate(input?: unknown): GenerateResult {
     try {
       const outcome = generateCore(input);
-      return outcome.status === 200 ? { ok: true, data: jsonCopy(outcome.body) } : { ok: false, error: jsonCopy(outcome.body) };
+      return outcome.status === 200
+        ? { ok: true, data: jsonCopy(outcome.body) }
+        : { ok: false, error: jsonCopy(outcome.body) };
     } catch {
       return { ok: false, error: { ...INTERNAL_ERROR } };
     }

@@ -58,7 +58,9 @@ function reportFile() {
       const sha256 = createHash('sha256').update(bytes).digest('hex');
       await writeFile(`${path}.sha256`, `${sha256}  ${OUT}\n`);
       const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
-      process.stdout.write(`dist/${OUT}: ${bytes.length} bytes (${kb(bytes.length)}, gzip ${kb(gzipSync(bytes, { level: 9 }).length)}), sha256 ${sha256}\n`);
+      process.stdout.write(
+        `dist/${OUT}: ${bytes.length} bytes (${kb(bytes.length)}, gzip ${kb(gzipSync(bytes, { level: 9 }).length)}), sha256 ${sha256}\n`,
+      );
     },
   };
 }

@@ -146,7 +146,9 @@ function buildOptionsModule(): string {
     if (def.type !== 'object' || typeof def.properties !== 'object' || def.properties === null) continue;
     const properties = Object.entries(def.properties as Record<string, SchemaNode>);
     const fallback = (node: SchemaNode): string => ('default' in node ? JSON.stringify(node.default) : 'undefined');
-    const fields = properties.map(([key, node]) => `  ${JSON.stringify(key)}${'default' in node ? '' : '?'}: ${tsType(node)};`);
+    const fields = properties.map(
+      ([key, node]) => `  ${JSON.stringify(key)}${'default' in node ? '' : '?'}: ${tsType(node)};`,
+    );
     const absent = properties.map(([key, node]) => `      ${JSON.stringify(key)}: ${fallback(node)},`);
     const given = properties.map(([key, node]) => {
       const read = `given[${JSON.stringify(key)}]`;

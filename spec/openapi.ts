@@ -56,7 +56,10 @@ export function rewriteRefs<T>(value: T, from: string, to: string): T {
   if (value === null || typeof value !== 'object') return value;
   const out: Json = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = k === '$ref' && typeof v === 'string' && v.startsWith(from) ? to + v.slice(from.length) : rewriteRefs(v, from, to);
+    out[k] =
+      k === '$ref' && typeof v === 'string' && v.startsWith(from)
+        ? to + v.slice(from.length)
+        : rewriteRefs(v, from, to);
   }
   return out as T;
 }
@@ -139,7 +142,12 @@ function classShown(c: (typeof CHARACTER_CLASSES)[number]): string {
 const DEFAULT_CLASSES = CHARACTER_CLASSES.filter((c) => PASSWORD_OPTIONS[c.option]?.default === true);
 /** `24 characters a-z A-Z 0-9`: the password a request without options gets. */
 const DEFAULT_PASSWORD = `${LENGTH.default} characters ${DEFAULT_CLASSES.map(classShown).join(' ')}`;
-const DEFAULT_PASSWORD_BITS = fixed2(passwordBits(DEFAULT_CLASSES.map((c) => c.chars.length), LENGTH.default));
+const DEFAULT_PASSWORD_BITS = fixed2(
+  passwordBits(
+    DEFAULT_CLASSES.map((c) => c.chars.length),
+    LENGTH.default,
+  ),
+);
 
 // ---------------------------------------------------------------------------------------------
 // Examples. Values are realistic in shape and obviously fake in content; entropy and metadata
@@ -149,7 +157,8 @@ const DEFAULT_PASSWORD_BITS = fixed2(passwordBits(DEFAULT_CLASSES.map((c) => c.c
 /** The 200 body the generator gives for `input` (its values are never shown). */
 function acceptedBody(input: object): { mode: string; count: number; entropy: Json; metadata: Json } {
   const outcome = generate(input);
-  if (outcome.status !== 200) throw new Error(`example ${JSON.stringify(input)} is rejected: ${JSON.stringify(outcome.body)}`);
+  if (outcome.status !== 200)
+    throw new Error(`example ${JSON.stringify(input)} is rejected: ${JSON.stringify(outcome.body)}`);
   return outcome.body as unknown as { mode: string; count: number; entropy: Json; metadata: Json };
 }
 /** A credential with a fake value and the generator's entropy and metadata for `input`. */
@@ -158,8 +167,14 @@ function exampleCredential(input: object, value: string): Json {
   return { value, entropy, metadata };
 }
 
-const PASSWORD_OPTIONS_EXAMPLE = { mode: 'password', options: { length: 32, includeSymbols: true, avoidAmbiguous: true, excludedCharacters: '{}' } };
-const PASSPHRASE_EXAMPLE = { mode: 'passphrase', options: { wordCount: WORD_COUNT.default, separator: 'hyphen', capitalize: true, addNumber: true } };
+const PASSWORD_OPTIONS_EXAMPLE = {
+  mode: 'password',
+  options: { length: 32, includeSymbols: true, avoidAmbiguous: true, excludedCharacters: '{}' },
+};
+const PASSPHRASE_EXAMPLE = {
+  mode: 'passphrase',
+  options: { wordCount: WORD_COUNT.default, separator: 'hyphen', capitalize: true, addNumber: true },
+};
 const passwordCredential = exampleCredential({ mode: 'password' }, 'EXAMPLExonly7NOTxREAL2pw');
 const passphraseCredential = exampleCredential(PASSPHRASE_EXAMPLE, 'Crane-Oyster-Plaza-Sprint-07');
 const batchValues = ['Crane-Oyster-Plaza-Sprint-07', 'Maple-Tunnel-Frost-Ledger-42', 'Pebble-Violin-Ember-Quota-13'];
@@ -178,7 +193,8 @@ const rejectionOf = (input: unknown): object => generate(input).body;
 
 function labelTable(): string {
   const rows = STRENGTH_LEVELS.map((s) => {
-    const range = s.maxBits === null ? `>= ${s.minBits}` : s.minBits === 0 ? `< ${s.maxBits}` : `${s.minBits} to < ${s.maxBits}`;
+    const range =
+      s.maxBits === null ? `>= ${s.minBits}` : s.minBits === 0 ? `< ${s.maxBits}` : `${s.minBits} to < ${s.maxBits}`;
     return `| ${s.level} | ${s.label} | ${range} |`;
   });
   return ['| level | label | bits (unrounded) |', '|---|---|---|', ...rows].join('\n');
@@ -201,17 +217,28 @@ function headerComponents(): Json {
     schema: { type: 'integer', minimum, maximum: MAX_RATE_LIMIT_PER_MINUTE, examples: [example] },
   });
   return {
-    'X-RateLimit-Limit': int(`Bucket capacity: requests per minute per client (RATE_LIMIT_PER_MINUTE, default ${DEFAULT_RATE_LIMIT_PER_MINUTE}).`, DEFAULT_RATE_LIMIT_PER_MINUTE, 1),
+    'X-RateLimit-Limit': int(
+      `Bucket capacity: requests per minute per client (RATE_LIMIT_PER_MINUTE, default ${DEFAULT_RATE_LIMIT_PER_MINUTE}).`,
+      DEFAULT_RATE_LIMIT_PER_MINUTE,
+      1,
+    ),
     'X-RateLimit-Remaining': int('Whole requests left in the bucket now.', AFTER_ONE_REQUEST.remaining),
-    'X-RateLimit-Reset': int('Seconds, rounded up, until the bucket is full again (0 when it is full).', AFTER_ONE_REQUEST.reset),
-    'RateLimit-Policy': str(`IETF draft field (draft-ietf-httpapi-ratelimit-headers): the policy, \`q\` requests per \`w\` = ${SECONDS_PER_MINUTE} seconds, the same numbers as X-RateLimit-Limit.`, [
-      policyOf(DEFAULT_RATE_LIMIT_PER_MINUTE),
-    ]),
-    RateLimit: str('IETF draft field: `r` remaining and `t` seconds to full, the same numbers as X-RateLimit-Remaining and X-RateLimit-Reset.', [
-      `"client";r=${AFTER_ONE_REQUEST.remaining};t=${AFTER_ONE_REQUEST.reset}`,
-    ]),
+    'X-RateLimit-Reset': int(
+      'Seconds, rounded up, until the bucket is full again (0 when it is full).',
+      AFTER_ONE_REQUEST.reset,
+    ),
+    'RateLimit-Policy': str(
+      `IETF draft field (draft-ietf-httpapi-ratelimit-headers): the policy, \`q\` requests per \`w\` = ${SECONDS_PER_MINUTE} seconds, the same numbers as X-RateLimit-Limit.`,
+      [policyOf(DEFAULT_RATE_LIMIT_PER_MINUTE)],
+    ),
+    RateLimit: str(
+      'IETF draft field: `r` remaining and `t` seconds to full, the same numbers as X-RateLimit-Remaining and X-RateLimit-Reset.',
+      [`"client";r=${AFTER_ONE_REQUEST.remaining};t=${AFTER_ONE_REQUEST.reset}`],
+    ),
     'Retry-After': int('On 429 only: seconds, rounded up, until one request is allowed again.', ONE_SLOT_SECONDS, 1),
-    'Cache-Control': str('Every response: nothing is cached by browsers or proxies.', ['no-store'], { const: 'no-store' }),
+    'Cache-Control': str('Every response: nothing is cached by browsers or proxies.', ['no-store'], {
+      const: 'no-store',
+    }),
     'X-Content-Type-Options': str('Every response.', ['nosniff'], { const: 'nosniff' }),
     'Referrer-Policy': str('Every response.', ['no-referrer'], { const: 'no-referrer' }),
     'Cross-Origin-Resource-Policy': str('Every response.', ['same-origin'], { const: 'same-origin' }),
@@ -261,10 +288,16 @@ function responseComponents(): Json {
     BadRequest: errorResponse(
       'The request is invalid: wrong or missing `Content-Type: application/json`, malformed JSON, a value of the wrong type or out of range, an unknown field, or an option of the other mode. One error at a time, the first found; `field` names it. Nothing is clamped or replaced by a default.',
       {
-        badLength: errorExample('Length out of range', rejectionOf({ mode: 'password', options: { length: LENGTH.minimum - 1 } })),
+        badLength: errorExample(
+          'Length out of range',
+          rejectionOf({ mode: 'password', options: { length: LENGTH.minimum - 1 } }),
+        ),
         badCount: errorExample('Batch too large', rejectionOf({ mode: 'password', count: COUNT.maximum + 1 })),
         contentType: errorExample('Wrong Content-Type', ERRORS.badContentType),
-        wrongMode: errorExample('Option of the other mode', rejectionOf({ mode: 'password', options: { wordCount: WORD_COUNT.default } })),
+        wrongMode: errorExample(
+          'Option of the other mode',
+          rejectionOf({ mode: 'password', options: { wordCount: WORD_COUNT.default } }),
+        ),
         badJson: errorExample('Not JSON', ERRORS.badJson),
       },
     ),
@@ -365,7 +398,11 @@ function describeSchema(): Json {
               name: { type: 'string', maxLength: 64 },
               size: { type: 'integer', const: WORDS },
               sourceSize: { type: 'integer', const: WORDS + DROPPED_WORDS.length },
-              excludedWords: { type: 'array', maxItems: DROPPED_WORDS.length, items: { type: 'string', maxLength: 16 } },
+              excludedWords: {
+                type: 'array',
+                maxItems: DROPPED_WORDS.length,
+                items: { type: 'string', maxLength: 16 },
+              },
               bitsPerWord: { type: 'number', minimum: 0 },
               credit: text,
               license: { type: 'string', maxLength: 64 },
@@ -375,12 +412,18 @@ function describeSchema(): Json {
         { additionalProperties: false },
       ),
       entropy: object(
-        { method: text, labels: { type: 'array', minItems: STRENGTH_LEVELS.length, maxItems: STRENGTH_LEVELS.length, items: level } },
+        {
+          method: text,
+          labels: { type: 'array', minItems: STRENGTH_LEVELS.length, maxItems: STRENGTH_LEVELS.length, items: level },
+        },
         { additionalProperties: false },
       ),
       limits: object(
         {
-          count: object({ minimum: { type: 'integer', const: COUNT.minimum }, maximum: { type: 'integer', const: COUNT.maximum } }),
+          count: object({
+            minimum: { type: 'integer', const: COUNT.minimum },
+            maximum: { type: 'integer', const: COUNT.maximum },
+          }),
           bodyBytes: { type: 'integer', const: BODY_LIMIT_BYTES },
           rateLimit: object(
             { requestsPerMinute: { type: 'integer', minimum: 1 }, algorithm: text },
@@ -495,7 +538,8 @@ function postGenerateDescription(): string {
 
 /** The OpenAPI 3.1.0 document, as a plain object (key order is the output order). */
 export function buildOpenApi(): Json {
-  const version = (JSON.parse(readFileSync(join(SPEC_DIR, '..', 'package.json'), 'utf8')) as { version: string }).version;
+  const version = (JSON.parse(readFileSync(join(SPEC_DIR, '..', 'package.json'), 'utf8')) as { version: string })
+    .version;
   const schemas = embeddedSchemas();
   schemas.GeneratorDescription = describeSchema();
   schemas.Health = healthSchema();
@@ -523,7 +567,11 @@ export function buildOpenApi(): Json {
         url: '{scheme}://{host}:{port}',
         description: 'Your deployment (default: a local server started with `npm start`).',
         variables: {
-          scheme: { enum: ['http', 'https'], default: 'http', description: 'https when TLS_CERT_FILE and TLS_KEY_FILE are set.' },
+          scheme: {
+            enum: ['http', 'https'],
+            default: 'http',
+            description: 'https when TLS_CERT_FILE and TLS_KEY_FILE are set.',
+          },
           host: { default: '127.0.0.1', description: 'Host name or address (HOST).' },
           port: { default: '8080', description: 'Port (PORT).' },
         },
@@ -571,7 +619,10 @@ export function buildOpenApi(): Json {
                     value: PASSWORD_OPTIONS_EXAMPLE,
                   },
                   passphrase: { summary: 'A capitalised passphrase with a number', value: PASSPHRASE_EXAMPLE },
-                  batch: { summary: `A batch of ${COUNT.maximum} passphrases (one rate-limit slot)`, value: { mode: 'passphrase', count: COUNT.maximum } },
+                  batch: {
+                    summary: `A batch of ${COUNT.maximum} passphrases (one rate-limit slot)`,
+                    value: { mode: 'passphrase', count: COUNT.maximum },
+                  },
                 },
               },
             },
@@ -581,8 +632,14 @@ export function buildOpenApi(): Json {
               'application/json': {
                 schema: ref('schemas', 'GenerateResponse'),
                 examples: {
-                  password: { summary: 'One password (fake value)', value: responseOf('password', [passwordCredential]) },
-                  passphrase: { summary: 'One passphrase (fake value)', value: responseOf('passphrase', [passphraseCredential]) },
+                  password: {
+                    summary: 'One password (fake value)',
+                    value: responseOf('password', [passwordCredential]),
+                  },
+                  passphrase: {
+                    summary: 'One passphrase (fake value)',
+                    value: responseOf('passphrase', [passphraseCredential]),
+                  },
                   batch: {
                     summary: `A batch of ${batchValues.length} passphrases (fake values)`,
                     value: responseOf('passphrase', batchValues.map(batchCredential)),
@@ -604,11 +661,15 @@ export function buildOpenApi(): Json {
           tags: ['Service'],
           operationId: 'getHealth',
           summary: 'Health check',
-          description: 'Answers 200 `{"status":"ok"}` while the process serves requests. No key needed; uses no rate-limit slot.',
+          description:
+            'Answers 200 `{"status":"ok"}` while the process serves requests. No key needed; uses no rate-limit slot.',
           security: [],
           responses: {
             '200': ok('The service is up.', {
-              'application/json': { schema: ref('schemas', 'Health'), examples: { ok: { summary: 'Up', value: { status: 'ok' } } } },
+              'application/json': {
+                schema: ref('schemas', 'Health'),
+                examples: { ok: { summary: 'Up', value: { status: 'ok' } } },
+              },
             }),
             ...methodNotAllowed,
           },
@@ -619,7 +680,8 @@ export function buildOpenApi(): Json {
           tags: ['Documentation'],
           operationId: 'getOpenApi',
           summary: 'This document',
-          description: 'The OpenAPI 3.1.0 document of the service (this file), generated from the JSON Schemas the server validates with. No key needed.',
+          description:
+            'The OpenAPI 3.1.0 document of the service (this file), generated from the JSON Schemas the server validates with. No key needed.',
           security: [],
           responses: {
             '200': ok('The OpenAPI document.', {
@@ -627,7 +689,11 @@ export function buildOpenApi(): Json {
                 schema: {
                   type: 'object',
                   required: ['openapi', 'info', 'paths'],
-                  properties: { openapi: { type: 'string', const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } },
+                  properties: {
+                    openapi: { type: 'string', const: '3.1.0' },
+                    info: { type: 'object' },
+                    paths: { type: 'object' },
+                  },
                 },
               },
             }),

@@ -78,7 +78,11 @@ export function integerControl(mode: Mode, name: string, spec: FieldSpec): Built
     { class: 'field range-field' },
     h('div', { class: 'field-head' }, h('label', { for: id }, text.label), number),
     range,
-    h('p', { class: 'hint bounds', id: bounds }, `${spec.minimum} to ${spec.maximum}${text.hint ? ` ${text.hint}` : ''}, default ${String(spec.default)}`),
+    h(
+      'p',
+      { class: 'hint bounds', id: bounds },
+      `${spec.minimum} to ${spec.maximum}${text.hint ? ` ${text.hint}` : ''}, default ${String(spec.default)}`,
+    ),
     h('p', { class: 'field-error', id: err, hidden: true }),
   );
   return { el, control: { name, read: () => readNumber(number), inputs: [number, range] } };
@@ -89,7 +93,13 @@ export function checkboxControl(mode: Mode, name: string, spec: FieldSpec, detai
   const text = optionText(name, spec);
   const err = errorId(mode, `options.${name}`);
   const describedBy = detail || text.hint ? `${id}-hint ${err}` : err;
-  const box = h('input', { id, name, type: 'checkbox', checked: spec.default === true, 'aria-describedby': describedBy });
+  const box = h('input', {
+    id,
+    name,
+    type: 'checkbox',
+    checked: spec.default === true,
+    'aria-describedby': describedBy,
+  });
   const el = h(
     'div',
     { class: 'check' },
@@ -106,7 +116,12 @@ export function checkboxControl(mode: Mode, name: string, spec: FieldSpec, detai
 }
 
 /** Radio buttons, one per enum value; `show` gives each its label and glyph. */
-export function enumControl(mode: Mode, name: string, spec: FieldSpec, show: (value: string) => [string, string]): BuiltControl {
+export function enumControl(
+  mode: Mode,
+  name: string,
+  spec: FieldSpec,
+  show: (value: string) => [string, string],
+): BuiltControl {
   const text = optionText(name, spec);
   const err = errorId(mode, `options.${name}`);
   const radios: HTMLInputElement[] = [];
@@ -114,11 +129,24 @@ export function enumControl(mode: Mode, name: string, spec: FieldSpec, show: (va
   for (const value of spec.enum ?? []) {
     const id = `opt-${mode}-${name}-${value}`;
     const [label, glyph] = show(value);
-    const radio = h('input', { id, name: `${mode}-${name}`, type: 'radio', value, checked: value === spec.default, 'aria-describedby': err });
+    const radio = h('input', {
+      id,
+      name: `${mode}-${name}`,
+      type: 'radio',
+      value,
+      checked: value === spec.default,
+      'aria-describedby': err,
+    });
     radios.push(radio);
     choices.append(radio, h('label', { for: id }, h('span', { class: 'glyph', 'aria-hidden': 'true' }, glyph), label));
   }
-  const el = h('fieldset', { class: 'field choice-field' }, h('legend', {}, text.label), choices, h('p', { class: 'field-error', id: err, hidden: true }));
+  const el = h(
+    'fieldset',
+    { class: 'field choice-field' },
+    h('legend', {}, text.label),
+    choices,
+    h('p', { class: 'field-error', id: err, hidden: true }),
+  );
   return { el, control: { name, read: () => radios.find((r) => r.checked)?.value, inputs: radios } };
 }
 

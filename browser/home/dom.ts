@@ -7,7 +7,11 @@
 type Attrs = Record<string, string | number | boolean | undefined>;
 
 /** An element with attributes (`true` -> present and empty; `false`/undefined -> absent). */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === false) continue;
@@ -26,6 +30,7 @@ export function byId<T extends HTMLElement>(id: string): T {
 }
 
 /** `options.length` in mode password -> `error-password-options-length`. */
-export const errorId = (mode: string, field: string): string => `error-${mode}-${field.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+export const errorId = (mode: string, field: string): string =>
+  `error-${mode}-${field.replace(/[^A-Za-z0-9_-]/g, '-')}`;
 
 export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;

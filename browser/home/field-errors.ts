@@ -44,7 +44,9 @@ export function createErrorDisplay(d: Description, form: HTMLFormElement, option
         el.hidden = true;
         el.textContent = '';
       });
-      form.querySelectorAll('[aria-invalid]').forEach((el) => { el.removeAttribute('aria-invalid'); });
+      form.querySelectorAll('[aria-invalid]').forEach((el) => {
+        el.removeAttribute('aria-invalid');
+      });
     },
     show(mode: Mode, error: ApiError): void {
       const field = error.field;

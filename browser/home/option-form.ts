@@ -6,7 +6,14 @@
  */
 import type { Description, Mode } from './description.ts';
 import { byId, errorId, h } from './dom.ts';
-import { checkboxControl, enumControl, integerControl, textControl, type BuiltControl, type Control } from './controls.ts';
+import {
+  checkboxControl,
+  enumControl,
+  integerControl,
+  textControl,
+  type BuiltControl,
+  type Control,
+} from './controls.ts';
 import { MODE_TEXT, SEPARATOR_TEXT, shownChar, shownClass } from './words.ts';
 
 export interface ModePanel {
@@ -40,7 +47,12 @@ function buildPasswordPanel(d: Description): ModePanel {
       built = checkboxControl('password', name, spec, shownClass(cls.characters));
       classBoxes.push(built.el);
     } else if (spec.type === 'boolean') {
-      built = checkboxControl('password', name, spec, name === 'avoidAmbiguous' ? `Leaves out ${ambiguousCharacters.split('').join(' ')}` : undefined);
+      built = checkboxControl(
+        'password',
+        name,
+        spec,
+        name === 'avoidAmbiguous' ? `Leaves out ${ambiguousCharacters.split('').join(' ')}` : undefined,
+      );
       extras.push(built.el);
     } else if (spec.enum) {
       built = enumControl('password', name, spec, (v) => [v, '']);
@@ -59,7 +71,14 @@ function buildPasswordPanel(d: Description): ModePanel {
     h('div', { class: 'check-grid' }, ...classBoxes),
     h('p', { class: 'field-error', id: errorId('password', 'options'), hidden: true }),
   );
-  const fieldset = h('fieldset', { class: 'mode-panel', id: 'options-password', 'data-mode': 'password' }, h('legend', { class: 'visually-hidden' }, 'Password options'), ...main, classes, ...extras);
+  const fieldset = h(
+    'fieldset',
+    { class: 'mode-panel', id: 'options-password', 'data-mode': 'password' },
+    h('legend', { class: 'visually-hidden' }, 'Password options'),
+    ...main,
+    classes,
+    ...extras,
+  );
   return { fieldset, controls };
 }
 
@@ -85,7 +104,11 @@ function buildPassphrasePanel(d: Description): ModePanel {
     }
     controls.push(built.control);
   }
-  const note = h('p', { class: 'hint' }, `Words are drawn from the ${wordlist.name} (${wordlist.size.toLocaleString('en')} words, ${wordlist.bitsPerWord} bits each).`);
+  const note = h(
+    'p',
+    { class: 'hint' },
+    `Words are drawn from the ${wordlist.name} (${wordlist.size.toLocaleString('en')} words, ${wordlist.bitsPerWord} bits each).`,
+  );
   const fieldset = h(
     'fieldset',
     { class: 'mode-panel', id: 'options-passphrase', 'data-mode': 'passphrase' },
@@ -98,16 +121,29 @@ function buildPassphrasePanel(d: Description): ModePanel {
 }
 
 /** One radio per mode of the schema's enum, each with its panel; the first mode is checked. */
-function buildModeSwitch(d: Description, modes: Mode[]): { modeRadios: HTMLInputElement[]; panels: Map<Mode, ModePanel> } {
+function buildModeSwitch(
+  d: Description,
+  modes: Mode[],
+): { modeRadios: HTMLInputElement[]; panels: Map<Mode, ModePanel> } {
   const modeChoices = byId('mode-choices');
   const modeOptions = byId('mode-options');
   const panels = new Map<Mode, ModePanel>();
   const modeRadios: HTMLInputElement[] = [];
   for (const mode of modes) {
     const text = MODE_TEXT[mode] ?? { label: mode, hint: '' };
-    const radio = h('input', { id: `mode-${mode}`, name: 'mode', type: 'radio', value: mode, checked: mode === modes[0], 'aria-describedby': 'error-mode' });
+    const radio = h('input', {
+      id: `mode-${mode}`,
+      name: 'mode',
+      type: 'radio',
+      value: mode,
+      checked: mode === modes[0],
+      'aria-describedby': 'error-mode',
+    });
     modeRadios.push(radio);
-    modeChoices.append(radio, h('label', { for: `mode-${mode}` }, text.label, h('span', { class: 'choice-hint' }, text.hint)));
+    modeChoices.append(
+      radio,
+      h('label', { for: `mode-${mode}` }, text.label, h('span', { class: 'choice-hint' }, text.hint)),
+    );
     const panel = mode === 'password' ? buildPasswordPanel(d) : buildPassphrasePanel(d);
     panels.set(mode, panel);
     modeOptions.append(panel.fieldset);
@@ -122,7 +158,8 @@ function setUpCount(d: Description): HTMLInputElement {
   count.min = String(countSpec.minimum);
   count.max = String(countSpec.maximum);
   count.value = String(countSpec.default);
-  byId('count-bounds').textContent = `${countSpec.minimum} to ${countSpec.maximum}, default ${String(countSpec.default)}`;
+  byId('count-bounds').textContent =
+    `${countSpec.minimum} to ${countSpec.maximum}, default ${String(countSpec.default)}`;
   return count;
 }
 

@@ -56,7 +56,11 @@ export function createResultsView(d: Description, parts: Parts): ResultsView {
 
   function item(credential: Credential, i: number, noun: string): HTMLLIElement {
     const value = colourValue(credential.value, d);
-    const button = h('button', { type: 'button', class: 'button small copy', 'aria-label': `Copy ${noun} ${i + 1}` }, 'Copy');
+    const button = h(
+      'button',
+      { type: 'button', class: 'button small copy', 'aria-label': `Copy ${noun} ${i + 1}` },
+      'Copy',
+    );
     button.addEventListener('click', () => void copier.copy(credential.value, button, value));
     return h('li', {}, value, button);
   }
@@ -73,7 +77,9 @@ export function createResultsView(d: Description, parts: Parts): ResultsView {
   function showResults(data: Generated, noun: string): void {
     empty.hidden = true;
     title.textContent = data.count === 1 ? `Your ${noun}` : `Your ${data.count} ${noun}s`;
-    data.results.forEach((credential, i) => { list.append(item(credential, i, noun)); });
+    data.results.forEach((credential, i) => {
+      list.append(item(credential, i, noun));
+    });
     strength.show(data);
     // Announce what happened, not the secrets themselves: a screen reader reading a batch of
     // passwords aloud on every slider step would be both useless and a shoulder-surfing risk.

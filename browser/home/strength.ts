@@ -66,7 +66,11 @@ function markLevel(rows: Map<number, HTMLTableRowElement>, entropy: Entropy | un
     tr.classList.toggle('current', on);
     if (on) tr.setAttribute('aria-current', 'true');
     else tr.removeAttribute('aria-current');
-    tr.cells[2].replaceChildren(...(on ? [h('span', { 'aria-hidden': 'true' }, '\u25C0 '), h('span', { class: 'mark-text' }, 'this result')] : []));
+    tr.cells[2].replaceChildren(
+      ...(on
+        ? [h('span', { 'aria-hidden': 'true' }, '\u25C0 '), h('span', { class: 'mark-text' }, 'this result')]
+        : []),
+    );
   }
 }
 

@@ -17,7 +17,10 @@ const OPTION_TEXT: Record<string, { label: string; hint?: string }> = {
   includeNumbers: { label: 'Numbers' },
   includeSymbols: { label: 'Symbols' },
   avoidAmbiguous: { label: 'Avoid look-alikes' },
-  excludedCharacters: { label: 'Leave out these characters', hint: 'Each character typed here is removed from the pool.' },
+  excludedCharacters: {
+    label: 'Leave out these characters',
+    hint: 'Each character typed here is removed from the pool.',
+  },
   wordCount: { label: 'Words', hint: 'words' },
   separator: { label: 'Between words' },
   capitalize: { label: 'Capitalize each word' },
@@ -29,7 +32,12 @@ export function optionText(name: string, spec: FieldSpec): { label: string; hint
   return OPTION_TEXT[name] ?? { label: name, hint: spec.description };
 }
 
-export const SEPARATOR_TEXT: Record<string, string> = { hyphen: 'Hyphen', underscore: 'Underscore', dot: 'Dot', space: 'Space' };
+export const SEPARATOR_TEXT: Record<string, string> = {
+  hyphen: 'Hyphen',
+  underscore: 'Underscore',
+  dot: 'Dot',
+  space: 'Space',
+};
 
 /** How a separator character is shown on its button (a bare space would be invisible). */
 export const shownChar = (c: string): string => (c === ' ' ? '\u2423' : c);

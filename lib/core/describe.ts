@@ -51,13 +51,19 @@ export function describe(settings: DescribeSettings = {}): Json {
       password: {
         description: $defs.PasswordOptions.description,
         options: fieldsOf($defs.PasswordOptions.properties),
-        characterClasses: CHARACTER_CLASSES.map((c) => ({ name: c.name, option: c.option, characters: c.chars, size: c.chars.length })),
+        characterClasses: CHARACTER_CLASSES.map((c) => ({
+          name: c.name,
+          option: c.option,
+          characters: c.chars,
+          size: c.chars.length,
+        })),
         ambiguousCharacters: AMBIGUOUS_CHARACTERS,
         rules: [
           'every enabled class appears at least once (whole-password redraw, uniform over the valid set)',
           'no class enabled, an enabled class emptied by exclusions, or a pool under 2 characters is a 400',
         ],
-        entropy: 'bits = log2 |V|, V = strings of the length over the pool holding >= 1 of each enabled class (inclusion-exclusion, exact)',
+        entropy:
+          'bits = log2 |V|, V = strings of the length over the pool holding >= 1 of each enabled class (inclusion-exclusion, exact)',
       },
       passphrase: {
         description: $defs.PassphraseOptions.description,
@@ -76,7 +82,8 @@ export function describe(settings: DescribeSettings = {}): Json {
       },
     },
     entropy: {
-      method: 'log2 of the number of equally likely outputs for the options (exact for this generator), rounded to 2 decimals; label from the unrounded bits',
+      method:
+        'log2 of the number of equally likely outputs for the options (exact for this generator), rounded to 2 decimals; label from the unrounded bits',
       labels: STRENGTH_LEVELS.map((s) => ({ ...s })),
     },
     limits: {

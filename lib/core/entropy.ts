@@ -93,5 +93,9 @@ export interface PlanJson {
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/;
 
 export function planJson(entropy: Entropy, metadata: object, alphabet: string): PlanJson {
-  return Object.freeze({ entropy: JSON.stringify(entropy), metadata: JSON.stringify(metadata), plainValues: !NEEDS_ESCAPE.test(alphabet) });
+  return Object.freeze({
+    entropy: JSON.stringify(entropy),
+    metadata: JSON.stringify(metadata),
+    plainValues: !NEEDS_ESCAPE.test(alphabet),
+  });
 }

@@ -6,7 +6,12 @@
 import { defaultRandom, type RandomSource } from './random.ts';
 import { validateRequest, type ErrorBody } from './validate.ts';
 import { cachedPlanPassword, generatePasswords, isPlan, type PasswordMetadata, type PasswordPlan } from './password.ts';
-import { cachedPlanPassphrase, generatePassphrases, type PassphraseMetadata, type PassphrasePlan } from './passphrase.ts';
+import {
+  cachedPlanPassphrase,
+  generatePassphrases,
+  type PassphraseMetadata,
+  type PassphrasePlan,
+} from './passphrase.ts';
 import type { Entropy } from './entropy.ts';
 
 export interface Credential {
@@ -25,8 +30,7 @@ export interface GenerateResponse {
 }
 
 export type GenerateOutcome =
-  | { readonly status: 200; readonly body: GenerateResponse }
-  | { readonly status: 400; readonly body: ErrorBody };
+  { readonly status: 200; readonly body: GenerateResponse } | { readonly status: 400; readonly body: ErrorBody };
 
 /** What a valid request produced: the values, and the plan's shared entropy, metadata and their JSON. */
 interface Batch {
@@ -72,7 +76,10 @@ function quotePlain(value: string): string {
  * body, twice per credential) come as JSON cached in the plan, so a reply serialises only its
  * values. JSON.stringify of a cached, frozen body costs several microseconds per request.
  */
-export function generateJson(input: unknown, random: RandomSource = defaultRandom): { status: 200 | 400; json: string } {
+export function generateJson(
+  input: unknown,
+  random: RandomSource = defaultRandom,
+): { status: 200 | 400; json: string } {
   const batch = draw(input, random);
   if (!('values' in batch)) return { status: 400, json: JSON.stringify(batch) };
   const { values, plan } = batch;

@@ -80,7 +80,12 @@ let wordAlphabet: string | null = null;
  * hundred at most; the cache is bounded anyway), so a request allocates none of it. */
 const PLAN_CACHE_LIMIT = 512;
 const planCache = new BoundedCache<number, PassphrasePlan>(PLAN_CACHE_LIMIT);
-const SEPARATOR_INDEX: Readonly<Record<Separator, number>> = Object.freeze({ hyphen: 0, underscore: 1, dot: 2, space: 3 });
+const SEPARATOR_INDEX: Readonly<Record<Separator, number>> = Object.freeze({
+  hyphen: 0,
+  underscore: 1,
+  dot: 2,
+  space: 3,
+});
 
 export function cachedPlanPassphrase(o: PassphraseOptions): PassphrasePlan {
   const key = o.wordCount * 16 + SEPARATOR_INDEX[o.separator] * 4 + (o.capitalize ? 2 : 0) + (o.addNumber ? 1 : 0);
@@ -103,7 +108,11 @@ export function planPassphrase(o: PassphraseOptions): PassphrasePlan {
     words: wordListsFor(SEPARATORS[o.separator], o.capitalize),
     entropy,
     metadata,
-    json: planJson(entropy, metadata, (wordAlphabet ??= `${WORDLIST.join('')}ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789`) + SEPARATORS[o.separator]),
+    json: planJson(
+      entropy,
+      metadata,
+      (wordAlphabet ??= `${WORDLIST.join('')}ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789`) + SEPARATORS[o.separator],
+    ),
   });
 }
 

@@ -60,7 +60,11 @@ export interface PoolTables {
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** Exported for tests: the tables of a pool, for either byte order. */
-export function buildPoolTables(codes: readonly number[], classBit: Uint8Array, littleEndian: boolean = LITTLE_ENDIAN): PoolTables {
+export function buildPoolTables(
+  codes: readonly number[],
+  classBit: Uint8Array,
+  littleEndian: boolean = LITTLE_ENDIAN,
+): PoolTables {
   const n = codes.length;
   const pairCount = n * n;
   const pairs = new Uint32Array(pairCount);
@@ -116,7 +120,12 @@ export function planPassword(o: PasswordOptions): PasswordPlan | ErrorBody {
   if (pool.length < 2) {
     return { error: `${FIELD} leaves fewer than 2 characters in the pool`, status: 400, field: FIELD };
   }
-  const entropy = strength(passwordBits(classes.map((c) => c.size), o.length));
+  const entropy = strength(
+    passwordBits(
+      classes.map((c) => c.size),
+      o.length,
+    ),
+  );
   const metadata: PasswordMetadata = Object.freeze({
     entropyMode: 'uniform-each-class',
     poolSize: pool.length,

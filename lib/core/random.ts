@@ -109,7 +109,7 @@ class BatchedRandom implements RandomSource {
     const limit = this.#limitOf(n);
     const words = this.#words;
     const size = this.#size;
-    for (let i = 0; i < count; ) {
+    for (let i = 0; i < count;) {
       if (this.#next === size) this.#refill();
       let k = this.#next;
       let end = k + count - i;
@@ -127,7 +127,9 @@ class BatchedRandom implements RandomSource {
     const n = m * m;
     const limit = this.#limitOf(n);
     if (!Number.isInteger(m) || m < 1 || table.length < m) {
-      throw new RangeError(`pairsBelow: m must be a positive integer no larger than the table (${table.length} entries), got ${m}`);
+      throw new RangeError(
+        `pairsBelow: m must be a positive integer no larger than the table (${table.length} entries), got ${m}`,
+      );
     }
     const words = this.#words;
     const size = this.#size;
@@ -135,7 +137,7 @@ class BatchedRandom implements RandomSource {
     const secondShift = SECOND_SHIFT;
     const base = at | 0;
     let flags = 0;
-    for (let i = 0; i < count; ) {
+    for (let i = 0; i < count;) {
       if (this.#next === size) this.#refill();
       let k = this.#next;
       let end = k + count - i;

@@ -7,7 +7,12 @@
  */
 import validateSchema from '../generated/validator.generated.ts';
 import { requestSchema } from '../generated/schema.generated.ts';
-import { withPassphraseOptionsDefaults, withPasswordOptionsDefaults, type PassphraseOptions, type PasswordOptions } from '../generated/options.generated.ts';
+import {
+  withPassphraseOptionsDefaults,
+  withPasswordOptionsDefaults,
+  type PassphraseOptions,
+  type PasswordOptions,
+} from '../generated/options.generated.ts';
 
 export type { PasswordOptions, PassphraseOptions };
 

@@ -75,7 +75,10 @@ export function createApp(options: AppOptions): App {
   /** Anything unexpected: a fixed 500 body, nothing internal in it; the stack goes to the log
    * (it holds code locations, never the request body). */
   function fail(x: Exchange, error: unknown): void {
-    logger.error('unexpected error', { route: x.route, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    logger.error('unexpected error', {
+      route: x.route,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
     if (x.res.headersSent) {
       x.res.destroy();
       return;
@@ -84,24 +87,46 @@ export function createApp(options: AppOptions): App {
     reply.errorWith(x, 'internal', peek(x));
   }
 
-  const routes = routesOf(options, reply, new GenerateRoute({ keys: options.keys, limits, responder: reply, fail }), peek);
+  const routes = routesOf(
+    options,
+    reply,
+    new GenerateRoute({ keys: options.keys, limits, responder: reply, fail }),
+    peek,
+  );
 
   function dispatch(x: Exchange): void {
     const { req } = x;
     // service.ts lets Node keep one field more than the limit, so an excess is visible here.
-    const refusal = req.rawHeaders.length > 2 * LIMITS.maxHeadersCount ? 'headersTooLarge' : req.headers.upgrade !== undefined ? 'upgradeRefused' : hasBadHost(req) ? 'badRequest' : null;
+    const refusal =
+      req.rawHeaders.length > 2 * LIMITS.maxHeadersCount
+        ? 'headersTooLarge'
+        : req.headers.upgrade !== undefined
+          ? 'upgradeRefused'
+          : hasBadHost(req)
+            ? 'badRequest'
+            : null;
     if (refusal !== null) {
       x.close = true;
-      reply.errorWith(x, refusal, peek(x)); return;
+      reply.errorWith(x, refusal, peek(x));
+      return;
     }
     const path = pathOf(req.url as string);
     const route = routes.get(path);
-    if (route === undefined) { reply.refuseWith(x, 'notFound', peek(x)); return; }
+    if (route === undefined) {
+      reply.refuseWith(x, 'notFound', peek(x));
+      return;
+    }
     x.route = path;
-    if (req.method === 'POST' && route.post !== undefined) { route.post(x); return; }
+    if (req.method === 'POST' && route.post !== undefined) {
+      route.post(x);
+      return;
+    }
     // Only POST /generate reads a body; anywhere else a declared one closes the connection.
     x.close = declaresBody(req);
-    if ((req.method === 'GET' || req.method === 'HEAD') && route.get !== undefined) { route.get(x); return; }
+    if ((req.method === 'GET' || req.method === 'HEAD') && route.get !== undefined) {
+      route.get(x);
+      return;
+    }
     reply.errorWith(x, 'methodNotAllowed', peek(x), ['Allow', route.allow]);
   }
 
@@ -130,14 +155,20 @@ export function createApp(options: AppOptions): App {
       // whatever follows on it is never parsed, so the request boundary cannot move.
       const client = clientOf(req);
       reply.rawWith(socket, 'upgradeRefused', limits.peek(client));
-      reply.log({ req, route: 'unmatched', started: performance.now(), keyId: null, client }, ERRORS.upgradeRefused.status);
+      reply.log(
+        { req, route: 'unmatched', started: performance.now(), keyId: null, client },
+        ERRORS.upgradeRefused.status,
+      );
     },
-    clientError: (error, socket) => { clientError(error, socket, reply, limits, logger); },
+    clientError: (error, socket) => {
+      clientError(error, socket, reply, limits, logger);
+    },
   };
 }
 
 function clientKey(req: IncomingMessage, trustProxyHops: number): string {
-  if (trustProxyHops > 0) return clientKeyOf(clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trustProxyHops));
+  if (trustProxyHops > 0)
+    return clientKeyOf(clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trustProxyHops));
   const socket = req.socket;
   let key = clientBySocket.get(socket);
   if (key === undefined) {
@@ -148,19 +179,35 @@ function clientKey(req: IncomingMessage, trustProxyHops: number): string {
 }
 
 /** The route table: /health, /generate, and the assets, all answered from memory. */
-function routesOf(options: AppOptions, reply: Responder, generate: GenerateRoute, peek: (x: Exchange) => ReturnType<ClientLimits['peek']>): Map<string, Route> {
+function routesOf(
+  options: AppOptions,
+  reply: Responder,
+  generate: GenerateRoute,
+  peek: (x: Exchange) => ReturnType<ClientLimits['peek']>,
+): Map<string, Route> {
   const { json } = reply.sets;
-  const fixed = (headers: readonly string[], body: string | Buffer): Handler => (x) => { reply.sendWith(x, 200, headers, body, peek(x)); };
+  const fixed =
+    (headers: readonly string[], body: string | Buffer): Handler =>
+    (x) => {
+      reply.sendWith(x, 200, headers, body, peek(x));
+    };
   const routes = new Map<string, Route>();
   routes.set('/health', { get: fixed(json, JSON.stringify({ status: 'ok' })), allow: 'GET, HEAD' });
   routes.set('/generate', {
     get: fixed(json, JSON.stringify(describe({ rateLimitPerMinute: options.limits.limit }))),
-    post: (x) => { generate.handle(x); },
+    post: (x) => {
+      generate.handle(x);
+    },
     allow: 'GET, HEAD, POST',
   });
   for (const asset of options.assets) {
     const name = asset.route.slice(asset.route.lastIndexOf('/') + 1);
-    const headers = asset.kind === 'page' ? reply.sets.page(asset.contentType) : asset.kind === 'download' ? reply.sets.download(name) : json;
+    const headers =
+      asset.kind === 'page'
+        ? reply.sets.page(asset.contentType)
+        : asset.kind === 'download'
+          ? reply.sets.download(name)
+          : json;
     routes.set(asset.route, { get: fixed(headers, asset.body), allow: 'GET, HEAD' });
   }
   return routes;
@@ -173,9 +220,20 @@ function routesOf(options: AppOptions, reply: Responder, generate: GenerateRoute
  * reads and sets for the same decisions (lib/_http_server.js, socketOnError); the tests of
  * "sends more than its Content-Length" in tests/http/server.test.ts needs them.
  */
-function clientError(error: NodeJS.ErrnoException, socket: Socket, reply: Responder, limits: ClientLimits, logger: Logger): void {
+function clientError(
+  error: NodeJS.ErrnoException,
+  socket: Socket,
+  reply: Responder,
+  limits: ClientLimits,
+  logger: Logger,
+): void {
   const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (error.code === 'ECONNRESET' || !socket.writable || isAnsweredEarly(socket) || (pending != null && pending.headersSent)) {
+  if (
+    error.code === 'ECONNRESET' ||
+    !socket.writable ||
+    isAnsweredEarly(socket) ||
+    (pending != null && pending.headersSent)
+  ) {
     socket.destroy();
     return;
   }
@@ -186,7 +244,12 @@ function clientError(error: NodeJS.ErrnoException, socket: Socket, reply: Respon
     pending.once('close', () => socket.destroy());
     return;
   }
-  const name = error.code === 'HPE_HEADER_OVERFLOW' ? 'headersTooLarge' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'requestTimeout' : 'badRequest';
+  const name =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 'headersTooLarge'
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'requestTimeout'
+        : 'badRequest';
   reply.rawWith(socket, name, limits.peek(clientKeyOf(socket.remoteAddress ?? 'unknown')));
   logger.debug('client error', { code: error.code ?? 'unknown', status: ERRORS[name].status });
 }

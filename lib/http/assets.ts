@@ -33,7 +33,10 @@ const CSS = 'text/css; charset=utf-8';
 const SVG = 'image/svg+xml';
 const JSON_FILE = 'application/json; charset=utf-8';
 
-export const POSTMAN_FILES = ['credential-generator.postman_collection.json', 'credential-generator.postman_environment.json'] as const;
+export const POSTMAN_FILES = [
+  'credential-generator.postman_collection.json',
+  'credential-generator.postman_environment.json',
+] as const;
 
 export const ASSET_SOURCES: readonly AssetSource[] = Object.freeze([
   { route: '/', file: 'dist/browser/index.html', kind: 'page', contentType: HTML },
@@ -43,7 +46,12 @@ export const ASSET_SOURCES: readonly AssetSource[] = Object.freeze([
   { route: '/styles.css', file: 'dist/browser/styles.css', kind: 'page', contentType: CSS },
   { route: '/favicon.svg', file: 'dist/browser/favicon.svg', kind: 'page', contentType: SVG },
   { route: '/openapi.json', file: 'spec/openapi.json', kind: 'document', contentType: JSON_FILE },
-  ...POSTMAN_FILES.map((name) => ({ route: `/postman/${name}`, file: `spec/${name}`, kind: 'download' as const, contentType: JSON_FILE })),
+  ...POSTMAN_FILES.map((name) => ({
+    route: `/postman/${name}`,
+    file: `spec/${name}`,
+    kind: 'download' as const,
+    contentType: JSON_FILE,
+  })),
 ]);
 
 export interface Asset extends AssetSource {

@@ -10,9 +10,7 @@
 import type { IncomingMessage } from 'node:http';
 
 export type BodyResult =
-  | { readonly kind: 'ok'; readonly body: Buffer }
-  | { readonly kind: 'too-large' }
-  | { readonly kind: 'aborted' };
+  { readonly kind: 'ok'; readonly body: Buffer } | { readonly kind: 'too-large' } | { readonly kind: 'aborted' };
 
 const TOO_LARGE: BodyResult = { kind: 'too-large' };
 const ABORTED: BodyResult = { kind: 'aborted' };
@@ -40,9 +38,13 @@ export function readBody(req: IncomingMessage, limit: number, done: (result: Bod
     }
     chunks.push(chunk);
   });
-  req.on('end', () => { settle({ kind: 'ok', body: chunks.length === 1 ? (chunks[0]) : Buffer.concat(chunks, size) }); });
+  req.on('end', () => {
+    settle({ kind: 'ok', body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size) });
+  });
   // 'close' before 'end' means the client went away (or the request timed out).
-  req.on('close', () => { settle(ABORTED); });
+  req.on('close', () => {
+    settle(ABORTED);
+  });
   req.on('error', noop);
 }
 

@@ -62,7 +62,8 @@ export function clientKeyOf(address: string): string {
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return ipv4Of(g6, g7);
   if (g0 === 0x2002) return ipv4Of(g1, g2);
   if (g0 === 0x2001 && g1 === 0) return ipv4Of(g6 ^ 0xffff, g7 ^ 0xffff);
-  if ((g0 & 0xffc0) === 0xfe80) return `${h.map((x) => x.toString(16)).join(':')}${zone === -1 ? '' : address.slice(zone)}`;
+  if ((g0 & 0xffc0) === 0xfe80)
+    return `${h.map((x) => x.toString(16)).join(':')}${zone === -1 ? '' : address.slice(zone)}`;
   return `${g0.toString(16)}:${g1.toString(16)}:${g2.toString(16)}:${(g3 & 0xff00).toString(16)}::/56`;
 }
 
@@ -88,7 +89,11 @@ function forwardedAddress(entry: string): string | null {
  * misconfigured chain; we then fall back to the peer (one shared bucket fails safe, while
  * trusting a client-written entry would let anyone pick their own bucket).
  */
-export function clientAddress(socketAddress: string | undefined, forwardedFor: string | string[] | undefined, hops: number): string {
+export function clientAddress(
+  socketAddress: string | undefined,
+  forwardedFor: string | string[] | undefined,
+  hops: number,
+): string {
   const peer = socketAddress ?? 'unknown';
   if (hops === 0 || forwardedFor === undefined) return peer;
   const joined = Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor;

@@ -84,7 +84,13 @@ export function parseConfig(env: Env, cwd: string): Config {
     throw new ConfigError('API_KEY', 'must be 16 to 256 printable ASCII characters without spaces');
   }
 
-  const rateLimitPerMinute = integer(env, 'RATE_LIMIT_PER_MINUTE', DEFAULT_RATE_LIMIT_PER_MINUTE, 1, MAX_RATE_LIMIT_PER_MINUTE);
+  const rateLimitPerMinute = integer(
+    env,
+    'RATE_LIMIT_PER_MINUTE',
+    DEFAULT_RATE_LIMIT_PER_MINUTE,
+    1,
+    MAX_RATE_LIMIT_PER_MINUTE,
+  );
   const trustProxyHops = integer(env, 'TRUST_PROXY_HOPS', 0, 0, 10);
 
   const certFile = read(env, 'TLS_CERT_FILE');
@@ -92,7 +98,10 @@ export function parseConfig(env: Env, cwd: string): Config {
   let tls: Config['tls'] = null;
   if ((certFile === undefined) !== (keyFile === undefined)) {
     const missing = certFile === undefined ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE';
-    throw new ConfigError(missing, 'must be set together with ' + (missing === 'TLS_CERT_FILE' ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'));
+    throw new ConfigError(
+      missing,
+      'must be set together with ' + (missing === 'TLS_CERT_FILE' ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'),
+    );
   }
   if (certFile !== undefined && keyFile !== undefined) {
     tls = {
@@ -102,7 +111,8 @@ export function parseConfig(env: Env, cwd: string): Config {
       key: readPem(cwd, 'TLS_KEY_FILE', keyFile),
     };
     const problem = pairProblem(tls);
-    if (problem !== null) throw new ConfigError('TLS_KEY_FILE', `and TLS_CERT_FILE do not make a usable pair (${problem})`);
+    if (problem !== null)
+      throw new ConfigError('TLS_KEY_FILE', `and TLS_CERT_FILE do not make a usable pair (${problem})`);
   }
 
   const level = read(env, 'LOG_LEVEL') ?? 'info';

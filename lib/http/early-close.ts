@@ -37,7 +37,9 @@ export function closeInStages(socket: Socket): void {
   socket.end();
   (socket as Socket & ReadableHandle)._handle?.readStop?.();
   const timer = setTimeout(() => socket.destroy(), LINGER_MS);
-  socket.once('close', () => { clearTimeout(timer); });
+  socket.once('close', () => {
+    clearTimeout(timer);
+  });
 }
 
 /** Has node:http end `socket` in stages once the reply being written is out. */

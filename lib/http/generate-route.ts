@@ -31,7 +31,12 @@ export class GenerateRoute {
   /** Anything unexpected: a 500, and the error in the log. */
   private readonly fail: (x: Exchange, error: unknown) => void;
 
-  constructor(options: { keys: KeyVerifier; limits: ClientLimits; responder: Responder; fail: (x: Exchange, error: unknown) => void }) {
+  constructor(options: {
+    keys: KeyVerifier;
+    limits: ClientLimits;
+    responder: Responder;
+    fail: (x: Exchange, error: unknown) => void;
+  }) {
     this.keys = options.keys;
     this.limits = options.limits;
     this.reply = options.responder;
@@ -41,7 +46,10 @@ export class GenerateRoute {
   handle(x: Exchange): void {
     const auth = this.authenticate(x);
     const rl = this.limits.charge(x.client, auth);
-    if (rl instanceof Promise) void rl.then((state) => { this.guarded(x, auth, state); });
+    if (rl instanceof Promise)
+      void rl.then((state) => {
+        this.guarded(x, auth, state);
+      });
     else this.admit(x, auth, rl);
   }
 
@@ -51,7 +59,9 @@ export class GenerateRoute {
     const presented = x.req.headers['x-api-key'];
     if (!this.keys.configured || presented === undefined) return 'none';
     const keyId =
-      typeof presented === 'string' && headerCount(x.req.rawHeaders, 'x-api-key') === 1 ? verifyOnConnection(x.req.socket, presented, this.keys) : null;
+      typeof presented === 'string' && headerCount(x.req.rawHeaders, 'x-api-key') === 1
+        ? verifyOnConnection(x.req.socket, presented, this.keys)
+        : null;
     if (keyId === null) return 'failed';
     x.keyId = keyId;
     return 'valid';
@@ -69,42 +79,66 @@ export class GenerateRoute {
   private admit(x: Exchange, auth: Authentication, rl: RateLimitState): void {
     if (!rl.allowed) {
       x.keyId = null; // refused before the key counted: the log names no holder
-      this.reply.refuse(x, 'rateLimited', rl); return;
+      this.reply.refuse(x, 'rateLimited', rl);
+      return;
     }
-    if (auth === 'none' && !this.keys.configured) { this.reply.refuse(x, 'noKeyConfigured', rl); return; }
-    if (auth !== 'valid') { this.reply.refuse(x, 'unauthorized', rl, UNAUTHORIZED_EXTRA); return; }
+    if (auth === 'none' && !this.keys.configured) {
+      this.reply.refuse(x, 'noKeyConfigured', rl);
+      return;
+    }
+    if (auth !== 'valid') {
+      this.reply.refuse(x, 'unauthorized', rl, UNAUTHORIZED_EXTRA);
+      return;
+    }
     this.checkHead(x, rl);
   }
 
   private checkHead(x: Exchange, rl: RateLimitState): void {
     const { req } = x;
     const contentType = req.headers['content-type'];
-    if (contentType === undefined || !isJsonContentType(contentType)) { this.reply.refuse(x, 'badContentType', rl); return; }
-    if (headerCount(req.rawHeaders, 'content-type') !== 1) { this.reply.refuse(x, 'duplicateContentType', rl); return; }
+    if (contentType === undefined || !isJsonContentType(contentType)) {
+      this.reply.refuse(x, 'badContentType', rl);
+      return;
+    }
+    if (headerCount(req.rawHeaders, 'content-type') !== 1) {
+      this.reply.refuse(x, 'duplicateContentType', rl);
+      return;
+    }
     const length = req.headers['content-length'];
     if (length !== undefined && Number(length) > BODY_LIMIT_BYTES) {
       x.close = true;
-      this.reply.error(x, 'tooLarge', rl); return;
+      this.reply.error(x, 'tooLarge', rl);
+      return;
     }
     // Only now is the body wanted: tell an `Expect: 100-continue` client to send it.
     if (req.headers.expect !== undefined) x.res.writeContinue();
-    readBody(req, BODY_LIMIT_BYTES, (result) => { this.respond(x, rl, result); });
+    readBody(req, BODY_LIMIT_BYTES, (result) => {
+      this.respond(x, rl, result);
+    });
   }
 
   private respond(x: Exchange, rl: RateLimitState, result: BodyResult): void {
     try {
-      if (result.kind === 'aborted') { this.reply.log(x, 0); return; } // no one left to answer
+      if (result.kind === 'aborted') {
+        this.reply.log(x, 0);
+        return;
+      } // no one left to answer
       if (result.kind === 'too-large') {
         x.close = true;
-        this.reply.error(x, 'tooLarge', rl); return;
+        this.reply.error(x, 'tooLarge', rl);
+        return;
       }
       // JSON on the wire is UTF-8 (RFC 8259 8.1); toString would silently mangle anything else.
-      if (!isUtf8(result.body)) { this.reply.error(x, 'badEncoding', rl); return; }
+      if (!isUtf8(result.body)) {
+        this.reply.error(x, 'badEncoding', rl);
+        return;
+      }
       let input: unknown;
       try {
         input = JSON.parse(result.body.toString('utf8'));
       } catch {
-        this.reply.error(x, 'badJson', rl); return;
+        this.reply.error(x, 'badJson', rl);
+        return;
       }
       // generateJson = JSON.stringify(generate(input).body), byte for byte, with the plan's
       // entropy and metadata JSON cached (the bulk of a reply).

@@ -15,10 +15,14 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 /** Every response, whatever it is. */
 function common(tls: boolean): string[] {
   const out = [
-    'Cache-Control', 'no-store',
-    'X-Content-Type-Options', 'nosniff',
-    'Referrer-Policy', 'no-referrer',
-    'Cross-Origin-Resource-Policy', 'same-origin',
+    'Cache-Control',
+    'no-store',
+    'X-Content-Type-Options',
+    'nosniff',
+    'Referrer-Policy',
+    'no-referrer',
+    'Cross-Origin-Resource-Policy',
+    'same-origin',
   ];
   // Browsers ignore HSTS over plain HTTP, and sending it there would only mislead.
   if (tls) out.push('Strict-Transport-Security', 'max-age=31536000');
@@ -40,16 +44,23 @@ export function headerSets(tls: boolean): HeaderSets {
     json: [...base, 'Content-Type', JSON_TYPE, 'Content-Security-Policy', JSON_CSP],
     page: (contentType) => [
       ...base,
-      'Content-Type', contentType,
-      'Content-Security-Policy', HOME_CSP,
-      'Cross-Origin-Opener-Policy', 'same-origin',
-      'X-Frame-Options', 'DENY',
+      'Content-Type',
+      contentType,
+      'Content-Security-Policy',
+      HOME_CSP,
+      'Cross-Origin-Opener-Policy',
+      'same-origin',
+      'X-Frame-Options',
+      'DENY',
     ],
     download: (filename) => [
       ...base,
-      'Content-Type', JSON_TYPE,
-      'Content-Security-Policy', JSON_CSP,
-      'Content-Disposition', `attachment; filename="${filename.replace(/["\\\r\n]/g, '_')}"`,
+      'Content-Type',
+      JSON_TYPE,
+      'Content-Security-Policy',
+      JSON_CSP,
+      'Content-Disposition',
+      `attachment; filename="${filename.replace(/["\\\r\n]/g, '_')}"`,
     ],
   };
 }
@@ -59,15 +70,26 @@ export function headerSets(tls: boolean): HeaderSets {
  * delta seconds until the bucket is full again, as the contract says "seconds until the count resets"; docs/decisions.md, Rate limit) and the IETF
  * draft's RateLimit-Policy / RateLimit with the same numbers. Retry-After only on a 429.
  */
-export function withRateLimit(base: readonly string[], rl: RateLimitState, policy: string, status: number, extra?: readonly string[]): string[] {
+export function withRateLimit(
+  base: readonly string[],
+  rl: RateLimitState,
+  policy: string,
+  status: number,
+  extra?: readonly string[],
+): string[] {
   const remaining = String(rl.remaining);
   const reset = String(rl.resetSeconds);
   const out = base.concat(
-    'X-RateLimit-Limit', String(rl.limit),
-    'X-RateLimit-Remaining', remaining,
-    'X-RateLimit-Reset', reset,
-    'RateLimit-Policy', policy,
-    'RateLimit', `"client";r=${remaining};t=${reset}`,
+    'X-RateLimit-Limit',
+    String(rl.limit),
+    'X-RateLimit-Remaining',
+    remaining,
+    'X-RateLimit-Reset',
+    reset,
+    'RateLimit-Policy',
+    policy,
+    'RateLimit',
+    `"client";r=${remaining};t=${reset}`,
   );
   if (status === 429) out.push('Retry-After', String(rl.retryAfterSeconds));
   if (extra !== undefined) for (const item of extra) out.push(item);

@@ -21,14 +21,24 @@ export function probeHost(host: string): string {
 /** Resolves with null for a 200, else with one line saying what went wrong. */
 export function probeHealth(config: Pick<Config, 'host' | 'port' | 'tls'>, timeoutMs = 3_000): Promise<string | null> {
   if (config.port === 0) return Promise.resolve('PORT is 0 (any free port): set the port the server listens on');
-  const options = { host: probeHost(config.host), port: config.port, path: '/health', method: 'GET', agent: false, timeout: timeoutMs, rejectUnauthorized: false };
+  const options = {
+    host: probeHost(config.host),
+    port: config.port,
+    path: '/health',
+    method: 'GET',
+    agent: false,
+    timeout: timeoutMs,
+    rejectUnauthorized: false,
+  };
   return new Promise((resolve) => {
     const req = (config.tls === null ? httpRequest : httpsRequest)(options, (res) => {
       res.resume();
       resolve(res.statusCode === 200 ? null : `/health answered ${res.statusCode}`);
     });
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.on('error', (error: NodeJS.ErrnoException) => { resolve(`/health unreachable (${error.code ?? error.message})`); });
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      resolve(`/health unreachable (${error.code ?? error.message})`);
+    });
     req.end();
   });
 }

@@ -39,7 +39,9 @@ export class Logger {
   private timer: NodeJS.Timeout | null = null;
   private lastMs = Number.NaN; // no clock reading equals it, so the first line formats its time
   private lastTime = '';
-  private readonly flushLater = (): void => { this.flush(); };
+  private readonly flushLater = (): void => {
+    this.flush();
+  };
   private readonly now: () => number;
 
   /** `now` (epoch milliseconds) is injectable so tests can pin the `time` field. */

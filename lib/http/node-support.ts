@@ -37,7 +37,8 @@ export function enginesRange(lines: readonly NodeLine[] = NODE_LINES): string {
   return lines.map((line, i) => (i === lines.length - 1 ? `>=${line.minimum}` : `^${line.minimum}`)).join(' || ');
 }
 
-export type NodeSupport = { readonly ok: true; readonly warning: string | null } | { readonly ok: false; readonly message: string };
+export type NodeSupport =
+  { readonly ok: true; readonly warning: string | null } | { readonly ok: false; readonly message: string };
 
 const parse = (version: string): [number, number, number] | null => {
   const m = /^v?(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$/.exec(version);
@@ -58,16 +59,26 @@ function before(a: readonly number[], b: readonly number[]): boolean {
 export function nodeSupport(version: string, today: Date, lines: readonly NodeLine[] = NODE_LINES): NodeSupport {
   const supported = enginesRange(lines);
   const v = parse(version);
-  if (v === null) return { ok: false, message: `unsupported Node.js ${version}: cannot read the version; this server needs ${supported}` };
+  if (v === null)
+    return {
+      ok: false,
+      message: `unsupported Node.js ${version}: cannot read the version; this server needs ${supported}`,
+    };
   const newest = lines[lines.length - 1];
   const line = lines.find((l) => l.major === v[0]);
   if (line === undefined && v[0] > newest.major) return { ok: true, warning: null };
   if (line === undefined) {
-    return { ok: false, message: `unsupported Node.js ${version}: the ${v[0]}.x line has no release with the HTTP parser and TLS fixes this server needs; use ${supported}` };
+    return {
+      ok: false,
+      message: `unsupported Node.js ${version}: the ${v[0]}.x line has no release with the HTTP parser and TLS fixes this server needs; use ${supported}`,
+    };
   }
   const minimum = parse(line.minimum);
   if (minimum === null || before(v, minimum)) {
-    return { ok: false, message: `unsupported Node.js ${version}: use ${line.minimum} or later on the ${line.major}.x line (older builds have known HTTP parser or TLS vulnerabilities), or another line of ${supported}` };
+    return {
+      ok: false,
+      message: `unsupported Node.js ${version}: use ${line.minimum} or later on the ${line.major}.x line (older builds have known HTTP parser or TLS vulnerabilities), or another line of ${supported}`,
+    };
   }
   const day = today.toISOString().slice(0, 10);
   if (day <= line.endOfLife) return { ok: true, warning: null };

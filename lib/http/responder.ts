@@ -77,7 +77,14 @@ export class Responder {
     });
   }
 
-  send(x: Exchange, status: number, base: readonly string[], body: string | Buffer, rl: RateLimitState, extra?: readonly string[]): void {
+  send(
+    x: Exchange,
+    status: number,
+    base: readonly string[],
+    body: string | Buffer,
+    rl: RateLimitState,
+    extra?: readonly string[],
+  ): void {
     const { res } = x;
     if (res.headersSent || res.destroyed) return;
     const headers = withRateLimit(base, rl, this.policy, status, extra);
@@ -89,8 +96,17 @@ export class Responder {
     this.log(x, status);
   }
 
-  sendWith(x: Exchange, status: number, base: readonly string[], body: string | Buffer, rl: MaybePromise<RateLimitState>): void {
-    if (rl instanceof Promise) void rl.then((state) => { this.send(x, status, base, body, state); });
+  sendWith(
+    x: Exchange,
+    status: number,
+    base: readonly string[],
+    body: string | Buffer,
+    rl: MaybePromise<RateLimitState>,
+  ): void {
+    if (rl instanceof Promise)
+      void rl.then((state) => {
+        this.send(x, status, base, body, state);
+      });
     else this.send(x, status, base, body, rl);
   }
 
@@ -99,7 +115,10 @@ export class Responder {
   }
 
   errorWith(x: Exchange, name: ErrorName, rl: MaybePromise<RateLimitState>, extra?: readonly string[]): void {
-    if (rl instanceof Promise) void rl.then((state) => { this.error(x, name, state, extra); });
+    if (rl instanceof Promise)
+      void rl.then((state) => {
+        this.error(x, name, state, extra);
+      });
     else this.error(x, name, rl, extra);
   }
 
@@ -111,7 +130,10 @@ export class Responder {
   }
 
   refuseWith(x: Exchange, name: ErrorName, rl: MaybePromise<RateLimitState>, extra?: readonly string[]): void {
-    if (rl instanceof Promise) void rl.then((state) => { this.refuse(x, name, state, extra); });
+    if (rl instanceof Promise)
+      void rl.then((state) => {
+        this.refuse(x, name, state, extra);
+      });
     else this.refuse(x, name, rl, extra);
   }
 
@@ -121,7 +143,12 @@ export class Responder {
     if (!socket.writable) return;
     const status = ERRORS[name].status;
     const body = ERROR_JSON[name];
-    const headers = withRateLimit(this.sets.json, rl, this.policy, status, ['Content-Length', String(body.length), 'Connection', 'close']);
+    const headers = withRateLimit(this.sets.json, rl, this.policy, status, [
+      'Content-Length',
+      String(body.length),
+      'Connection',
+      'close',
+    ]);
     let head = `HTTP/1.1 ${status} ${STATUS_TEXT[name]}\r\n`;
     for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
     socket.write(`${head}\r\n${body}`);
@@ -129,7 +156,10 @@ export class Responder {
   }
 
   rawWith(socket: Socket, name: RawErrorName, rl: MaybePromise<RateLimitState>): void {
-    if (rl instanceof Promise) void rl.then((state) => { this.raw(socket, name, state); });
+    if (rl instanceof Promise)
+      void rl.then((state) => {
+        this.raw(socket, name, state);
+      });
     else this.raw(socket, name, rl);
   }
 }

@@ -51,13 +51,14 @@ export function createService({ app, tls }: ServiceOptions): Server {
     // Checked in app.ts instead, so the 400 carries the JSON body and headers of every reply.
     requireHostHeader: false,
   };
-  const server: Server = tls === null
-    ? createHttpServer(options, app.handle)
-    : (createHttpsServer(
-        // A TLS handshake is not covered by headersTimeout; Node's default for it is 120 s.
-        { ...options, ...secureContextOptions(tls), handshakeTimeout: LIMITS.headersTimeout },
-        app.handle,
-      ));
+  const server: Server =
+    tls === null
+      ? createHttpServer(options, app.handle)
+      : createHttpsServer(
+          // A TLS handshake is not covered by headersTimeout; Node's default for it is 120 s.
+          { ...options, ...secureContextOptions(tls), handshakeTimeout: LIMITS.headersTimeout },
+          app.handle,
+        );
   // One field more than the limit reaches req.headers, so app.ts can see an excess and refuse
   // it with 431 (Node's own cap drops the excess silently, framing headers included).
   server.maxHeadersCount = LIMITS.maxHeadersCount + 1;
@@ -108,7 +109,12 @@ export function listen(server: Server, port: number, host: string): Promise<Addr
  * override also closes idle connections at once (point 3) and stops the timer that enforces
  * headersTimeout/requestTimeout, which must keep cutting slow clients during the drain.
  */
-export function shutdown(server: Server, app: App, graceMs: number = LIMITS.shutdownGraceMs, onStopAccepting?: () => void): Promise<boolean> {
+export function shutdown(
+  server: Server,
+  app: App,
+  graceMs: number = LIMITS.shutdownGraceMs,
+  onStopAccepting?: () => void,
+): Promise<boolean> {
   app.draining = true;
   return new Promise((resolve) => {
     const force = setTimeout(() => {

@@ -56,7 +56,8 @@ export function secureContextOptions(pair: PemPair): SecureContextOptions & TlsO
 export function pairProblem(pair: PemPair): string | null {
   try {
     createSecureContext(secureContextOptions(pair));
-    if (!new X509Certificate(pair.cert).checkPrivateKey(createPrivateKey(pair.key))) return 'the key is not the certificate\'s';
+    if (!new X509Certificate(pair.cert).checkPrivateKey(createPrivateKey(pair.key)))
+      return "the key is not the certificate's";
     return null;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
@@ -79,10 +80,18 @@ export class CertificateWatcher {
   private readonly pollMs: number;
   private last: string;
   private settle: NodeJS.Timeout | null = null;
-  private readonly listener = (): void => { this.changed(); };
+  private readonly listener = (): void => {
+    this.changed();
+  };
 
   /** `install` hands a new context to the server (https.Server#setSecureContext). */
-  constructor(options: { files: TlsFiles; install: (options: SecureContextOptions) => void; logger: Logger; pollMs?: number; loaded: PemPair }) {
+  constructor(options: {
+    files: TlsFiles;
+    install: (options: SecureContextOptions) => void;
+    logger: Logger;
+    pollMs?: number;
+    loaded: PemPair;
+  }) {
     this.files = options.files;
     this.install = options.install;
     this.logger = options.logger;
@@ -91,7 +100,8 @@ export class CertificateWatcher {
   }
 
   start(): void {
-    for (const file of [this.files.certFile, this.files.keyFile]) watchFile(file, { interval: this.pollMs, persistent: false }, this.listener);
+    for (const file of [this.files.certFile, this.files.keyFile])
+      watchFile(file, { interval: this.pollMs, persistent: false }, this.listener);
   }
 
   /** A change seen: wait one more poll so a certificate and key written one after the other
@@ -120,7 +130,11 @@ export class CertificateWatcher {
     if (print === this.last) return 'unchanged';
     const problem = pairProblem(pair);
     if (problem !== null) {
-      this.logger.error('TLS certificate and key rejected; keeping the last good pair', { cert: this.files.certFile, key: this.files.keyFile, reason: problem });
+      this.logger.error('TLS certificate and key rejected; keeping the last good pair', {
+        cert: this.files.certFile,
+        key: this.files.keyFile,
+        reason: problem,
+      });
       return 'rejected';
     }
     this.install(secureContextOptions(pair));

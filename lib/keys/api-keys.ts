@@ -135,7 +135,8 @@ export function parseKeyFile(text: string): KeyFile {
     const where = `keys[${i}]`;
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`${where} must be an object`);
     const r = raw as Record<string, unknown>;
-    if (typeof r.id !== 'string' || !KEY_ID_PATTERN.test(r.id)) throw new Error(`${where}.id must be 8 base62 characters`);
+    if (typeof r.id !== 'string' || !KEY_ID_PATTERN.test(r.id))
+      throw new Error(`${where}.id must be 8 base62 characters`);
     if (ids.has(r.id)) throw new Error(`${where}.id is a duplicate`);
     ids.add(r.id);
     if (typeof r.holder !== 'string' || r.holder.length === 0 || r.holder.length > 200) {
@@ -145,8 +146,9 @@ export function parseKeyFile(text: string): KeyFile {
     if (r.revoked !== null && r.revoked !== undefined && !isTimestamp(r.revoked)) {
       throw new Error(`${where}.revoked must be null or a timestamp`);
     }
-    if (typeof r.sha256 !== 'string' || !HEX64.test(r.sha256)) throw new Error(`${where}.sha256 must be 64 lower-case hex digits`);
-    return { id: r.id, holder: r.holder, created: r.created, revoked: (r.revoked) ?? null, sha256: r.sha256 };
+    if (typeof r.sha256 !== 'string' || !HEX64.test(r.sha256))
+      throw new Error(`${where}.sha256 must be 64 lower-case hex digits`);
+    return { id: r.id, holder: r.holder, created: r.created, revoked: r.revoked ?? null, sha256: r.sha256 };
   });
   return { version: 1, keys };
 }

@@ -13,9 +13,33 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, existsSync, fchmodSync, fchownSync, fstatSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fchmodSync,
+  fchownSync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { emptyKeyFile, KEY_ID_PATTERN, newKey, newKeyId, parseKeyFile, serializeKeyFile, sha256Hex, type KeyFile, type KeyRecord } from './api-keys.ts';
+import {
+  emptyKeyFile,
+  KEY_ID_PATTERN,
+  newKey,
+  newKeyId,
+  parseKeyFile,
+  serializeKeyFile,
+  sha256Hex,
+  type KeyFile,
+  type KeyRecord,
+} from './api-keys.ts';
 import { directoryProblem, octal, readKeyFile } from './key-file-trust.ts';
 import { LockError, withLock } from './key-lock.ts';
 
@@ -147,12 +171,19 @@ function writeStore(file: string, store: KeyFile, previous: Stats | null, stillH
   try {
     try {
       writeFileSync(fd, serializeKeyFile(store));
-      giveOwnership(fd, file, previous === null ? newFileOwnership(dir, fstatSync(fd)) : { uid: previous.uid, gid: previous.gid, mode: previous.mode });
+      giveOwnership(
+        fd,
+        file,
+        previous === null
+          ? newFileOwnership(dir, fstatSync(fd))
+          : { uid: previous.uid, gid: previous.gid, mode: previous.mode },
+      );
       fsyncSync(fd); // the rename must never expose a file whose data is not on disk yet
     } finally {
       closeSync(fd);
     }
-    if (!stillHeld()) throw new CliError(`${file}.lock was taken over by another command; nothing was changed, run the command again`);
+    if (!stillHeld())
+      throw new CliError(`${file}.lock was taken over by another command; nothing was changed, run the command again`);
     renameSync(temp, file);
     renamed = true;
   } finally {
@@ -179,7 +210,10 @@ function issueInto(store: KeyFile, holder: string, now: Date): { record: KeyReco
 /** An id argument, never echoed unless it has the id's shape: an operator who pastes a whole
  * key by mistake must not see it repeated in a terminal or a CI log. */
 function checkedId(arg: string): string {
-  if (!KEY_ID_PATTERN.test(arg)) throw new CliError('not a key id: an id is the 8 characters after cgk_ (the argument is not repeated, in case it is a key)');
+  if (!KEY_ID_PATTERN.test(arg))
+    throw new CliError(
+      'not a key id: an id is the 8 characters after cgk_ (the argument is not repeated, in case it is a key)',
+    );
   return arg;
 }
 
@@ -207,7 +241,9 @@ function issueCommand(s: Session, rest: readonly string[]): Outcome {
   const at = rest.indexOf('--holder');
   const holder = at === -1 ? undefined : rest[at + 1]?.trim();
   if (holder === undefined || holder === '' || holder.length > 200 || !HOLDER.test(holder) || rest.length !== 2) {
-    s.io.stderr(`issue needs --holder NAME: 1 to 200 letters, marks, digits, punctuation, symbols or spaces\n\n${s.usage}`);
+    s.io.stderr(
+      `issue needs --holder NAME: 1 to 200 letters, marks, digits, punctuation, symbols or spaces\n\n${s.usage}`,
+    );
     return 2;
   }
   const existed = existsSync(s.file);
@@ -215,7 +251,9 @@ function issueCommand(s: Session, rest: readonly string[]): Outcome {
   if (issued === null) throw new CliError('nothing was issued');
   s.io.stdout(`${issued.key}\n`);
   if (!existed) s.io.stderr(createdNote(s.file));
-  s.io.stderr(`issued key ${issued.record.id} for ${shown(holder)} in ${s.file}\nthe key is shown once; store it in a secret manager now (the file keeps only its SHA-256)\n`);
+  s.io.stderr(
+    `issued key ${issued.record.id} for ${shown(holder)} in ${s.file}\nthe key is shown once; store it in a secret manager now (the file keeps only its SHA-256)\n`,
+  );
   return 0;
 }
 
@@ -231,7 +269,9 @@ function replaceCommand(s: Session, rest: readonly string[]): Outcome {
   });
   if (done === null) throw new CliError('nothing was replaced');
   s.io.stdout(`${done.key}\n`);
-  s.io.stderr(`issued key ${done.record.id} for ${shown(done.record.holder)} and revoked ${done.old.id}\nthe key is shown once; store it in a secret manager now\n`);
+  s.io.stderr(
+    `issued key ${done.record.id} for ${shown(done.record.holder)} and revoked ${done.old.id}\nthe key is shown once; store it in a secret manager now\n`,
+  );
   return 0;
 }
 
@@ -244,7 +284,9 @@ function revokeCommand(s: Session, rest: readonly string[]): Outcome {
     target.revoked = s.now.toISOString();
     return target;
   });
-  s.io.stderr(record === null ? `key ${id} was already revoked\n` : `revoked key ${record.id} of ${shown(record.holder)}\n`);
+  s.io.stderr(
+    record === null ? `key ${id} was already revoked\n` : `revoked key ${record.id} of ${shown(record.holder)}\n`,
+  );
   return 0;
 }
 
@@ -258,9 +300,17 @@ function listCommand(s: Session, rest: readonly string[]): Outcome {
   }
   // Every cell escaped: a hand-edited holder or date could hold terminal controls (the date
   // parser accepts "1 Jan 2026 (any text)").
-  const rows = [['ID', 'HOLDER', 'CREATED', 'STATUS'], ...store.keys.map((k) => [k.id, k.holder, k.created, k.revoked === null ? 'active' : `revoked ${k.revoked}`].map(escapeForTerminal))];
+  const rows = [
+    ['ID', 'HOLDER', 'CREATED', 'STATUS'],
+    ...store.keys.map((k) =>
+      [k.id, k.holder, k.created, k.revoked === null ? 'active' : `revoked ${k.revoked}`].map(escapeForTerminal),
+    ),
+  ];
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  s.io.stdout(rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]))).join('  ')).join('\n') + '\n');
+  s.io.stdout(
+    rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]))).join('  ')).join('\n') +
+      '\n',
+  );
   return 0;
 }
 

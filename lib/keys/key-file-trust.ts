@@ -17,13 +17,24 @@
  *   directory when run by root.
  * @module
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
 import { dirname } from 'node:path';
 
 const WRITABLE_BY_OTHERS = 0o022;
 const STICKY = 0o1000;
 
-export type KeyFileRead = { kind: 'missing' } | { kind: 'ok'; text: string; stats: Stats } | { kind: 'refused'; reason: string };
+export type KeyFileRead =
+  { kind: 'missing' } | { kind: 'ok'; text: string; stats: Stats } | { kind: 'refused'; reason: string };
 
 /** The owners a server may trust: itself and root. Null where there are no uids (Windows). */
 export function serverOwners(): readonly number[] | null {
@@ -50,7 +61,8 @@ export function directoryProblem(dir: string, owners: readonly number[] | null):
     const st = statSync(d);
     const mode = st.mode & 0o7777;
     const writable = (mode & WRITABLE_BY_OTHERS) !== 0 && (d === real || (mode & STICKY) === 0);
-    if (writable) return `is in ${d === real ? d : `${real}, below ${d}`}, which is writable by group or others (mode ${octal(mode)})`;
+    if (writable)
+      return `is in ${d === real ? d : `${real}, below ${d}`}, which is writable by group or others (mode ${octal(mode)})`;
     const owner = ownerProblem(st.uid, owners);
     if (owner !== null) return `is in ${d === real ? d : `${real}, below ${d}`}, which ${owner}`;
     if (dirname(d) === d) return null;
@@ -60,7 +72,8 @@ export function directoryProblem(dir: string, owners: readonly number[] | null):
 /** Why a file with these stats cannot be trusted, or null. */
 export function fileProblem(st: Stats, owners: readonly number[] | null): string | null {
   if (!st.isFile()) return 'is not a regular file';
-  if ((st.mode & WRITABLE_BY_OTHERS) !== 0) return `is writable by group or others (mode ${octal(st.mode)}; chmod go-w it)`;
+  if ((st.mode & WRITABLE_BY_OTHERS) !== 0)
+    return `is writable by group or others (mode ${octal(st.mode)}; chmod go-w it)`;
   const owner = ownerProblem(st.uid, owners);
   return owner === null ? null : `${owner} (chown it)`;
 }

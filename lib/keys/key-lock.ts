@@ -20,7 +20,17 @@
  * - Before committing, the holder checks the lock still holds its nonce.
  * @module
  */
-import { closeSync, constants, fstatSync, linkSync, lstatSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  linkSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -49,7 +59,13 @@ function errno(error: unknown): string | undefined {
 function parseHolder(text: string): Holder | null {
   try {
     const h = JSON.parse(text) as Partial<Holder>;
-    if (Number.isSafeInteger(h.pid) && typeof h.host === 'string' && typeof h.nonce === 'string' && /^[0-9a-f]{32}$/.test(h.nonce) && Number.isFinite(h.time)) {
+    if (
+      Number.isSafeInteger(h.pid) &&
+      typeof h.host === 'string' &&
+      typeof h.nonce === 'string' &&
+      /^[0-9a-f]{32}$/.test(h.nonce) &&
+      Number.isFinite(h.time)
+    ) {
       return h as Holder;
     }
   } catch {
@@ -122,7 +138,9 @@ function removeIf(lock: string, seen: Exclude<Seen, { kind: 'gone' }>): boolean 
   try {
     const now = look(claim);
     const same =
-      seen.kind === 'holder' ? now.kind === 'holder' && now.holder.nonce === seen.holder.nonce : now.kind === 'foreign' && now.ino === seen.ino;
+      seen.kind === 'holder'
+        ? now.kind === 'holder' && now.holder.nonce === seen.holder.nonce
+        : now.kind === 'foreign' && now.ino === seen.ino;
     if (same) rmSync(lock, { force: true });
     return same;
   } finally {
@@ -149,7 +167,7 @@ export function withLock<T>(file: string, waitMs: number, fn: (stillHeld: () => 
     } finally {
       closeSync(fd);
     }
-    for (let waited = 0; ; ) {
+    for (let waited = 0; ;) {
       try {
         linkSync(staging, lock);
         break;
@@ -160,7 +178,10 @@ export function withLock<T>(file: string, waitMs: number, fn: (stillHeld: () => 
       if (seen.kind === 'gone') continue; // released between our attempt and our look: try again now
       if (isStale(seen, Date.now()) && removeIf(lock, seen)) continue;
       if (waited >= waitMs) {
-        const who = seen.kind === 'holder' ? ` (pid ${seen.holder.pid} on ${seen.holder.host === mine.host ? 'this host' : seen.holder.host})` : '';
+        const who =
+          seen.kind === 'holder'
+            ? ` (pid ${seen.holder.pid} on ${seen.holder.host === mine.host ? 'this host' : seen.holder.host})`
+            : '';
         throw new LockError(`${lock} is held by another keys command${who}; remove it if none is running`);
       }
       sleepSync(POLL_MS);

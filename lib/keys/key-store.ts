@@ -30,7 +30,8 @@ export class KeyStoreError extends Error {
   override readonly name = 'KeyStoreError';
 }
 
-type Loaded = { kind: 'missing' } | { kind: 'ok'; keys: ActiveKey[]; total: number } | { kind: 'invalid'; reason: string };
+type Loaded =
+  { kind: 'missing' } | { kind: 'ok'; keys: ActiveKey[]; total: number } | { kind: 'invalid'; reason: string };
 
 function load(file: string): Loaded {
   const read = readKeyFile(file, serverOwners());
@@ -55,7 +56,9 @@ function directoryDistrust(file: string): string | null {
 /** What identifies one version of the file: a rename-replace changes ino, an in-place write
  * mtime/ctime/size. 'missing' when there is no file. */
 function signatureOf(stats: Stats | undefined): string {
-  return stats === undefined || stats.nlink === 0 ? 'missing' : `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+  return stats === undefined || stats.nlink === 0
+    ? 'missing'
+    : `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
 }
 
 function statOf(file: string): Stats | undefined {
@@ -76,7 +79,9 @@ export class KeyStore {
   private readonly options: KeyStoreOptions;
   private watching = false;
   private version = 0;
-  private readonly listener = (curr: Stats): void => { this.changed(curr); };
+  private readonly listener = (curr: Stats): void => {
+    this.changed(curr);
+  };
 
   constructor(options: KeyStoreOptions) {
     this.options = options;
@@ -101,7 +106,8 @@ export class KeyStore {
       // working directory (e.g. /tmp) is only a warning, as API_KEY may be all that is meant.
       const distrust = directoryDistrust(file);
       if (distrust !== null && this.options.fileExplicit) throw new KeyStoreError(`API_KEYS_FILE ${file} ${distrust}`);
-      if (distrust !== null) logger.warn('keys.json in the working directory will not be trusted', { file, reason: distrust });
+      if (distrust !== null)
+        logger.warn('keys.json in the working directory will not be trusted', { file, reason: distrust });
       else if (this.options.fileExplicit) logger.info('key file does not exist yet; watching for it', { file });
     }
     const interval = this.options.pollMs ?? 500;
@@ -109,7 +115,12 @@ export class KeyStore {
     this.watching = true;
     // watchFile takes its baseline stat asynchronously, so a write between the load above and
     // that first stat would never be reported: compare once more after the first polls.
-    this.recheck = setTimeout(() => { this.changed(statOf(file)); }, 2 * interval + 50);
+    this.recheck = setTimeout(
+      () => {
+        this.changed(statOf(file));
+      },
+      2 * interval + 50,
+    );
     this.recheck.unref();
   }
 
@@ -126,7 +137,11 @@ export class KeyStore {
     this.signature = signature;
     const next = load(file);
     if (next.kind === 'invalid') {
-      logger.error('key file rejected; keeping the last good keys', { file, reason: next.reason, active: this.fileKeys.length });
+      logger.error('key file rejected; keeping the last good keys', {
+        file,
+        reason: next.reason,
+        active: this.fileKeys.length,
+      });
       return;
     }
     if (next.kind === 'missing') {

@@ -109,7 +109,8 @@ export interface GcraReply {
 
 /** The per-limit script arguments ARGV[1..3], computed once. */
 export function gcraArgs(limit: number): [string, string, string] {
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1e9) throw new RangeError(`limit must be an integer from 1 to 1e9 (got ${limit})`);
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1e9)
+    throw new RangeError(`limit must be an integer from 1 to 1e9 (got ${limit})`);
   const q = Math.floor(WINDOW_MICROS / limit);
   const r = WINDOW_MICROS - q * limit;
   return [String(limit), String(q), String(r)];
@@ -124,7 +125,12 @@ function safeInteger(value: unknown): number {
 export function decodeGcraReply(reply: unknown): GcraReply {
   if (!Array.isArray(reply) || reply.length !== 4) throw new TypeError('unexpected reply from the rate-limit script');
   const granted = safeInteger(reply[0]);
-  return { granted: granted === 1, tatMicros: safeInteger(reply[1]), tatRemainder: safeInteger(reply[2]), nowMicros: safeInteger(reply[3]) };
+  return {
+    granted: granted === 1,
+    tatMicros: safeInteger(reply[1]),
+    tatRemainder: safeInteger(reply[2]),
+    nowMicros: safeInteger(reply[3]),
+  };
 }
 
 /**

@@ -74,7 +74,11 @@ function shown(value: string): string {
 
 const URL_FORM = 'redis://[user[:password]@]host[:port][/database] or rediss://...';
 
-export function parseRedisConfig(env: Env, cwd: string, makeError: ConfigErrorFactory = defaultFactory): RedisRateLimitConfig | null {
+export function parseRedisConfig(
+  env: Env,
+  cwd: string,
+  makeError: ConfigErrorFactory = defaultFactory,
+): RedisRateLimitConfig | null {
   const fail = (variable: string, message: string): never => {
     throw makeError(variable, message);
   };
@@ -98,13 +102,15 @@ export function parseRedisConfig(env: Env, cwd: string, makeError: ConfigErrorFa
     fail(REDIS_URL_VAR, `must start with redis:// or rediss:// (expected ${URL_FORM})`);
   }
   if (url.hostname === '') fail(REDIS_URL_VAR, `must name a host (expected ${URL_FORM})`);
-  if (url.search !== '' || url.hash !== '') fail(REDIS_URL_VAR, 'must not have a query or a fragment (they would be ignored)');
+  if (url.search !== '' || url.hash !== '')
+    fail(REDIS_URL_VAR, 'must not have a query or a fragment (they would be ignored)');
   const port = url.port === '' ? 6379 : Number(url.port);
   if (port === 0) fail(REDIS_URL_VAR, 'must not name port 0');
   let database = 0;
   if (url.pathname !== '' && url.pathname !== '/') {
     const digits = url.pathname.slice(1);
-    if (!/^[0-9]{1,9}$/.test(digits)) fail(REDIS_URL_VAR, 'must have a database number (0 or more) as its path, or no path');
+    if (!/^[0-9]{1,9}$/.test(digits))
+      fail(REDIS_URL_VAR, 'must have a database number (0 or more) as its path, or no path');
     database = Number(digits);
   }
   let username: string | undefined;
@@ -118,7 +124,8 @@ export function parseRedisConfig(env: Env, cwd: string, makeError: ConfigErrorFa
 
   const passwordFile = read(env, REDIS_PASSWORD_FILE_VAR);
   if (passwordFile !== undefined) {
-    if (password !== undefined) fail(REDIS_PASSWORD_FILE_VAR, `cannot be used together with a password in ${REDIS_URL_VAR}`);
+    if (password !== undefined)
+      fail(REDIS_PASSWORD_FILE_VAR, `cannot be used together with a password in ${REDIS_URL_VAR}`);
     password = readPassword(cwd, passwordFile, fail);
   }
 
@@ -132,7 +139,10 @@ export function parseRedisConfig(env: Env, cwd: string, makeError: ConfigErrorFa
   if (rawTimeout !== undefined) {
     // Digits only: Number() would accept "0x10", "1e3", " 5 " and "Infinity".
     if (!/^[0-9]{1,5}$/.test(rawTimeout) || Number(rawTimeout) < 1 || Number(rawTimeout) > MAX_REDIS_TIMEOUT_MS) {
-      fail(REDIS_TIMEOUT_VAR, `must be an integer from 1 to ${MAX_REDIS_TIMEOUT_MS} (milliseconds; got ${shown(rawTimeout)})`);
+      fail(
+        REDIS_TIMEOUT_VAR,
+        `must be an integer from 1 to ${MAX_REDIS_TIMEOUT_MS} (milliseconds; got ${shown(rawTimeout)})`,
+      );
     }
     timeoutMs = Number(rawTimeout);
   }
@@ -164,6 +174,7 @@ function readPassword(cwd: string, file: string, fail: (variable: string, messag
   // One trailing line break is what `echo secret > file` and editors leave; anything else
   // (an empty file, a second line) is a mistake worth stopping for. The content is never shown.
   const password = text.replace(/\r?\n$/, '');
-  if (password === '' || /[\r\n]/.test(password)) fail(REDIS_PASSWORD_FILE_VAR, `must hold the password on one line (${shown(file)})`);
+  if (password === '' || /[\r\n]/.test(password))
+    fail(REDIS_PASSWORD_FILE_VAR, `must hold the password on one line (${shown(file)})`);
   return password;
 }

@@ -54,7 +54,9 @@ export interface RedisModuleLike {
 /** The `redis` package is not installed: a start-up error, one line. */
 export class RedisPackageMissingError extends Error {
   constructor() {
-    super(`RATE_LIMIT_REDIS_URL is set but the redis package is not installed: run npm install redis@${REDIS_PACKAGE_VERSION} next to the server`);
+    super(
+      `RATE_LIMIT_REDIS_URL is set but the redis package is not installed: run npm install redis@${REDIS_PACKAGE_VERSION} next to the server`,
+    );
     this.name = 'RedisPackageMissingError';
   }
 }
@@ -191,8 +193,12 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
     this.backoffMaxMs = options.backoffMaxMs ?? 2_000;
     this.probeDelay = this.backoffMinMs;
     // Without an 'error' listener an EventEmitter error would crash the process.
-    client.on('error', (error) => { this.down(reasonOf(error)); });
-    client.on('ready', () => { this.probe(); });
+    client.on('error', (error) => {
+      this.down(reasonOf(error));
+    });
+    client.on('ready', () => {
+      this.probe();
+    });
   }
 
   /** Whether requests are currently limited through Redis (false: in-process fallback). */
@@ -269,7 +275,13 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
    * late, a reply already sitting in the socket is read in the poll phase before it, and wins. */
   private withDeadline<T>(call: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => setImmediate(() => { reject(new CallTimeout(this.timeoutMs)); }), this.timeoutMs);
+      const timer = setTimeout(
+        () =>
+          setImmediate(() => {
+            reject(new CallTimeout(this.timeoutMs));
+          }),
+        this.timeoutMs,
+      );
       call.then(
         (value) => {
           clearTimeout(timer);
@@ -292,7 +304,10 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
     }
     if (!this.announcedDown) {
       this.announcedDown = true;
-      this.logger.warn('rate limit: Redis unavailable, each instance now limits on its own', { redis: this.target, reason });
+      this.logger.warn('rate limit: Redis unavailable, each instance now limits on its own', {
+        redis: this.target,
+        reason,
+      });
     }
     this.scheduleProbe();
   }

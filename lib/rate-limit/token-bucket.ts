@@ -62,10 +62,13 @@ export class RateLimiter {
     this.rate = options.perMinute / 60_000;
     const every = options.sweepIntervalMs ?? 60_000;
     const onSweep = options.onSweep;
-    this.timer = every > 0 ? setInterval(() => {
-      const dropped = this.sweep();
-      onSweep?.(dropped, this.buckets.size);
-    }, every) : null;
+    this.timer =
+      every > 0
+        ? setInterval(() => {
+            const dropped = this.sweep();
+            onSweep?.(dropped, this.buckets.size);
+          }, every)
+        : null;
     this.timer?.unref();
   }
 
@@ -162,7 +165,12 @@ export function snapTokens(tokens: number): number {
  * bucket and the Redis store (lib/rate-limit/redis-store.ts), so their headers cannot drift
  * apart: the refill rate is `limit` per 60 s in both.
  */
-export function stateFromTokens(allowed: boolean, tokens: number, limit: number, out: RateLimitState = blankState()): RateLimitState {
+export function stateFromTokens(
+  allowed: boolean,
+  tokens: number,
+  limit: number,
+  out: RateLimitState = blankState(),
+): RateLimitState {
   const rate = limit / 60_000; // tokens per ms, the same expression as the bucket's own
   out.allowed = allowed;
   out.limit = limit;

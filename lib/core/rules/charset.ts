@@ -54,7 +54,8 @@ export const NAMED_SETS: ReadonlyMap<string, bigint> = new Map([
 export function charactersOf(mask: bigint): string {
   const digits = mask.toString(2);
   let out = '';
-  for (let i = digits.length - 1, code = FIRST_PRINTABLE; i >= 0; i--, code++) if (digits.charCodeAt(i) === 0x31) out += String.fromCharCode(code);
+  for (let i = digits.length - 1, code = FIRST_PRINTABLE; i >= 0; i--, code++)
+    if (digits.charCodeAt(i) === 0x31) out += String.fromCharCode(code);
   return out;
 }
 

@@ -38,9 +38,11 @@ export interface Atom {
 
 /** signatures[j]: bit i set when allowed[j] is in required[i]. */
 export function signaturesOf(allowed: string, required: readonly string[]): Uint8Array {
-  if (required.length > MAX_REQUIRED_SETS) throw new RangeError(`signaturesOf: at most ${MAX_REQUIRED_SETS} required sets`);
+  if (required.length > MAX_REQUIRED_SETS)
+    throw new RangeError(`signaturesOf: at most ${MAX_REQUIRED_SETS} required sets`);
   const byCode = new Uint8Array(128);
-  for (let i = 0; i < required.length; i++) for (let j = 0; j < required[i].length; j++) byCode[required[i].charCodeAt(j) & 127] |= 1 << i;
+  for (let i = 0; i < required.length; i++)
+    for (let j = 0; j < required[i].length; j++) byCode[required[i].charCodeAt(j) & 127] |= 1 << i;
   return Uint8Array.from(allowed, (c) => byCode[c.charCodeAt(0) & 127]);
 }
 

@@ -59,7 +59,8 @@ export interface PasswordRules {
   readonly text: string;
 }
 
-export type RulesParse = { readonly ok: true; readonly rule: PasswordRules } | { readonly ok: false; readonly error: RulesError };
+export type RulesParse =
+  { readonly ok: true; readonly rule: PasswordRules } | { readonly ok: false; readonly error: RulesError };
 
 export function rulesError(message: string, field: string = RULES_FIELD): RulesError {
   return Object.freeze({ error: message, status: 400, field });
@@ -72,14 +73,26 @@ export function quoteToken(token: string): string {
   for (let i = 0; i < token.length; i++) {
     const c = token.charCodeAt(i);
     const piece =
-      c === 0x22 ? '\\"' : c === 0x5c ? '\\\\' : c >= 0x20 && c <= 0x7e ? token[i] : `\\u${c.toString(16).padStart(4, '0')}`;
+      c === 0x22
+        ? '\\"'
+        : c === 0x5c
+          ? '\\\\'
+          : c >= 0x20 && c <= 0x7e
+            ? token[i]
+            : `\\u${c.toString(16).padStart(4, '0')}`;
     if (out.length + piece.length > 24) return `"${out}..."`;
     out += piece;
   }
   return `"${out}"`;
 }
 
-const PROPERTY_NAMES: ReadonlySet<string> = new Set(['required', 'allowed', 'max-consecutive', 'minlength', 'maxlength']);
+const PROPERTY_NAMES: ReadonlySet<string> = new Set([
+  'required',
+  'allowed',
+  'max-consecutive',
+  'minlength',
+  'maxlength',
+]);
 
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d;
@@ -207,9 +220,11 @@ class RuleReader {
     if (endsWord(this.code(this.pos))) this.unexpected(this.pos, 'a property name');
     if (!PROPERTY_NAMES.has(name)) this.fail(`unknown property ${quoteToken(name)} at position ${this.pos}`);
     this.pos += name.length;
-    if (this.pos >= this.end || this.code(this.pos) !== 0x3a) this.fail(`expected ":" right after "${name}" at position ${this.pos}`);
+    if (this.pos >= this.end || this.code(this.pos) !== 0x3a)
+      this.fail(`expected ":" right after "${name}" at position ${this.pos}`);
     this.pos = this.skipSpace(this.pos + 1);
-    if (this.pos >= this.end || this.code(this.pos) === 0x3b) this.fail(`"${name}" has no value at position ${namePos}`);
+    if (this.pos >= this.end || this.code(this.pos) === 0x3b)
+      this.fail(`"${name}" has no value at position ${namePos}`);
     if (name === 'required' || name === 'allowed') {
       const mask = this.readSetList(name);
       if (name === 'required') raw.required.push(mask);
@@ -229,7 +244,8 @@ class RuleReader {
     let mask = 0n;
     let first = true;
     for (;;) {
-      if (i >= this.end) this.fail(`unterminated character class ${quoteToken(this.text.slice(start))} at position ${start}`);
+      if (i >= this.end)
+        this.fail(`unterminated character class ${quoteToken(this.text.slice(start))} at position ${start}`);
       const c = this.code(i);
       if (c === 0x5d) {
         // "]]" puts "]" in the class and closes it; a lone "]" closes it.
@@ -242,9 +258,14 @@ class RuleReader {
         break;
       }
       if (c < 0x20 || c > 0x7e) {
-        this.fail(`character ${quoteToken(String.fromCodePoint(this.text.codePointAt(i) ?? c))} in a character class is not printable ASCII, at position ${i}`);
+        this.fail(
+          `character ${quoteToken(String.fromCodePoint(this.text.codePointAt(i) ?? c))} in a character class is not printable ASCII, at position ${i}`,
+        );
       }
-      if (c === 0x2d && !first) this.fail(`"-" may only be the first character of a character class (ranges are not supported), at position ${i}`);
+      if (c === 0x2d && !first)
+        this.fail(
+          `"-" may only be the first character of a character class (ranges are not supported), at position ${i}`,
+        );
       mask |= bitOf(c);
       first = false;
       i++;
@@ -275,7 +296,8 @@ class RuleReader {
       if (this.pos >= this.end || this.code(this.pos) === 0x3b) return mask;
       if (this.code(this.pos) !== 0x2c) this.unexpected(this.pos, '"," or ";"');
       this.pos = this.skipSpace(this.pos + 1);
-      if (this.pos >= this.end || this.code(this.pos) === 0x3b) this.fail(`missing character class after "," at position ${this.pos}`);
+      if (this.pos >= this.end || this.code(this.pos) === 0x3b)
+        this.fail(`missing character class after "," at position ${this.pos}`);
     }
   }
 
@@ -283,9 +305,11 @@ class RuleReader {
     const start = this.pos;
     while (this.pos < this.end && !isSpace(this.code(this.pos)) && this.code(this.pos) !== 0x3b) this.pos++;
     const token = this.text.slice(start, this.pos);
-    if (!/^[0-9]+$/.test(token)) this.fail(`${name} must be a whole number, got ${quoteToken(token)} at position ${start}`);
+    if (!/^[0-9]+$/.test(token))
+      this.fail(`${name} must be a whole number, got ${quoteToken(token)} at position ${start}`);
     const value = Number(token);
-    if (value > MAX_RULES_NUMBER) this.fail(`${name} ${quoteToken(token)} is out of range (at most ${MAX_RULES_NUMBER}) at position ${start}`);
+    if (value > MAX_RULES_NUMBER)
+      this.fail(`${name} ${quoteToken(token)} is out of range (at most ${MAX_RULES_NUMBER}) at position ${start}`);
     return value;
   }
 }

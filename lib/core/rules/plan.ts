@@ -5,7 +5,14 @@
  * @module
  */
 import { log2BigInt } from '../entropy.ts';
-import { atomsOf, completionPrefixTable, countRulePasswords, MAX_REQUIRED_SETS, signaturesOf, type Atom } from './count.ts';
+import {
+  atomsOf,
+  completionPrefixTable,
+  countRulePasswords,
+  MAX_REQUIRED_SETS,
+  signaturesOf,
+  type Atom,
+} from './count.ts';
 import { quoteToken, RULES_FIELD, rulesError, type PasswordRules, type RulesError } from './parse.ts';
 
 /** The service's password lengths. */
@@ -70,10 +77,14 @@ export interface RulesPlan {
 export function checkPasswordRules(rule: PasswordRules): RulesError | null {
   const { minLength, maxLength, maxConsecutive } = rule;
   if (maxLength !== null && maxLength < SERVICE_MIN_LENGTH) {
-    return rulesError(`${RULES_FIELD}: maxlength ${maxLength} is below the service's minimum length ${SERVICE_MIN_LENGTH}`);
+    return rulesError(
+      `${RULES_FIELD}: maxlength ${maxLength} is below the service's minimum length ${SERVICE_MIN_LENGTH}`,
+    );
   }
   if (minLength !== null && minLength > SERVICE_MAX_LENGTH) {
-    return rulesError(`${RULES_FIELD}: minlength ${minLength} is above the service's maximum length ${SERVICE_MAX_LENGTH}`);
+    return rulesError(
+      `${RULES_FIELD}: minlength ${minLength} is above the service's maximum length ${SERVICE_MAX_LENGTH}`,
+    );
   }
   if (minLength !== null && maxLength !== null && minLength > maxLength) {
     return rulesError(`${RULES_FIELD}: minlength ${minLength} is greater than maxlength ${maxLength}`);
@@ -82,7 +93,9 @@ export function checkPasswordRules(rule: PasswordRules): RulesError | null {
     return rulesError(`${RULES_FIELD}: max-consecutive 0 allows no character at all (it must be at least 1)`);
   }
   if (rule.allowed.length < 2) {
-    return rulesError(`${RULES_FIELD}: allows only the character ${quoteToken(rule.allowed)}; a password needs at least 2 to choose from`);
+    return rulesError(
+      `${RULES_FIELD}: allows only the character ${quoteToken(rule.allowed)}; a password needs at least 2 to choose from`,
+    );
   }
   if (rule.required.length > MAX_REQUIRED_SETS) {
     return rulesError(
@@ -112,10 +125,16 @@ export function resolveRulesLength(rule: PasswordRules, given: number | undefine
     return rulesError(`${LENGTH_FIELD} must be between ${SERVICE_MIN_LENGTH} and ${SERVICE_MAX_LENGTH}`, LENGTH_FIELD);
   }
   if (rule.minLength !== null && given < rule.minLength) {
-    return rulesError(`${LENGTH_FIELD} ${given} is below the minlength ${rule.minLength} of ${RULES_FIELD}`, LENGTH_FIELD);
+    return rulesError(
+      `${LENGTH_FIELD} ${given} is below the minlength ${rule.minLength} of ${RULES_FIELD}`,
+      LENGTH_FIELD,
+    );
   }
   if (rule.maxLength !== null && given > rule.maxLength) {
-    return rulesError(`${LENGTH_FIELD} ${given} is above the maxlength ${rule.maxLength} of ${RULES_FIELD}`, LENGTH_FIELD);
+    return rulesError(
+      `${LENGTH_FIELD} ${given} is above the maxlength ${rule.maxLength} of ${RULES_FIELD}`,
+      LENGTH_FIELD,
+    );
   }
   return given;
 }
@@ -130,7 +149,11 @@ export function isRulesPlan(p: RulesPlan | RulesError): p is RulesPlan {
  * uniform over the same set, only their cost differs); by default rejection is chosen while
  * it needs at most EXACT_SAMPLING_THRESHOLD attempts on average.
  */
-export function planPasswordRules(rule: PasswordRules, length?: number, sampler?: RulesSampler): RulesPlan | RulesError {
+export function planPasswordRules(
+  rule: PasswordRules,
+  length?: number,
+  sampler?: RulesSampler,
+): RulesPlan | RulesError {
   const infeasible = checkPasswordRules(rule);
   if (infeasible !== null) return infeasible;
   const resolved = resolveRulesLength(rule, length);

@@ -67,7 +67,8 @@ export function sampleExactly(plan: RulesPlan, random: RandomSource): string {
 export function unrankPassword(plan: RulesPlan, rank: bigint): string {
   const { atoms, length, maxRun } = plan;
   const prefix = plan.completions;
-  if (prefix === null) throw new Error('unrankPassword: the plan has no completion table (plan it with sampler "exact")');
+  if (prefix === null)
+    throw new Error('unrankPassword: the plan has no completion table (plan it with sampler "exact")');
   if (rank < 0n || rank >= plan.count) throw new RangeError('unrankPassword: rank out of range');
   // G(t, U): ways to finish after a completed run, t characters left, U the required sets unhit.
   const completions = (t: number, unhit: number) => prefix[t][unhit] - (t > 0 ? prefix[t - 1][unhit] : 0n);
