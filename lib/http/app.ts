@@ -94,41 +94,9 @@ export function createApp(options: AppOptions): App {
     peek,
   );
 
-  function dispatch(x: Exchange): void {
-    const { req } = x;
-    // service.ts lets Node keep one field more than the limit, so an excess is visible here.
-    const refusal =
-      req.rawHeaders.length > 2 * LIMITS.maxHeadersCount
-        ? 'headersTooLarge'
-        : req.headers.upgrade !== undefined
-          ? 'upgradeRefused'
-          : hasBadHost(req)
-            ? 'badRequest'
-            : null;
-    if (refusal !== null) {
-      x.close = true;
-      reply.errorWith(x, refusal, peek(x));
-      return;
-    }
-    const path = pathOf(req.url as string);
-    const route = routes.get(path);
-    if (route === undefined) {
-      reply.refuseWith(x, 'notFound', peek(x));
-      return;
-    }
-    x.route = path;
-    if (req.method === 'POST' && route.post !== undefined) {
-      route.post(x);
-      return;
-    }
-    // Only POST /generate reads a body; anywhere else a declared one closes the connection.
-    x.close = declaresBody(req);
-    if ((req.method === 'GET' || req.method === 'HEAD') && route.get !== undefined) {
-      route.get(x);
-      return;
-    }
-    reply.errorWith(x, 'methodNotAllowed', peek(x), ['Allow', route.allow]);
-  }
+  const dispatch = (x: Exchange): void => {
+    dispatchRequest(x, routes, reply, peek);
+  };
 
   return {
     get draining() {
@@ -164,6 +132,48 @@ export function createApp(options: AppOptions): App {
       clientError(error, socket, reply, limits, logger);
     },
   };
+}
+
+/** The head checks that refuse a request before any route: their error, or null. */
+function headRefusal(req: IncomingMessage): 'headersTooLarge' | 'upgradeRefused' | 'badRequest' | null {
+  // service.ts lets Node keep one field more than the limit, so an excess is visible here.
+  if (req.rawHeaders.length > 2 * LIMITS.maxHeadersCount) return 'headersTooLarge';
+  if (req.headers.upgrade !== undefined) return 'upgradeRefused';
+  return hasBadHost(req) ? 'badRequest' : null;
+}
+
+/** Head checks, then the route by exact path, then the handler for the method. */
+function dispatchRequest(
+  x: Exchange,
+  routes: ReadonlyMap<string, Route>,
+  reply: Responder,
+  peek: (x: Exchange) => ReturnType<ClientLimits['peek']>,
+): void {
+  const { req } = x;
+  const refusal = headRefusal(req);
+  if (refusal !== null) {
+    x.close = true;
+    reply.errorWith(x, refusal, peek(x));
+    return;
+  }
+  const path = pathOf(req.url as string);
+  const route = routes.get(path);
+  if (route === undefined) {
+    reply.refuseWith(x, 'notFound', peek(x));
+    return;
+  }
+  x.route = path;
+  if (req.method === 'POST' && route.post !== undefined) {
+    route.post(x);
+    return;
+  }
+  // Only POST /generate reads a body; anywhere else a declared one closes the connection.
+  x.close = declaresBody(req);
+  if ((req.method === 'GET' || req.method === 'HEAD') && route.get !== undefined) {
+    route.get(x);
+    return;
+  }
+  reply.errorWith(x, 'methodNotAllowed', peek(x), ['Allow', route.allow]);
 }
 
 function clientKey(req: IncomingMessage, trustProxyHops: number): string {

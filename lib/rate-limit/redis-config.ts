@@ -74,24 +74,12 @@ function shown(value: string): string {
 
 const URL_FORM = 'redis://[user[:password]@]host[:port][/database] or rediss://...';
 
-export function parseRedisConfig(
-  env: Env,
-  cwd: string,
-  makeError: ConfigErrorFactory = defaultFactory,
-): RedisRateLimitConfig | null {
-  const fail = (variable: string, message: string): never => {
-    throw makeError(variable, message);
-  };
-  const raw = read(env, REDIS_URL_VAR);
-  if (raw === undefined) {
-    // A Redis setting without the URL would be silently ignored: say so instead.
-    for (const name of [REDIS_PASSWORD_FILE_VAR, REDIS_PREFIX_VAR, REDIS_TIMEOUT_VAR]) {
-      if (read(env, name) !== undefined) fail(name, `is set but ${REDIS_URL_VAR} is not`);
-    }
-    return null;
-  }
-
-  // Nothing of the URL is echoed back: any part of it may be, or hide, the password.
+/** The URL's parts, checked. Nothing of the URL is echoed back: any part of it may be, or
+ * hide, the password. */
+function parseUrl(
+  raw: string,
+  fail: (variable: string, message: string) => never,
+): { url: URL; port: number; database: number; username: string | undefined; password: string | undefined } {
   let url: URL;
   try {
     url = new URL(raw);
@@ -113,14 +101,34 @@ export function parseRedisConfig(
       fail(REDIS_URL_VAR, 'must have a database number (0 or more) as its path, or no path');
     database = Number(digits);
   }
-  let username: string | undefined;
-  let password: string | undefined;
   try {
-    username = url.username === '' ? undefined : decodeURIComponent(url.username);
-    password = url.password === '' ? undefined : decodeURIComponent(url.password);
+    const username = url.username === '' ? undefined : decodeURIComponent(url.username);
+    const password = url.password === '' ? undefined : decodeURIComponent(url.password);
+    return { url, port, database, username, password };
   } catch {
-    fail(REDIS_URL_VAR, 'has a malformed %-escape in its user or password');
+    return fail(REDIS_URL_VAR, 'has a malformed %-escape in its user or password');
   }
+}
+
+export function parseRedisConfig(
+  env: Env,
+  cwd: string,
+  makeError: ConfigErrorFactory = defaultFactory,
+): RedisRateLimitConfig | null {
+  const fail = (variable: string, message: string): never => {
+    throw makeError(variable, message);
+  };
+  const raw = read(env, REDIS_URL_VAR);
+  if (raw === undefined) {
+    // A Redis setting without the URL would be silently ignored: say so instead.
+    for (const name of [REDIS_PASSWORD_FILE_VAR, REDIS_PREFIX_VAR, REDIS_TIMEOUT_VAR]) {
+      if (read(env, name) !== undefined) fail(name, `is set but ${REDIS_URL_VAR} is not`);
+    }
+    return null;
+  }
+
+  const { url, port, database, username, password: urlPassword } = parseUrl(raw, fail);
+  let password = urlPassword;
 
   const passwordFile = read(env, REDIS_PASSWORD_FILE_VAR);
   if (passwordFile !== undefined) {
