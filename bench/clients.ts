@@ -44,7 +44,7 @@ export interface ClientsResult {
 
 /** Live heap of dist's RateLimiter holding `n` buckets keyed as the server keys them. */
 function limiterHeap(n: number): ClientsResult['limiterHeap'] {
-  const module = pathToFileURL(join(ROOT, 'dist', 'lib', 'http', 'rate-limit.js')).href;
+  const module = pathToFileURL(join(ROOT, 'dist', 'lib', 'rate-limit', 'token-bucket.js')).href;
   const script = `
     const { RateLimiter } = await import(${JSON.stringify(module)});
     const l = new RateLimiter({ perMinute: 20, sweepIntervalMs: 0 });

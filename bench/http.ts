@@ -6,16 +6,19 @@
  * @module
  */
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { MAX_RATE_LIMIT_PER_MINUTE } from '../lib/core/limits.ts';
 import {
   CLOCK_TICKS,
   cpuTicks,
+  freePort,
   hasCommand,
   httpRequest,
   pinned,
   ROOT,
+  sleep,
   startServer,
   type ServerProcess,
 } from './procs.ts';
@@ -31,8 +34,10 @@ export interface Scenario {
   readonly id: string;
   readonly count: 1 | 20;
   readonly connections: number;
-  /** LOG_LEVEL of the real server in this scenario. */
+  /** LOG_LEVEL of the real server in this scenario (info is the default). */
   readonly logLevel: 'silent' | 'info';
+  /** The rate-limit store: in-process buckets, or shared through a local redis-server. */
+  readonly store: 'memory' | 'redis';
 }
 
 export interface HttpOptions {
@@ -57,6 +62,7 @@ export interface ScenarioResult {
   readonly count: number;
   readonly connections: number;
   readonly logLevel: string;
+  readonly store: string;
   readonly responseBytes: number;
   readonly real: SideResult;
   readonly bare: SideResult;
@@ -69,13 +75,19 @@ export interface ScenarioResult {
   };
 }
 
+/** The default configuration first (LOG_LEVEL=info, in-process buckets), then the same load
+ * without the request log and with the buckets on Redis. */
 export const SCENARIOS: readonly Scenario[] = [
-  { id: 'count1-c1', count: 1, connections: 1, logLevel: 'silent' },
-  { id: 'count1-c32', count: 1, connections: 32, logLevel: 'silent' },
-  { id: 'count20-c1', count: 20, connections: 1, logLevel: 'silent' },
-  { id: 'count20-c32', count: 20, connections: 32, logLevel: 'silent' },
-  { id: 'count1-c32-loginfo', count: 1, connections: 32, logLevel: 'info' },
+  { id: 'count1-c1', count: 1, connections: 1, logLevel: 'info', store: 'memory' },
+  { id: 'count1-c32', count: 1, connections: 32, logLevel: 'info', store: 'memory' },
+  { id: 'count20-c1', count: 20, connections: 1, logLevel: 'info', store: 'memory' },
+  { id: 'count20-c32', count: 20, connections: 32, logLevel: 'info', store: 'memory' },
+  { id: 'count1-c32-silent', count: 1, connections: 32, logLevel: 'silent', store: 'memory' },
+  { id: 'count1-c32-redis', count: 1, connections: 32, logLevel: 'info', store: 'redis' },
 ];
+
+/** redis-server on PATH: the Redis scenario runs only with it (Debian package redis-server). */
+export const HAS_REDIS = hasCommand('redis-server');
 
 function bodyOf(count: number): string {
   return JSON.stringify({ mode: 'password', count });
@@ -189,14 +201,23 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
   // Raised by configuration to the highest value the server accepts: the limiter still runs
   // (one bucket, consumed on every request) but a whole run never empties it.
   const rateLimitPerMinute = MAX_RATE_LIMIT_PER_MINUTE;
-  const levels = [...new Set(options.scenarios.map((s) => s.logLevel))];
+  const variant = (s: Scenario): string => `${s.logLevel}/${s.store}`;
   const reals = new Map<string, ServerProcess>();
   let bare: ServerProcess | null = null;
+  let redis: RedisProcess | null = null;
   try {
-    for (const level of levels)
-      reals.set(level, startServer({ kind: 'real', cpu: 0, apiKey, rateLimitPerMinute, logLevel: level }));
+    if (options.scenarios.some((s) => s.store === 'redis')) redis = await startRedis();
+    for (const s of options.scenarios) {
+      if (reals.has(variant(s))) continue;
+      const env: Record<string, string> =
+        s.store === 'redis' && redis !== null ? { RATE_LIMIT_REDIS_URL: redis.url } : {};
+      reals.set(
+        variant(s),
+        startServer({ kind: 'real', cpu: 0, apiKey, rateLimitPerMinute, logLevel: s.logLevel, env }),
+      );
+    }
     const realUrls = new Map<string, string>();
-    for (const [level, server] of reals) realUrls.set(level, await server.listening);
+    for (const [key, server] of reals) realUrls.set(key, await server.listening);
 
     // The bare server answers a body as long as the real one's for the same request.
     const sizes: Record<string, number> = {};
@@ -218,9 +239,9 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
 
     const results: ScenarioResult[] = [];
     for (const s of options.scenarios) {
-      const real = reals.get(s.logLevel)!;
+      const real = reals.get(variant(s))!;
       const targets = [
-        { name: 'real' as const, server: real, url: `${realUrls.get(s.logLevel)}/generate` },
+        { name: 'real' as const, server: real, url: `${realUrls.get(variant(s))}/generate` },
         { name: 'bare' as const, server: bare, url: `${bareUrl}/generate/${s.count}` },
       ];
       for (const t of targets)
@@ -240,6 +261,7 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
         count: s.count,
         connections: s.connections,
         logLevel: s.logLevel,
+        store: s.store,
         responseBytes: sizes[`/generate/${s.count}`],
         real: side(r),
         bare: side(b),
@@ -276,5 +298,53 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
   } finally {
     for (const server of reals.values()) await server.stop();
     if (bare !== null) await bare.stop();
+    if (redis !== null) await redis.stop();
   }
+}
+
+interface RedisProcess {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** A private redis-server on loopback, no persistence, on core 1 with the load generator (the
+ * server under test keeps core 0 to itself); stopped by its PID. */
+async function startRedis(): Promise<RedisProcess> {
+  if (!HAS_REDIS) throw new Error('the Redis scenario needs redis-server (apt-get install redis-server)');
+  const port = await freePort();
+  const [cmd, args] = pinned(1, 'redis-server', [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+  ]);
+  const child = spawn(cmd, args, { stdio: 'ignore' });
+  const url = `redis://127.0.0.1:${port}`;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  for (let i = 0; ; i++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port }, () => {
+        socket.write('PING\r\n');
+        socket.once('data', (d: Buffer) => {
+          socket.destroy();
+          resolve(d.toString().startsWith('+PONG'));
+        });
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (up) break;
+    if (i > 200) throw new Error(`redis-server did not answer on ${url}`);
+    await sleep(25);
+  }
+  return {
+    url,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }

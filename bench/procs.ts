@@ -5,7 +5,7 @@
  * @module
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,6 +26,11 @@ const SCRUBBED = [
   'API_KEYS_FILE',
   'API_KEY',
   'RATE_LIMIT_PER_MINUTE',
+  'RATE_LIMIT_REDIS_URL',
+  'RATE_LIMIT_REDIS_PASSWORD_FILE',
+  'RATE_LIMIT_REDIS_PREFIX',
+  'RATE_LIMIT_REDIS_TIMEOUT_MS',
+  'MIN_ENTROPY_BITS',
   'TRUST_PROXY_HOPS',
   'TLS_CERT_FILE',
   'TLS_KEY_FILE',
@@ -93,6 +98,8 @@ export interface ServerOptions {
   readonly logLevel?: 'silent' | 'error' | 'warn' | 'info' | 'debug';
   /** For the bare server: path -> body size in bytes. */
   readonly bareBodies?: Record<string, number>;
+  /** More environment variables (e.g. RATE_LIMIT_REDIS_URL). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface ServerProcess {
@@ -114,6 +121,18 @@ process.on('exit', () => {
   for (const child of live) if (child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
 });
 
+let keysDir: string | null = null;
+
+/** A private (0700) directory with no key file: the server trusts a key file's directory only
+ * if no one else can write it, so a path straight in /tmp would stop the start. */
+function noKeysDir(): string {
+  keysDir ??= mkdtempSync(join(tmpdir(), 'bench-no-keys-'));
+  return keysDir;
+}
+process.on('exit', () => {
+  if (keysDir !== null) rmSync(keysDir, { recursive: true, force: true });
+});
+
 export function startServer(options: ServerOptions): ServerProcess {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env))
@@ -122,10 +141,11 @@ export function startServer(options: ServerOptions): ServerProcess {
   env.HOST = '127.0.0.1';
   env.LOG_LEVEL = options.logLevel ?? 'silent';
   // A path that does not exist: a keys.json in the working tree must not change the figures.
-  env.API_KEYS_FILE = join(tmpdir(), `bench-no-keys-${process.pid}.json`);
+  env.API_KEYS_FILE = join(noKeysDir(), 'keys.json');
   if (options.apiKey !== undefined) env.API_KEY = options.apiKey;
   if (options.rateLimitPerMinute !== undefined) env.RATE_LIMIT_PER_MINUTE = String(options.rateLimitPerMinute);
   if (options.bareBodies !== undefined) env.BARE_BODIES = JSON.stringify(options.bareBodies);
+  Object.assign(env, options.env ?? {});
 
   const script = options.kind === 'bare' ? BARE_SERVER : REAL_SERVER;
   if (!existsSync(script)) throw new Error(`${script} is missing (run npm run build)`);
