@@ -46,7 +46,8 @@ const PARSE_CACHE_LIMIT = 256;
 const parseCache = new BoundedCache<string, RulesParse>(PARSE_CACHE_LIMIT);
 
 /**
- * Plans by canonical rule text and length, so every spelling of one rule shares its plan.
+ * Plans by canonical rule text and length (and whether the rule said `unicode`, which only
+ * the metadata records), so every spelling of one rule shares its plan.
  * Two caches because plans differ in size by three orders of magnitude:
  * - a rejection plan holds the allowed codes, their signatures and at most 95 atoms, and its
  *   metadata JSON: measured 2-5 KB, so 256 of them stay near 1 MB;
@@ -101,7 +102,9 @@ export function cachedPlanRules(request: RulesRequest): RulesPasswordPlan | Rule
   if (infeasible !== null) return infeasible;
   const length = resolveRulesLength(rule, request.length);
   if (typeof length !== 'number') return length;
-  const key = `${String(length)}|${rule.text}`;
+  // The canonical text says ascii-printable for unicode too; the metadata tells them apart, so
+  // the key does as well.
+  const key = `${String(length)}|${rule.unicodeAsAsciiPrintable ? 'u' : 'a'}|${rule.text}`;
   // Which cache a plan belongs in is only known once it is made: look in both, then file it.
   const known = rejectionPlans.get(key) ?? exactPlans.get(key);
   if (known !== undefined) return known;

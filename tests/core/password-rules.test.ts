@@ -169,6 +169,15 @@ describe('passwordRules: caches', () => {
     assert.deepEqual(again.metadata, first.metadata);
   });
 
+  it('a rule that said unicode and one that said ascii-printable share a canonical text but not a plan (the metadata differs)', () => {
+    const unicode = accepted(rules('allowed: unicode', { length: 9 }));
+    const ascii = accepted(rules('allowed: ascii-printable', { length: 9 }));
+    assert.equal(unicode.metadata.passwordRules, ascii.metadata.passwordRules);
+    assert.equal(unicode.metadata.unicodeAsAsciiPrintable, true);
+    assert.equal(ascii.metadata.unicodeAsAsciiPrintable, false);
+    assert.equal(accepted(rules('allowed: unicode', { length: 9 })).metadata.unicodeAsAsciiPrintable, true);
+  });
+
   it('refusals are not cached: the same bad rule gets the same error each time', () => {
     const e1 = generate(rules('maxlength: 6')).body;
     const e2 = generate(rules('maxlength: 6')).body;
