@@ -107,6 +107,9 @@ describe('validateRequest: defaults and normalisation', () => {
   it('treats an undefined property (JS only) as omitted', () => {
     const r = validateRequest({ mode: 'password', count: undefined, options: { length: undefined } });
     assert.ok(r.ok && r.request.mode === 'password' && r.request.count === 1 && r.request.options.length === 24);
+    // An undefined passwordRules is no rule: the class options beside it are fine.
+    const rules = validateRequest({ mode: 'password', minBits: undefined, options: { passwordRules: undefined, includeSymbols: true } });
+    assert.ok(rules.ok && rules.request.mode === 'password' && rules.request.rules === null && rules.request.minBits === 0);
   });
 
   it('never mutates the input', () => {
