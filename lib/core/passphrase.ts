@@ -196,6 +196,9 @@ function generateWithDrawnSeparators(plan: PassphrasePlan, set: string, random: 
   const { wordCount, addNumber } = plan.options;
   const { last, numbers } = plan.words;
   const gaps = wordCount - 1 + (addNumber ? 1 : 0);
+  // The scratch starts at 64 words and 8 gaps, more than the schema allows (8 words, 7 gaps
+  // and the one before the number); grown here so a larger wordCount never writes past it.
+  /* c8 ignore next 2 */
   if (drawn.length < wordCount) drawn = new Uint32Array(wordCount);
   if (drawnGaps.length < gaps) drawnGaps = new Uint32Array(gaps);
   const d = drawn;
