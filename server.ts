@@ -77,11 +77,12 @@ function configOrDie(): Config {
   );
 }
 
-function assetsOrDie(): Asset[] {
+function assetsOrDie(config: Config): Asset[] {
   return orDie(
     () =>
       loadAssets(
         EMBEDDED_ASSETS !== null ? readFromEmbedded(EMBEDDED_ASSETS) : readFromProject(projectRoot(import.meta.url)),
+        { minEntropyBits: config.minEntropyBits },
       ),
     (e) => (e instanceof AssetError ? `cannot start: ${e.message}` : null),
   );
@@ -168,7 +169,7 @@ async function serve(): Promise<void> {
   process.on('exit', () => {
     logger.flush();
   });
-  const assets = assetsOrDie();
+  const assets = assetsOrDie(config);
   const keys = keysOrDie(config, logger);
   const limits = await openLimits(config, logger);
   const app = createApp({
@@ -178,6 +179,7 @@ async function serve(): Promise<void> {
     assets,
     trustProxyHops: config.trustProxyHops,
     tls: config.tls !== null,
+    minEntropyBits: config.minEntropyBits,
   });
   const server = createService({ app, logger, tls: config.tls });
   const certificates =

@@ -5,10 +5,10 @@
  * The only things defined here are words for people (labels, hints) and layout.
  *
  * The parts live in browser/home/, one concern each: the option form built from describe()
- * (option-form.ts, controls.ts), reading it into a request (request.ts), rendering results
- * (results.ts), the meter and label table (strength.ts), errors next to their field
- * (field-errors.ts), copying (copy.ts) and the curl line (curl.ts). Rollup bundles them into
- * this one script.
+ * (option-form.ts, controls.ts, the site-rules field rules-field.ts), reading it into a request
+ * (request.ts), rendering results (results.ts), the meter and label table (strength.ts),
+ * errors next to their field (field-errors.ts), the service's entropy floor (floor.ts),
+ * copying (copy.ts) and the curl line (curl.ts). Rollup bundles them into this one script.
  *
  * Runs after service-api.js (both `defer`, in order). Nothing here touches the network; the
  * page's CSP (`connect-src 'none'`) would block it anyway. No inline styles either: state is
@@ -21,6 +21,7 @@ import { byId } from './home/dom.ts';
 import { createCopier } from './home/copy.ts';
 import { curlCommand } from './home/curl.ts';
 import { createErrorDisplay } from './home/field-errors.ts';
+import { createFloorGuard } from './home/floor.ts';
 import { buildOptionForm } from './home/option-form.ts';
 import { readRequest } from './home/request.ts';
 import { createResultsView } from './home/results.ts';
@@ -36,10 +37,14 @@ function start(api: ServiceApi): void {
   const copier = createCopier(status, byId('copy-hint'));
   const errors = createErrorDisplay(d, form, options);
   const results = createResultsView(d, { errors, strength, copier, status });
+  const floor = createFloorGuard(api, d, options);
 
   function generateNow(): void {
     const request = readRequest(options);
-    results.render(api.generate(request), request.mode);
+    const result = api.generate(request);
+    results.render(result, request.mode);
+    options.rules.showRead(request.mode === 'password' ? result : null);
+    floor.update(request, result);
     curl.textContent = curlCommand(d, request, location.origin);
   }
 

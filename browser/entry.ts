@@ -7,8 +7,14 @@
  * dist/browser/service-api.js; see browser/rollup.config.mjs.
  * @module
  */
-import { describe as describeCore, generate as generateCore } from '../lib/core/index.ts';
-import type { ErrorBody, GenerateResponse } from '../lib/core/index.ts';
+import {
+  defaultRandom,
+  describe as describeCore,
+  ENTROPY_FLOOR_META,
+  generate as generateCore,
+  parseEntropyFloor,
+} from '../lib/core/index.ts';
+import type { ErrorBody, GenerateResponse, GenerateSettings } from '../lib/core/index.ts';
 
 export type GenerateResult =
   { readonly ok: true; readonly data: GenerateResponse } | { readonly ok: false; readonly error: ErrorBody };
@@ -16,7 +22,8 @@ export type GenerateResult =
 export interface ServiceApi {
   /** Same input as the body of `POST /generate`. Synchronous; never throws. */
   generate(input?: unknown): GenerateResult;
-  /** The object `GET /generate` serves (default settings). Synchronous; never throws. */
+  /** The object `GET /generate` serves (default rate limit, the served entropy floor).
+   * Synchronous; never throws. */
   describe(): Record<string, unknown>;
 }
 
@@ -37,10 +44,26 @@ function jsonCopy<T>(value: T): T {
  */
 const INTERNAL_ERROR: ErrorBody = Object.freeze({ error: 'internal error: the generator could not run', status: 500 });
 
+/**
+ * The service's entropy floor, read once as the script loads: the server writes its
+ * MIN_ENTROPY_BITS into the page's `<meta name="min-entropy-bits">` when it serves the page
+ * (lib/http/assets.ts), so `generate()` refuses what the server would refuse and `describe()`
+ * publishes the same floor as `GET /generate`. Where there is no document (a worker, a bare
+ * test context) or no such `<meta>` (the page opened from disk), there is no server floor: 0.
+ * A `<meta>` the server did not write (anything but a number of bits) is ignored the same way.
+ */
+function servedFloor(): number {
+  if (typeof document !== 'object') return 0;
+  const content = document.querySelector(`meta[name="${ENTROPY_FLOOR_META}"]`)?.getAttribute('content');
+  return content == null ? 0 : (parseEntropyFloor(content) ?? 0);
+}
+
+const SETTINGS: GenerateSettings = Object.freeze({ minEntropyBits: servedFloor() });
+
 const ServiceAPI: ServiceApi = Object.freeze({
   generate(input?: unknown): GenerateResult {
     try {
-      const outcome = generateCore(input);
+      const outcome = generateCore(input, defaultRandom, SETTINGS);
       return outcome.status === 200
         ? { ok: true, data: jsonCopy(outcome.body) }
         : { ok: false, error: jsonCopy(outcome.body) };
@@ -50,7 +73,7 @@ const ServiceAPI: ServiceApi = Object.freeze({
   },
   describe(): Record<string, unknown> {
     try {
-      return jsonCopy(describeCore());
+      return jsonCopy(describeCore(SETTINGS));
     } catch {
       /* c8 ignore next -- describe() reads only constants; kept so the API never throws */
       return {};

@@ -21,7 +21,9 @@ import {
   CHARACTER_CLASSES,
   DEFAULT_RATE_LIMIT_PER_MINUTE,
   DROPPED_WORDS,
+  MAX_MIN_BITS,
   MAX_RATE_LIMIT_PER_MINUTE,
+  RANDOM_SEPARATORS,
   SEPARATORS,
   STRENGTH_LEVELS,
   WORDLIST,
@@ -104,14 +106,18 @@ interface Bounds {
   default: number;
 }
 interface RequestSchemaFile {
-  properties: { count: Bounds };
+  properties: { count: Bounds; minBits: Bounds };
   $defs: {
-    PasswordOptions: { properties: Record<string, { default?: unknown }> & { length: Bounds } };
+    PasswordOptions: {
+      properties: Record<string, { default?: unknown }> & { length: Bounds; passwordRules: { maxLength: number } };
+    };
     PassphraseOptions: { properties: { wordCount: Bounds } };
   };
 }
 const REQUEST_SCHEMA = readSchema(SCHEMA_FILES.GenerateRequest) as unknown as RequestSchemaFile;
 const COUNT = REQUEST_SCHEMA.properties.count;
+const MIN_BITS = REQUEST_SCHEMA.properties.minBits;
+const RULES_MAX_LENGTH = REQUEST_SCHEMA.$defs.PasswordOptions.properties.passwordRules.maxLength;
 const PASSWORD_OPTIONS = REQUEST_SCHEMA.$defs.PasswordOptions.properties;
 const LENGTH = PASSWORD_OPTIONS.length;
 const WORD_COUNT = REQUEST_SCHEMA.$defs.PassphraseOptions.properties.wordCount;
@@ -175,7 +181,22 @@ const PASSPHRASE_EXAMPLE = {
   mode: 'passphrase',
   options: { wordCount: WORD_COUNT.default, separator: 'hyphen', capitalize: true, addNumber: true },
 };
+/** A site's rules as a sign-up form might declare them, and the password request made to them. */
+const SITE_RULES = 'minlength: 12; maxlength: 20; required: lower; required: upper; required: digit; allowed: [-_!]';
+const RULES_EXAMPLE = { mode: 'password', options: { passwordRules: SITE_RULES } };
+const DIGITS_EXAMPLE = { mode: 'passphrase', options: { wordCount: 5, separator: 'digit' } };
+/** A floor the default passphrase (4 words) does not meet: its refusal is the minBits example. */
+const MIN_BITS_EXAMPLE = { mode: 'passphrase', minBits: 64 };
 const passwordCredential = exampleCredential({ mode: 'password' }, 'EXAMPLExonly7NOTxREAL2pw');
+const rulesCredential = exampleCredential(RULES_EXAMPLE, 'EXAMPLE-only7NOTreal');
+/** The hand vector of docs/password-rules.md, as the generator states it. */
+const RULES_VECTOR_BITS = (
+  acceptedBody({
+    mode: 'password',
+    options: { length: 16, passwordRules: 'required: upper; required: lower; required: digit; required: special' },
+  }).entropy as { bits: number }
+).bits.toFixed(2);
+const digitsCredential = exampleCredential(DIGITS_EXAMPLE, 'crane4oyster0plaza7sprint2ledger');
 const passphraseCredential = exampleCredential(PASSPHRASE_EXAMPLE, 'Crane-Oyster-Plaza-Sprint-07');
 const batchValues = ['Crane-Oyster-Plaza-Sprint-07', 'Maple-Tunnel-Frost-Ledger-42', 'Pebble-Violin-Ember-Quota-13'];
 const batchCredential = (value: string) => ({ ...passphraseCredential, value });
@@ -286,7 +307,7 @@ function errorResponse(description: string, examples: Record<string, object>, ..
 function responseComponents(): Json {
   return {
     BadRequest: errorResponse(
-      'The request is invalid: wrong or missing `Content-Type: application/json`, malformed JSON, a value of the wrong type or out of range, an unknown field, or an option of the other mode. One error at a time, the first found; `field` names it. Nothing is clamped or replaced by a default.',
+      'The request is invalid: wrong or missing `Content-Type: application/json`, malformed JSON, a value of the wrong type or out of range, an unknown field, an option of the other mode, a site rule that cannot be read or met, or options whose exact entropy is below the floor (`field` is `minBits`). One error at a time, the first found; `field` names it. Nothing is clamped or replaced by a default.',
       {
         badLength: errorExample(
           'Length out of range',
@@ -297,6 +318,18 @@ function responseComponents(): Json {
         wrongMode: errorExample(
           'Option of the other mode',
           rejectionOf({ mode: 'password', options: { wordCount: WORD_COUNT.default } }),
+        ),
+        belowMinBits: errorExample(
+          'Options below the entropy floor (minBits, or the service floor limits.minEntropyBits)',
+          rejectionOf(MIN_BITS_EXAMPLE),
+        ),
+        rulesSyntax: errorExample(
+          'A site rule the parser refuses (the token and its position)',
+          rejectionOf({ mode: 'password', options: { passwordRules: 'minlength: 12; required: lowercase' } }),
+        ),
+        rulesCombined: errorExample(
+          'passwordRules beside an option it replaces',
+          rejectionOf({ mode: 'password', options: { passwordRules: SITE_RULES, includeSymbols: true } }),
         ),
         badJson: errorExample('Not JSON', ERRORS.badJson),
       },
@@ -375,7 +408,12 @@ function describeSchema(): Json {
         auth: text,
         contentType: { type: 'string', const: 'application/json' },
       }),
-      request: object({ mode: { type: 'object' }, count: { type: 'object' }, options: { type: 'object' } }),
+      request: object({
+        mode: { type: 'object' },
+        count: { type: 'object' },
+        minBits: { type: 'object' },
+        options: { type: 'object' },
+      }),
       modes: object(
         {
           password: mode({
@@ -391,9 +429,28 @@ function describeSchema(): Json {
             },
             ambiguousCharacters: { type: 'string', maxLength: 64 },
             rules: { type: 'array', maxItems: 16, items: text },
+            passwordRules: object({
+              syntax: text,
+              identifiers: { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 32 } },
+              maxLength: { type: 'integer', const: RULES_MAX_LENGTH },
+              maxRequiredSets: { type: 'integer', minimum: 1 },
+              lengths: object({
+                minimum: { type: 'integer', const: LENGTH.minimum },
+                maximum: { type: 'integer', const: LENGTH.maximum },
+                default: { type: 'integer', minimum: LENGTH.minimum, maximum: LENGTH.maximum },
+              }),
+              exclusiveWith: { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 32 } },
+              rules: { type: 'array', maxItems: 16, items: text },
+              entropy: text,
+            }),
           }),
           passphrase: mode({
             separators: { type: 'object', additionalProperties: { type: 'string', maxLength: SEPARATOR_MAX_LENGTH } },
+            randomSeparators: {
+              description: 'Separators drawn per gap: name -> the characters each gap is drawn from, uniformly.',
+              type: 'object',
+              additionalProperties: { type: 'string', maxLength: 64 },
+            },
             wordlist: object({
               name: { type: 'string', maxLength: 64 },
               size: { type: 'integer', const: WORDS },
@@ -415,6 +472,7 @@ function describeSchema(): Json {
         {
           method: text,
           labels: { type: 'array', minItems: STRENGTH_LEVELS.length, maxItems: STRENGTH_LEVELS.length, items: level },
+          floor: text,
         },
         { additionalProperties: false },
       ),
@@ -425,6 +483,12 @@ function describeSchema(): Json {
             maximum: { type: 'integer', const: COUNT.maximum },
           }),
           bodyBytes: { type: 'integer', const: BODY_LIMIT_BYTES },
+          minEntropyBits: {
+            description: "The service's entropy floor in bits (MIN_ENTROPY_BITS; 0: none).",
+            type: 'number',
+            minimum: 0,
+            maximum: MAX_MIN_BITS,
+          },
           rateLimit: object(
             { requestsPerMinute: { type: 'integer', minimum: 1 }, algorithm: text },
             { additionalProperties: false },
@@ -465,6 +529,8 @@ function infoDescription(): string {
     `| requests per client IP | ${DEFAULT_RATE_LIMIT_PER_MINUTE} per minute (token bucket: burst of ${DEFAULT_RATE_LIMIT_PER_MINUTE}, refilled continuously; the operator may change it, \`GET /generate\` shows the live figure) |`,
     `| count (credentials per request) | ${span(COUNT)}; a batch uses one rate-limit slot |`,
     `| password length | ${span(LENGTH)} |`,
+    `| passwordRules | at most ${RULES_MAX_LENGTH} characters; a given length must also lie inside the rule's minlength and maxlength |`,
+    `| minBits (entropy floor) | ${span(MIN_BITS)} bits; the service's own floor (\`MIN_ENTROPY_BITS\`, \`limits.minEntropyBits\` of \`GET /generate\`) applies as well |`,
     `| passphrase wordCount | ${span(WORD_COUNT)} |`,
     `| request body | ${BODY_LIMIT_BYTES} bytes (${BODY_LIMIT_KB}); larger gives 413 |`,
     '',
@@ -475,7 +541,15 @@ function infoDescription(): string {
     '`entropy.bits` is log2 of the number of equally likely outputs the generator can produce for the options (the attacker is assumed to know the options, not the draws), rounded to 2 decimals; the label comes from the unrounded figure.',
     '',
     `- Password: with enabled classes of sizes c1..ck after exclusions (pool N = sum ci) and length L, bits = log2 |V|, where V is every length-L string over the pool holding at least one character of each enabled class, counted exactly by inclusion-exclusion: |V| = sum over subsets S of the classes of (-1)^|S| (N - sum of sizes in S)^L. The generator redraws the whole password until the rule holds, so every string of V is equally likely. ${DEFAULT_PASSWORD}: ${DEFAULT_PASSWORD_BITS} bits.`,
-    `- Passphrase: bits = ${WORDS_FORMULA} (${Math.log2(WORDS).toFixed(3)} per word, EFF large wordlist ${DROPPED}), ${NUMBER_TERM} with \`addNumber\`; separator and capitalize add nothing. ${WORD_COUNT.default} words: ${fixed2(passphraseBits(WORDS, WORD_COUNT.default, false))} bits.`,
+    `- Password to a site's rules (\`options.passwordRules\`, the syntax of the HTML \`passwordrules\` attribute): uniform over exactly the strings the rule allows at the length, \`max-consecutive\` included; bits = log2 of their exact number (inclusion-exclusion over the required sets, exact counts under max-consecutive). Length 16 with one each of upper, lower, digit and special over the 95 printable characters: ${RULES_VECTOR_BITS} bits (the naive 16 x log2 95 = ${(16 * Math.log2(95)).toFixed(2)} over-counts). The rule's canonical text, the size of its alphabet and the length are in \`metadata\` (\`entropyMode: "uniform-rules"\`).`,
+    `- Passphrase: bits = ${WORDS_FORMULA} (${Math.log2(WORDS).toFixed(3)} per word, EFF large wordlist ${DROPPED}), ${NUMBER_TERM} with \`addNumber\`; a fixed separator and capitalize add nothing. ${WORD_COUNT.default} words: ${fixed2(passphraseBits(WORDS, WORD_COUNT.default, false))} bits. Separators \`${Object.keys(RANDOM_SEPARATORS).join('` and `')}\` draw each gap on its own (${Object.entries(
+      RANDOM_SEPARATORS,
+    )
+      .map(([name, set]) => `${name}: ${set.length} characters, + ${Math.log2(set.length).toFixed(3)} bits per gap`)
+      .join(
+        '; ',
+      )}); the gaps are the wordCount - 1 between words and, with \`addNumber\`, the one before the number. ${WORD_COUNT.default} words with digits: ${fixed2(passphraseBits(WORDS, WORD_COUNT.default, false, RANDOM_SEPARATORS.digit.length))} bits.`,
+    `- Entropy floor: a request whose exact (unrounded) bits are below the higher of its \`minBits\` and the service's floor is a 400 naming \`minBits\` with both figures, before anything is drawn.`,
     '',
     labelTable(),
     '',
@@ -492,8 +566,10 @@ function generateDescription(): string {
     'The live description of every option, default and limit, derived from the request schema: the same object the browser page gets from `ServiceAPI.describe()`. No key needed; it uses no rate-limit slot.',
     '',
     `- password: characters drawn uniformly from the pool of enabled classes (${CHARACTER_CLASSES.map((c) => `${classShown(c)} ${c.chars.length}`).join(', ')}), minus \`${AMBIGUOUS_CHARACTERS}\` with \`avoidAmbiguous\` and minus \`excludedCharacters\`; every enabled class appears at least once.`,
-    `- passphrase: words drawn uniformly from the EFF large wordlist ${DROPPED} (${WORDS.toLocaleString('en')} words).`,
+    `- password with \`passwordRules\`: uniform over exactly the strings a site's \`passwordrules\` allow (\`modes.password.passwordRules\` gives the syntax, limits and the options it replaces).`,
+    `- passphrase: words drawn uniformly from the EFF large wordlist ${DROPPED} (${WORDS.toLocaleString('en')} words); the separator is fixed (\`separators\`) or drawn per gap (\`randomSeparators\`).`,
     `- entropy: password bits = log2 |V| (exact count of valid strings, see the top of this document; close to length x log2(pool)); passphrase bits = ${WORDS_FORMULA}, + ${NUMBER_BITS_SHOWN} with addNumber.`,
+    "- `limits.minEntropyBits`: the service's entropy floor (`MIN_ENTROPY_BITS`); requests below it, or below their own `minBits`, are a 400 naming `minBits`.",
     '- Nothing generated is stored or logged.',
     `- Limits: count ${span(COUNT)}, password length ${span(LENGTH)}, wordCount ${span(WORD_COUNT)}, body ${BODY_LIMIT_BYTES} bytes, ${DEFAULT_RATE_LIMIT_PER_MINUTE} requests per minute per client by default (\`limits.rateLimit\` gives the live figure).`,
     '',
@@ -623,6 +699,18 @@ export function buildOpenApi(): Json {
                     summary: `A batch of ${COUNT.maximum} passphrases (one rate-limit slot)`,
                     value: { mode: 'passphrase', count: COUNT.maximum },
                   },
+                  passwordRules: {
+                    summary: "A password to a site's passwordrules (its own default length: 24 moved into 12-20)",
+                    value: RULES_EXAMPLE,
+                  },
+                  digitSeparators: {
+                    summary: 'A passphrase with a random digit in each gap between words',
+                    value: DIGITS_EXAMPLE,
+                  },
+                  minBits: {
+                    summary: `A request that refuses anything under ${MIN_BITS_EXAMPLE.minBits} bits (here a 400: 4 words give less)`,
+                    value: MIN_BITS_EXAMPLE,
+                  },
                 },
               },
             },
@@ -643,6 +731,14 @@ export function buildOpenApi(): Json {
                   batch: {
                     summary: `A batch of ${batchValues.length} passphrases (fake values)`,
                     value: responseOf('passphrase', batchValues.map(batchCredential)),
+                  },
+                  passwordRules: {
+                    summary: "A password to a site's rules, with the rule as read (fake value)",
+                    value: responseOf('password', [rulesCredential]),
+                  },
+                  digitSeparators: {
+                    summary: 'A passphrase with drawn digit separators (fake value)',
+                    value: responseOf('passphrase', [digitsCredential]),
                   },
                 },
               },

@@ -2,7 +2,8 @@
  * One form control per option of `describe()`, by the option's schema type: a number box with
  * a slider for integers, a checkbox for booleans, radio buttons for enums, a text box for
  * strings. Each carries the schema's bounds as attributes and text, and an empty error slot
- * with the id the error display looks up (see errorId).
+ * with the id the error display looks up (see errorId). Choices can be turned off for a
+ * reason (the site rules, the entropy floor), each reason on its own (see setOff).
  * @module
  */
 import type { FieldSpec, Mode } from './description.ts';
@@ -14,6 +15,16 @@ function fieldText(value: unknown): string {
   return typeof value === 'number' || typeof value === 'string' ? String(value) : '';
 }
 
+/**
+ * How the entropy floor (floor.ts) turns off what would give fewer bits than the service
+ * accepts: a choice control (checkbox, radios) lists its other values and turns off those that
+ * fall below; a count control (length, words: a larger value never gives fewer bits) is told
+ * its lowest value that does not (null: no limit).
+ */
+export type FloorHooks =
+  | { readonly kind: 'choices'; others(): unknown[]; mark(below: ReadonlySet<unknown>): void }
+  | { readonly kind: 'increasing'; readonly lowest: number; mark(lowestAccepted: number | null): void };
+
 export interface Control {
   /** The option's name in the request (`length`). */
   name: string;
@@ -21,6 +32,31 @@ export interface Control {
   read(): unknown;
   /** The elements that get aria-invalid when the API names this option. */
   inputs: HTMLElement[];
+  /** Absent for free text, which the floor cannot turn off value by value. */
+  floor?: FloorHooks;
+}
+
+/** Why a choice is off: the site rules decide the characters, or it is below the floor. */
+export type OffReason = 'rules' | 'floor';
+
+/** The id of the text that says why choices are off, per reason (in index.html or the panel). */
+export const OFF_NOTE: Readonly<Record<OffReason, string>> = {
+  rules: 'opt-password-passwordRules-hint',
+  floor: 'floor-note',
+};
+
+/**
+ * Turns an input off (disabled) or back on for one reason, keeping the other's: it is off
+ * while any reason holds. An input that is off is described by the note that says why.
+ */
+export function setOff(input: HTMLInputElement, reason: OffReason, off: boolean): void {
+  input.toggleAttribute(`data-off-${reason}`, off);
+  input.disabled = input.hasAttribute('data-off-rules') || input.hasAttribute('data-off-floor');
+  const described = (input.getAttribute('aria-describedby') ?? '')
+    .split(' ')
+    .filter((id) => id !== '' && id !== OFF_NOTE[reason]);
+  if (off) described.push(OFF_NOTE[reason]);
+  input.setAttribute('aria-describedby', described.join(' '));
 }
 
 export interface BuiltControl {
@@ -73,6 +109,7 @@ export function integerControl(mode: Mode, name: string, spec: FieldSpec): Built
   number.addEventListener('input', () => {
     if (number.value !== '') range.value = number.value;
   });
+  const floorBound = h('span', { class: 'floor-bound' });
   const el = h(
     'div',
     { class: 'field range-field' },
@@ -82,10 +119,23 @@ export function integerControl(mode: Mode, name: string, spec: FieldSpec): Built
       'p',
       { class: 'hint bounds', id: bounds },
       `${spec.minimum} to ${spec.maximum}${text.hint ? ` ${text.hint}` : ''}, default ${String(spec.default)}`,
+      floorBound,
     ),
     h('p', { class: 'field-error', id: err, hidden: true }),
   );
-  return { el, control: { name, read: () => readNumber(number), inputs: [number, range] } };
+  const lowest = spec.minimum ?? 0;
+  const floor: FloorHooks = {
+    kind: 'increasing',
+    lowest,
+    mark(lowestAccepted) {
+      const min = String(lowestAccepted ?? lowest);
+      number.min = min;
+      range.min = min;
+      floorBound.textContent =
+        lowestAccepted !== null && lowestAccepted > lowest ? `; at least ${min} for the minimum entropy` : '';
+    },
+  };
+  return { el, control: { name, read: () => readNumber(number), inputs: [number, range], floor } };
 }
 
 export function checkboxControl(mode: Mode, name: string, spec: FieldSpec, detail?: string): BuiltControl {
@@ -112,7 +162,14 @@ export function checkboxControl(mode: Mode, name: string, spec: FieldSpec, detai
     ),
     h('p', { class: 'field-error', id: err, hidden: true }),
   );
-  return { el, control: { name, read: () => box.checked, inputs: [box] } };
+  const floor: FloorHooks = {
+    kind: 'choices',
+    others: () => [!box.checked],
+    mark(below) {
+      setOff(box, 'floor', below.has(!box.checked));
+    },
+  };
+  return { el, control: { name, read: () => box.checked, inputs: [box], floor } };
 }
 
 /** Radio buttons, one per enum value; `show` gives each its label and glyph. */
@@ -147,7 +204,14 @@ export function enumControl(
     choices,
     h('p', { class: 'field-error', id: err, hidden: true }),
   );
-  return { el, control: { name, read: () => radios.find((r) => r.checked)?.value, inputs: radios } };
+  const floor: FloorHooks = {
+    kind: 'choices',
+    others: () => radios.filter((r) => !r.checked).map((r) => r.value),
+    mark(below) {
+      for (const radio of radios) setOff(radio, 'floor', below.has(radio.value));
+    },
+  };
+  return { el, control: { name, read: () => radios.find((r) => r.checked)?.value, inputs: radios, floor } };
 }
 
 export function textControl(mode: Mode, name: string, spec: FieldSpec): BuiltControl {

@@ -29,17 +29,32 @@ export interface LabelRow {
   maxBits: number | null;
 }
 
+export interface RulesSpec {
+  /** The options a request with passwordRules may not carry. */
+  exclusiveWith: string[];
+  lengths: { minimum: number; maximum: number; default: number };
+}
+
 export interface Description {
   request: { mode: FieldSpec; count: FieldSpec };
   modes: {
-    password: { options: Record<string, FieldSpec>; characterClasses: CharacterClass[]; ambiguousCharacters: string };
+    password: {
+      options: Record<string, FieldSpec>;
+      characterClasses: CharacterClass[];
+      ambiguousCharacters: string;
+      passwordRules: RulesSpec;
+    };
     passphrase: {
       options: Record<string, FieldSpec>;
       separators: Record<string, string>;
+      /** Separators drawn per gap: name -> the characters each gap is drawn from. */
+      randomSeparators: Record<string, string>;
       wordlist: { name: string; size: number; bitsPerWord: number };
     };
   };
   entropy: { labels: LabelRow[] };
+  /** minEntropyBits: the service's floor (0: none). */
+  limits: { minEntropyBits: number };
 }
 
 export type Mode = keyof Description['modes'];
@@ -51,12 +66,18 @@ export interface Entropy {
 }
 
 export interface Metadata {
+  entropyMode?: string;
   poolSize?: number;
   length?: number;
   classes?: { name: string; size: number }[];
+  /** Mode password with site rules: the rule as read, its alphabet, the unicode note. */
+  passwordRules?: string;
+  allowedSize?: number;
+  unicodeAsAsciiPrintable?: boolean;
   wordCount?: number;
   wordlistSize?: number;
   wordlist?: string;
+  separator?: string;
   addNumber?: boolean;
 }
 

@@ -1,8 +1,8 @@
 /**
  * Error display next to the field the API names: the message goes into that field's error
- * slot (`error-count`, `error-mode`, or errorId(mode, field)), the field's inputs get
- * aria-invalid, and a field without a slot falls back to the general one under the form.
- * The message is the API's own, word for word.
+ * slot (`error-count`, `error-mode`, `error-minBits` beside the floor note, or
+ * errorId(mode, field)), the field's inputs get aria-invalid, and a field without a slot falls
+ * back to the general one under the form. The message is the API's own, word for word.
  * @module
  */
 import type { Description, Mode } from './description.ts';
@@ -18,6 +18,13 @@ export interface ErrorDisplay {
   clear(): void;
   show(mode: Mode, error: ApiError): void;
 }
+
+/** The slots of the request's own fields (in index.html); options have theirs in the panels. */
+const TOP_LEVEL_SLOTS: Readonly<Record<string, string>> = {
+  mode: 'error-mode',
+  count: 'error-count',
+  minBits: 'error-minBits',
+};
 
 /** The inputs to mark invalid for the field the API named. */
 function invalidInputs(d: Description, options: OptionForm, mode: Mode, field: string | undefined): HTMLElement[] {
@@ -50,7 +57,7 @@ export function createErrorDisplay(d: Description, form: HTMLFormElement, option
     },
     show(mode: Mode, error: ApiError): void {
       const field = error.field;
-      const slot = field === 'mode' ? 'error-mode' : field === 'count' ? 'error-count' : field && errorId(mode, field);
+      const slot = field === undefined ? undefined : (TOP_LEVEL_SLOTS[field] ?? errorId(mode, field));
       const target = (slot && document.getElementById(slot)) || byId('error-general');
       target.textContent = error.error;
       target.hidden = false;

@@ -1,7 +1,9 @@
 /**
  * The option form, built from `describe()`: the mode switch from the schema's mode enum, one
  * panel of controls per mode from its options, and the count box from the schema's count.
- * Only the current mode's panel is shown and enabled.
+ * Only the current mode's panel is shown and enabled. In mode password, site rules (when the
+ * box is not empty) replace the options that choose characters: those are turned off and not
+ * sent, as the API refuses them beside passwordRules (describe(): exclusiveWith).
  * @module
  */
 import type { Description, Mode } from './description.ts';
@@ -10,11 +12,13 @@ import {
   checkboxControl,
   enumControl,
   integerControl,
+  setOff,
   textControl,
   type BuiltControl,
   type Control,
 } from './controls.ts';
-import { MODE_TEXT, SEPARATOR_TEXT, shownChar, shownClass } from './words.ts';
+import { rulesField, type RulesField } from './rules-field.ts';
+import { MODE_TEXT, SEPARATOR_TEXT, shownChar, shownClass, shownSet } from './words.ts';
 
 export interface ModePanel {
   fieldset: HTMLFieldSetElement;
@@ -25,22 +29,34 @@ export interface OptionForm {
   modeRadios: HTMLInputElement[];
   panels: Map<Mode, ModePanel>;
   count: HTMLInputElement;
+  rules: RulesField;
   currentMode(): Mode;
   /** Shows the current mode's panel and hides (and disables) the others. */
   showPanel(): void;
+  /** The options of `mode` the request leaves out now: the empty rules box, or, with rules,
+   * the options they replace. Turns those off too, so the form shows what it sends. */
+  leftOut(mode: Mode): ReadonlySet<string>;
 }
 
-function buildPasswordPanel(d: Description): ModePanel {
+interface PasswordPanel extends ModePanel {
+  rules: RulesField;
+}
+
+function buildPasswordPanel(d: Description): PasswordPanel {
   const { options, characterClasses, ambiguousCharacters } = d.modes.password;
   const byOption = new Map(characterClasses.map((c) => [c.option, c]));
   const controls: Control[] = [];
   const main: HTMLElement[] = [];
   const classBoxes: HTMLElement[] = [];
   const extras: HTMLElement[] = [];
+  let rules: RulesField | undefined;
   for (const [name, spec] of Object.entries(options)) {
     const cls = byOption.get(name);
     let built: BuiltControl;
-    if (spec.type === 'integer') {
+    if (name === 'passwordRules') {
+      rules = rulesField(spec);
+      built = rules;
+    } else if (spec.type === 'integer') {
       built = integerControl('password', name, spec);
       main.push(built.el);
     } else if (spec.type === 'boolean' && cls) {
@@ -78,12 +94,15 @@ function buildPasswordPanel(d: Description): ModePanel {
     ...main,
     classes,
     ...extras,
+    ...(rules ? [rules.el] : []),
   );
-  return { fieldset, controls };
+  /* c8 ignore next -- the schema has passwordRules; without it the page has no rules field */
+  if (!rules) throw new Error('home page: describe() lists no passwordRules option');
+  return { fieldset, controls, rules };
 }
 
 function buildPassphrasePanel(d: Description): ModePanel {
-  const { options, separators, wordlist } = d.modes.passphrase;
+  const { options, separators, randomSeparators, wordlist } = d.modes.passphrase;
   const controls: Control[] = [];
   const parts: HTMLElement[] = [];
   const checks: HTMLElement[] = [];
@@ -96,7 +115,10 @@ function buildPassphrasePanel(d: Description): ModePanel {
       built = checkboxControl('passphrase', name, spec);
       checks.push(built.el);
     } else if (spec.enum) {
-      built = enumControl('passphrase', name, spec, (v) => [SEPARATOR_TEXT[v] ?? v, shownChar(separators[v] ?? '')]);
+      built = enumControl('passphrase', name, spec, (v) => [
+        SEPARATOR_TEXT[v] ?? v,
+        v in randomSeparators ? shownSet(randomSeparators[v]) : shownChar(separators[v] ?? ''),
+      ]);
       parts.push(built.el);
     } else {
       built = textControl('passphrase', name, spec);
@@ -124,10 +146,11 @@ function buildPassphrasePanel(d: Description): ModePanel {
 function buildModeSwitch(
   d: Description,
   modes: Mode[],
-): { modeRadios: HTMLInputElement[]; panels: Map<Mode, ModePanel> } {
+): { modeRadios: HTMLInputElement[]; panels: Map<Mode, ModePanel>; rules: RulesField } {
   const modeChoices = byId('mode-choices');
   const modeOptions = byId('mode-options');
   const panels = new Map<Mode, ModePanel>();
+  let rules: RulesField | undefined;
   const modeRadios: HTMLInputElement[] = [];
   for (const mode of modes) {
     const text = MODE_TEXT[mode] ?? { label: mode, hint: '' };
@@ -144,11 +167,31 @@ function buildModeSwitch(
       radio,
       h('label', { for: `mode-${mode}` }, text.label, h('span', { class: 'choice-hint' }, text.hint)),
     );
-    const panel = mode === 'password' ? buildPasswordPanel(d) : buildPassphrasePanel(d);
+    let panel: ModePanel;
+    if (mode === 'password') {
+      const password = buildPasswordPanel(d);
+      rules = password.rules;
+      panel = password;
+    } else {
+      panel = buildPassphrasePanel(d);
+    }
     panels.set(mode, panel);
     modeOptions.append(panel.fieldset);
   }
-  return { modeRadios, panels };
+  /* c8 ignore next -- the schema's modes include password */
+  if (!rules) throw new Error('home page: describe() lists no mode password');
+  return { modeRadios, panels, rules };
+}
+
+/** leftOut for mode password: what the rules box decides, with the replaced options turned off. */
+function rulesLeftOut(d: Description, panel: ModePanel | undefined, rules: RulesField): ReadonlySet<string> {
+  const active = rules.text() !== '';
+  const replaced = new Set(d.modes.password.passwordRules.exclusiveWith);
+  for (const control of panel?.controls ?? []) {
+    if (!replaced.has(control.name)) continue;
+    for (const input of control.inputs) if (input instanceof HTMLInputElement) setOff(input, 'rules', active);
+  }
+  return active ? replaced : new Set(['passwordRules']);
 }
 
 /** The count box (in index.html) gets the schema's bounds and default. */
@@ -165,7 +208,7 @@ function setUpCount(d: Description): HTMLInputElement {
 
 export function buildOptionForm(d: Description): OptionForm {
   const modes = (d.request.mode.enum ?? []) as Mode[];
-  const { modeRadios, panels } = buildModeSwitch(d, modes);
+  const { modeRadios, panels, rules } = buildModeSwitch(d, modes);
   const count = setUpCount(d);
   const currentMode = (): Mode => (modeRadios.find((r) => r.checked)?.value ?? modes[0]) as Mode;
   const showPanel = (): void => {
@@ -176,5 +219,7 @@ export function buildOptionForm(d: Description): OptionForm {
       panel.fieldset.disabled = !on;
     }
   };
-  return { modeRadios, panels, count, currentMode, showPanel };
+  const leftOut = (mode: Mode): ReadonlySet<string> =>
+    mode === 'password' ? rulesLeftOut(d, panels.get(mode), rules) : new Set<string>();
+  return { modeRadios, panels, count, rules, currentMode, showPanel, leftOut };
 }

@@ -49,6 +49,9 @@ function buildMeter(labels: LabelRow[]): HTMLElement {
 /** The count behind the figure, in words: what was drawn from what. */
 function explain(data: Generated, d: Description): string {
   const m = data.metadata;
+  if (m.entropyMode === 'uniform-rules') {
+    return `${String(m.length)} characters from the ${String(m.allowedSize)} the site rules allow, meeting every rule. Every password the rules allow is equally likely, and the bits count exactly those.`;
+  }
   if (data.mode === 'password') {
     const classes = (m.classes ?? []).map((c) => `${c.name} ${c.size}`).join(', ');
     return `${m.length} characters from a pool of ${m.poolSize} (${classes}), with every chosen kind at least once. Every such password is equally likely.`;
@@ -56,7 +59,12 @@ function explain(data: Generated, d: Description): string {
   const words = `${m.wordCount} words from ${m.wordlistSize?.toLocaleString('en')} (${d.modes.passphrase.wordlist.bitsPerWord} bits each)`;
   // describe() states no figure for the number (log2 of its 100 values), so it is written
   // here; tests/browser/home.test.ts checks it against the API's entropy function.
-  return `${words}${m.addNumber ? ', plus a two-digit number (6.64 bits)' : ''}. Separator and capitals add nothing: they are fixed by the options.`;
+  const number = m.addNumber ? ', plus a two-digit number (6.64 bits)' : '';
+  const drawn = d.modes.passphrase.randomSeparators[m.separator ?? ''] as string | undefined;
+  if (drawn === undefined)
+    return `${words}${number}. Separator and capitals add nothing: they are fixed by the options.`;
+  const gaps = (m.wordCount ?? 0) - 1 + (m.addNumber ? 1 : 0);
+  return `${words}${number}, and a separator drawn from ${String(drawn.length)} in each of the ${String(gaps)} gaps (${Math.log2(drawn.length).toFixed(2)} bits each). Capitals add nothing.`;
 }
 
 /** Marks the table row of the current level (none for undefined). */

@@ -21,6 +21,10 @@ const OPTION_TEXT: Record<string, { label: string; hint?: string }> = {
     label: 'Leave out these characters',
     hint: 'Each character typed here is removed from the pool.',
   },
+  passwordRules: {
+    label: 'Site rules',
+    hint: "Paste a site's passwordrules to get a password that meets them, uniform over every password they allow. While rules are set, they choose the characters: the options above are off.",
+  },
   wordCount: { label: 'Words', hint: 'words' },
   separator: { label: 'Between words' },
   capitalize: { label: 'Capitalize each word' },
@@ -37,7 +41,12 @@ export const SEPARATOR_TEXT: Record<string, string> = {
   underscore: 'Underscore',
   dot: 'Dot',
   space: 'Space',
+  digit: 'Digit',
+  symbol: 'Symbol',
 };
+
+/** What a drawn separator's button shows: its set, shortened when it is one run (0-9). */
+export const shownSet = (set: string): string => (set.length > 4 ? shownClass(set).slice(0, 4) : set);
 
 /** How a separator character is shown on its button (a bare space would be invisible). */
 export const shownChar = (c: string): string => (c === ' ' ? '\u2423' : c);

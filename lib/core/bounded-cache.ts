@@ -24,6 +24,11 @@ export class BoundedCache<K, V> {
     return value;
   }
 
+  /** The value for `key`, or undefined on a miss. */
+  get(key: K): V | undefined {
+    return this.#map.get(key);
+  }
+
   get size(): number {
     return this.#map.size;
   }

@@ -7,12 +7,24 @@
 import { requestSchema } from '../generated/schema.generated.ts';
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES } from './charsets.ts';
 import { STRENGTH_LEVELS } from './entropy.ts';
+import { MAX_MIN_BITS } from './entropy-floor.ts';
 import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE } from './limits.ts';
-import { DROPPED_WORDS, SEPARATORS, WORDLIST, WORDLIST_NAME } from './passphrase.ts';
+import { DROPPED_WORDS, RANDOM_SEPARATORS, SEPARATORS, WORDLIST, WORDLIST_NAME } from './passphrase.ts';
+import {
+  DEFAULT_RULES_LENGTH,
+  EXACT_SAMPLING_THRESHOLD,
+  MAX_REQUIRED_SETS,
+  MAX_RULES_LENGTH,
+  SERVICE_MAX_LENGTH,
+  SERVICE_MIN_LENGTH,
+} from './rules/index.ts';
+import { NAMED_SETS } from './rules/charset.ts';
 
 export interface DescribeSettings {
   /** Requests per minute per client (the server's configured RATE_LIMIT_PER_MINUTE). */
   rateLimitPerMinute?: number;
+  /** The service's entropy floor in bits (the server's MIN_ENTROPY_BITS; 0 for none). */
+  minEntropyBits?: number;
 }
 
 type Json = { [key: string]: unknown };
@@ -36,6 +48,29 @@ function structuredCloneJson<T>(value: T): T {
   return typeof value === 'object' && value !== null ? (JSON.parse(JSON.stringify(value)) as T) : value;
 }
 
+/** The options `passwordRules` excludes: the keys of its dependentSchemas entry. */
+const EXCLUSIVE_WITH = Object.keys(requestSchema.$defs.PasswordOptions.dependentSchemas.passwordRules.properties);
+
+/** What `options.passwordRules` accepts and does (docs/password-rules.md). */
+function passwordRulesDescription(): Json {
+  return {
+    syntax:
+      'the HTML passwordrules attribute: properties required, allowed, max-consecutive, minlength, maxlength, separated by ";"; required and allowed take identifiers and custom classes [...] separated by ","',
+    identifiers: [...NAMED_SETS.keys()],
+    maxLength: MAX_RULES_LENGTH,
+    maxRequiredSets: MAX_REQUIRED_SETS,
+    lengths: { minimum: SERVICE_MIN_LENGTH, maximum: SERVICE_MAX_LENGTH, default: DEFAULT_RULES_LENGTH },
+    exclusiveWith: EXCLUSIVE_WITH,
+    rules: [
+      'each required line is "at least one character of the union of its items"; allowed is the union of every allowed and required item (ascii-printable when there are none)',
+      'unicode is read as ascii-printable, and metadata.unicodeAsAsciiPrintable says so',
+      `length, when given, must lie inside the rule's minlength-maxlength and ${SERVICE_MIN_LENGTH}-${SERVICE_MAX_LENGTH}; without it, ${DEFAULT_RULES_LENGTH} moved into those bounds`,
+      'a rule the service cannot satisfy, a syntax error or an unknown token is a 400 that says why (field options.passwordRules)',
+    ],
+    entropy: `bits = log2 of the exact number of strings the rule allows at the length (inclusion-exclusion over the required sets, exact counts under max-consecutive); every one equally likely: rejection sampling while it needs at most ${EXACT_SAMPLING_THRESHOLD} attempts on average, exact unranking beyond`,
+  };
+}
+
 export function describe(settings: DescribeSettings = {}): Json {
   const perMinute = settings.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
   const { properties, $defs } = requestSchema;
@@ -45,6 +80,7 @@ export function describe(settings: DescribeSettings = {}): Json {
     request: {
       mode: { ...fieldOf(properties.mode), required: true },
       count: fieldOf(properties.count),
+      minBits: fieldOf(properties.minBits),
       options: fieldOf(properties.options),
     },
     modes: {
@@ -61,14 +97,17 @@ export function describe(settings: DescribeSettings = {}): Json {
         rules: [
           'every enabled class appears at least once (whole-password redraw, uniform over the valid set)',
           'no class enabled, an enabled class emptied by exclusions, or a pool under 2 characters is a 400',
+          `passwordRules replaces the classes: combined with ${EXCLUSIVE_WITH.join(', ')} it is a 400 naming that option`,
         ],
         entropy:
           'bits = log2 |V|, V = strings of the length over the pool holding >= 1 of each enabled class (inclusion-exclusion, exact)',
+        passwordRules: passwordRulesDescription(),
       },
       passphrase: {
         description: $defs.PassphraseOptions.description,
         options: fieldsOf($defs.PassphraseOptions.properties),
         separators: { ...SEPARATORS },
+        randomSeparators: { ...RANDOM_SEPARATORS },
         wordlist: {
           name: WORDLIST_NAME,
           size: WORDLIST.length,
@@ -78,17 +117,20 @@ export function describe(settings: DescribeSettings = {}): Json {
           credit: 'EFF large wordlist by the Electronic Frontier Foundation, https://www.eff.org/dice',
           license: 'CC BY 3.0 US',
         },
-        entropy: 'bits = wordCount x log2(7772), + log2(100) = 6.644 with addNumber; capitalize and separator add 0',
+        entropy:
+          'bits = wordCount x log2(7772), + log2(100) = 6.644 with addNumber; a fixed separator and capitalize add 0; digit or symbol add log2(10) or log2(23) per gap (wordCount - 1 gaps, one more before the number with addNumber)',
       },
     },
     entropy: {
       method:
         'log2 of the number of equally likely outputs for the options (exact for this generator), rounded to 2 decimals; label from the unrounded bits',
       labels: STRENGTH_LEVELS.map((s) => ({ ...s })),
+      floor: `a request whose exact (unrounded) bits are below the higher of its minBits and limits.minEntropyBits is a 400 naming minBits, before anything is drawn; both are 0 to ${MAX_MIN_BITS}`,
     },
     limits: {
       count: { minimum: properties.count.minimum, maximum: properties.count.maximum },
       bodyBytes: BODY_LIMIT_BYTES,
+      minEntropyBits: settings.minEntropyBits ?? 0,
       rateLimit: {
         requestsPerMinute: perMinute,
         algorithm: `token bucket per client IP: burst of ${perMinute}, refilled continuously at ${perMinute} per 60 s; a batch uses one slot`,

@@ -1,5 +1,5 @@
 /**
- * Exact entropy of what the generator really does (DECISIONS.md, Entropy and strength): bits is
+ * Exact entropy of what the generator really does (docs/decisions.md, Entropy and strength): bits is
  * log2 of the number of equally likely outputs for the options, never a guess from the output.
  * @module
  */
@@ -74,9 +74,25 @@ export function passwordBits(classSizes: readonly number[], length: number): num
   return log2BigInt(countEachClassStrings(classSizes, length));
 }
 
-/** wordCount words drawn uniformly from `listSize`, plus a uniform 00-99 suffix if asked. */
-export function passphraseBits(listSize: number, wordCount: number, addNumber: boolean): number {
-  return wordCount * Math.log2(listSize) + (addNumber ? Math.log2(100) : 0);
+/**
+ * wordCount words drawn uniformly from `listSize`, plus a uniform 00-99 suffix if asked, plus
+ * log2(separatorChoices) for every gap when each gap draws its own separator from that many
+ * characters (1 for a fixed separator: it adds nothing). The gaps are the wordCount - 1
+ * between words and, with the number, the one before it. Exact: a passphrase is read back
+ * into its words, separators and number one way only (words are letters, a gap is one
+ * character that is no letter, the number is the last two characters), so every choice of
+ * them gives a different string.
+ */
+export function passphraseBits(
+  listSize: number,
+  wordCount: number,
+  addNumber: boolean,
+  separatorChoices: number = 1,
+): number {
+  const gaps = wordCount - 1 + (addNumber ? 1 : 0);
+  return (
+    wordCount * Math.log2(listSize) + (addNumber ? Math.log2(100) : 0) + Math.max(0, gaps) * Math.log2(separatorChoices)
+  );
 }
 
 /** The JSON a plan caches for `generateJson`: its entropy and metadata as JSON.stringify

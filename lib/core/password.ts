@@ -32,6 +32,8 @@ export interface PasswordPlan {
   readonly allClasses: number;
   /** The tables the sampler reads, shared by every plan with the same pool. */
   readonly tables: PoolTables;
+  /** log2 |V|, unrounded (the entropy floor's figure). */
+  readonly bits: number;
   readonly entropy: Entropy;
   readonly metadata: PasswordMetadata;
   /** entropy and metadata as JSON, for generateJson. */
@@ -120,12 +122,11 @@ export function planPassword(o: PasswordOptions): PasswordPlan | ErrorBody {
   if (pool.length < 2) {
     return { error: `${FIELD} leaves fewer than 2 characters in the pool`, status: 400, field: FIELD };
   }
-  const entropy = strength(
-    passwordBits(
-      classes.map((c) => c.size),
-      o.length,
-    ),
+  const exactBits = passwordBits(
+    classes.map((c) => c.size),
+    o.length,
   );
+  const entropy = strength(exactBits);
   const metadata: PasswordMetadata = Object.freeze({
     entropyMode: 'uniform-each-class',
     poolSize: pool.length,
@@ -145,6 +146,7 @@ export function planPassword(o: PasswordOptions): PasswordPlan | ErrorBody {
     classBit,
     allClasses: (1 << classes.length) - 1,
     tables: tablesCache.getOrMake(key, { codes, classBit }, (c) => buildPoolTables(c.codes, c.classBit)),
+    bits: exactBits,
     entropy,
     metadata,
     json: planJson(entropy, metadata, key),

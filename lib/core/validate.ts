@@ -2,7 +2,8 @@
  * Request validation: the compiled schema decides what is valid; this module turns its first
  * error into the contract's body, with numbers read from the schema itself (never from ajv's
  * English and never echoing a submitted value), then applies the schema's defaults. The pool
- * rules a JSON Schema cannot state live in password.ts.
+ * rules a JSON Schema cannot state live in password.ts, those of a `passwordRules` string in
+ * rules/, and the entropy floor in generate.ts.
  * @module
  */
 import validateSchema from '../generated/validator.generated.ts';
@@ -24,9 +25,22 @@ export interface ErrorBody {
 
 export type Separator = PassphraseOptions['separator'];
 
+/**
+ * A password request made to a `passwordrules` string: the text as given, and the length
+ * exactly as given (undefined when the request has none, so that the rule's own default
+ * length applies, not the schema's default for the classes; docs/password-rules.md, Length).
+ */
+export interface RulesRequest {
+  readonly text: string;
+  readonly length: number | undefined;
+}
+
+/** `minBits` is the request's entropy floor (0: none); `rules` is set when the options carry
+ * `passwordRules`, and the class options are then all at their defaults (the schema refuses
+ * them beside it) and unused. */
 export type ValidRequest =
-  | { mode: 'password'; count: number; options: PasswordOptions }
-  | { mode: 'passphrase'; count: number; options: PassphraseOptions };
+  | { mode: 'password'; count: number; minBits: number; options: PasswordOptions; rules: RulesRequest | null }
+  | { mode: 'passphrase'; count: number; minBits: number; options: PassphraseOptions };
 
 export type Validation = { ok: true; request: ValidRequest } | { ok: false; error: ErrorBody };
 
@@ -61,6 +75,44 @@ function listOf(values: readonly unknown[]): string {
   return values.map((v) => JSON.stringify(v)).join(', ');
 }
 
+/** The request's own fields, as the message for an unusual top-level key lists them. */
+const TOP_LEVEL_FIELDS = Object.keys(requestSchema.properties).join(', ');
+
+/**
+ * A `false` schema under `dependentSchemas/<name>/properties/<key>`: the field is refused
+ * because `<name>` is present beside it (docs/decisions.md, Passwords to a site's rules). Any
+ * other `false` schema would be a schema this module does not know how to word.
+ */
+function describeFalseSchema(err: AjvError, field: string): Validation {
+  const m = /\/dependentSchemas\/([^/]+)\/properties\/[^/]+\/false schema$/.exec(err.schemaPath);
+  /* c8 ignore next -- the schema has false schemas only under dependentSchemas */
+  if (m === null) return invalid(`${field} is not allowed here`, field);
+  const parent = field.slice(0, field.lastIndexOf('.') + 1);
+  return invalid(`${field} cannot be combined with ${parent}${m[1]}`, field);
+}
+
+/** The message for a value of the wrong JSON type, worded from the field's schema. */
+function describeType(own: Json, field: string): Validation {
+  if (field === '') return invalid('the request body must be a JSON object');
+  switch (own.type) {
+    case 'integer':
+      return invalid(`${field} must be an integer between ${String(own.minimum)} and ${String(own.maximum)}`, field);
+    case 'number':
+      return invalid(`${field} must be a number between ${String(own.minimum)} and ${String(own.maximum)}`, field);
+    case 'boolean':
+      return invalid(`${field} must be true or false`, field);
+    case 'string':
+      return invalid(
+        own.enum ? `${field} must be one of ${listOf(own.enum as unknown[])}` : `${field} must be a string`,
+        field,
+      );
+    case 'object':
+      return invalid(`${field} must be an object`, field);
+  }
+  /* c8 ignore next -- every type the schema uses is handled above */
+  return invalid(`${field} is invalid`, field);
+}
+
 /** The message for one ajv error, worded from the schema node that failed. */
 function describeError(err: AjvError, mode: unknown): Validation {
   const field = err.instancePath.slice(1).replace(/\//g, '.');
@@ -75,7 +127,7 @@ function describeError(err: AjvError, mode: unknown): Validation {
       if (field === '') {
         return plain
           ? invalid(`${name} is not a field of the request`, name)
-          : invalid('the request has a field that is not allowed (allowed: mode, count, options)');
+          : invalid(`the request has a field that is not allowed (allowed: ${TOP_LEVEL_FIELDS})`);
       }
       return plain
         ? invalid(`${field}.${name} is not an option of mode ${String(mode)}`, `${field}.${name}`)
@@ -88,25 +140,10 @@ function describeError(err: AjvError, mode: unknown): Validation {
       return invalid(`${field} must be between ${String(own.minimum)} and ${String(own.maximum)}`, field);
     case 'maxLength':
       return invalid(`${field} must be at most ${String(own.maxLength)} characters`, field);
-    case 'type': {
-      if (field === '') return invalid('the request body must be a JSON object');
-      switch (own.type) {
-        case 'integer':
-          return invalid(
-            `${field} must be an integer between ${String(own.minimum)} and ${String(own.maximum)}`,
-            field,
-          );
-        case 'boolean':
-          return invalid(`${field} must be true or false`, field);
-        case 'string':
-          return invalid(
-            own.enum ? `${field} must be one of ${listOf(own.enum as unknown[])}` : `${field} must be a string`,
-            field,
-          );
-        case 'object':
-          return invalid(`${field} must be an object`, field);
-      }
-    }
+    case 'type':
+      return describeType(own, field);
+    case 'false schema':
+      return describeFalseSchema(err, field);
   }
   /* c8 ignore next 2 -- every keyword of the schema is handled above; kept as a safe fallback */
   return field === '' ? invalid('the request is invalid') : invalid(`${field} is invalid`, field);
@@ -127,6 +164,7 @@ function snapshot(value: unknown): unknown {
 }
 
 const COUNT_DEFAULT = requestSchema.properties.count.default;
+const MIN_BITS_DEFAULT = requestSchema.properties.minBits.default;
 
 export function validateRequest(input: unknown): Validation {
   let body: unknown;
@@ -152,9 +190,15 @@ export function validateRequest(input: unknown): Validation {
   const accepted = body as Json;
   // Accepted: an undefined value counts as absent, as in the compiled schema.
   const count = accepted.count === undefined ? COUNT_DEFAULT : (accepted.count as number);
+  const minBits = accepted.minBits === undefined ? MIN_BITS_DEFAULT : (accepted.minBits as number);
   const given = accepted.options as Json | undefined;
   if (accepted.mode === 'passphrase') {
-    return { ok: true, request: { mode: 'passphrase', count, options: withPassphraseOptionsDefaults(given) } };
+    return { ok: true, request: { mode: 'passphrase', count, minBits, options: withPassphraseOptionsDefaults(given) } };
   }
-  return { ok: true, request: { mode: 'password', count, options: withPasswordOptionsDefaults(given) } };
+  const options = withPasswordOptionsDefaults(given);
+  const rules: RulesRequest | null =
+    options.passwordRules === undefined
+      ? null
+      : { text: options.passwordRules, length: given?.length as number | undefined };
+  return { ok: true, request: { mode: 'password', count, minBits, options, rules } };
 }

@@ -3,7 +3,7 @@
 // The functions take options the compiled schema has accepted: a value that is present and
 // not undefined is kept as it is, an absent or undefined one becomes the schema's default.
 
-/** Options of mode password. Every enabled class appears at least once in every password. */
+/** Options of mode password: either the character classes (every enabled class appears at least once in every password) or passwordRules, not both. */
 export interface PasswordOptions {
   "length": number;
   "includeLowercase": boolean;
@@ -12,6 +12,7 @@ export interface PasswordOptions {
   "includeSymbols": boolean;
   "avoidAmbiguous": boolean;
   "excludedCharacters": string;
+  "passwordRules"?: string;
 }
 
 export function withPasswordOptionsDefaults(given: { readonly [key: string]: unknown } | undefined): PasswordOptions {
@@ -24,6 +25,7 @@ export function withPasswordOptionsDefaults(given: { readonly [key: string]: unk
       "includeSymbols": false,
       "avoidAmbiguous": false,
       "excludedCharacters": "",
+      "passwordRules": undefined,
     };
   }
   return {
@@ -34,13 +36,14 @@ export function withPasswordOptionsDefaults(given: { readonly [key: string]: unk
     "includeSymbols": given["includeSymbols"] === undefined ? false : (given["includeSymbols"] as boolean),
     "avoidAmbiguous": given["avoidAmbiguous"] === undefined ? false : (given["avoidAmbiguous"] as boolean),
     "excludedCharacters": given["excludedCharacters"] === undefined ? "" : (given["excludedCharacters"] as string),
+    "passwordRules": given["passwordRules"] === undefined ? undefined : (given["passwordRules"] as string),
   };
 }
 
 /** Options of mode passphrase. Words are drawn uniformly from the EFF large wordlist without its 4 hyphenated words (7,772 words). */
 export interface PassphraseOptions {
   "wordCount": number;
-  "separator": "hyphen" | "underscore" | "dot" | "space";
+  "separator": "hyphen" | "underscore" | "dot" | "space" | "digit" | "symbol";
   "capitalize": boolean;
   "addNumber": boolean;
 }
@@ -56,7 +59,7 @@ export function withPassphraseOptionsDefaults(given: { readonly [key: string]: u
   }
   return {
     "wordCount": given["wordCount"] === undefined ? 4 : (given["wordCount"] as number),
-    "separator": given["separator"] === undefined ? "hyphen" : (given["separator"] as "hyphen" | "underscore" | "dot" | "space"),
+    "separator": given["separator"] === undefined ? "hyphen" : (given["separator"] as "hyphen" | "underscore" | "dot" | "space" | "digit" | "symbol"),
     "capitalize": given["capitalize"] === undefined ? false : (given["capitalize"] as boolean),
     "addNumber": given["addNumber"] === undefined ? false : (given["addNumber"] as boolean),
   };

@@ -25,6 +25,13 @@ export const requestSchema = {
       "maximum": 20,
       "default": 1
     },
+    "minBits": {
+      "description": "An entropy floor for this request: unless the options' exact entropy (the unrounded bits of the response) is at least this many bits, the request is a 400 naming minBits, decided before anything is drawn. The service's own floor (limits.minEntropyBits of GET /generate) applies as well; the higher of the two counts. 0 asks for none.",
+      "type": "number",
+      "minimum": 0,
+      "maximum": 256,
+      "default": 0
+    },
     "options": {
       "description": "Settings for the chosen mode; see PasswordOptions and PassphraseOptions.",
       "type": "object",
@@ -74,7 +81,7 @@ export const requestSchema = {
   "$defs": {
     "PasswordOptions": {
       "title": "PasswordOptions",
-      "description": "Options of mode password. Every enabled class appears at least once in every password.",
+      "description": "Options of mode password: either the character classes (every enabled class appears at least once in every password) or passwordRules, not both.",
       "type": "object",
       "additionalProperties": false,
       "properties": {
@@ -115,6 +122,24 @@ export const requestSchema = {
           "type": "string",
           "maxLength": 256,
           "default": ""
+        },
+        "passwordRules": {
+          "description": "A website's password rules in the syntax of the HTML passwordrules attribute, e.g. \"minlength: 12; required: lower; required: upper; required: digit; allowed: [-_!]\". The password is uniform over exactly the strings the rule allows at its length, and bits = log2 of their exact number. length, when given, must lie inside the rule's bounds; without it the length is 24 moved into them. Cannot be combined with the class options, avoidAmbiguous or excludedCharacters.",
+          "type": "string",
+          "maxLength": 1024
+        }
+      },
+      "dependentSchemas": {
+        "passwordRules": {
+          "description": "With passwordRules the rule alone decides the characters: the options that choose them for the classes are refused, whatever their value.",
+          "properties": {
+            "includeLowercase": false,
+            "includeUppercase": false,
+            "includeNumbers": false,
+            "includeSymbols": false,
+            "avoidAmbiguous": false,
+            "excludedCharacters": false
+          }
         }
       }
     },
@@ -132,13 +157,15 @@ export const requestSchema = {
           "default": 4
         },
         "separator": {
-          "description": "What joins the words: hyphen '-', underscore '_', dot '.', space ' '.",
+          "description": "What joins the words: hyphen '-', underscore '_', dot '.', space ' ', or a character drawn for each gap on its own: digit (one of 0-9, + log2(10) bits per gap) or symbol (one of the 23 symbols !@#$%^&*()-_=+[]{};:,.?, + log2(23) bits per gap).",
           "type": "string",
           "enum": [
             "hyphen",
             "underscore",
             "dot",
-            "space"
+            "space",
+            "digit",
+            "symbol"
           ],
           "default": "hyphen"
         },
@@ -148,7 +175,7 @@ export const requestSchema = {
           "default": false
         },
         "addNumber": {
-          "description": "Append the separator and a uniform two-digit number 00-99 (+6.64 bits).",
+          "description": "Append a separator and a uniform two-digit number 00-99 (+6.64 bits). With separator digit or symbol that separator is drawn too, like every other gap.",
           "type": "boolean",
           "default": false
         }
@@ -268,6 +295,9 @@ export const responseSchema = {
           "$ref": "#/$defs/PasswordMetadata"
         },
         {
+          "$ref": "#/$defs/RulesPasswordMetadata"
+        },
+        {
           "$ref": "#/$defs/PassphraseMetadata"
         }
       ]
@@ -327,6 +357,43 @@ export const responseSchema = {
         }
       }
     },
+    "RulesPasswordMetadata": {
+      "description": "A password made to options.passwordRules: uniform over exactly the strings the rule allows at this length.",
+      "type": "object",
+      "required": [
+        "entropyMode",
+        "passwordRules",
+        "allowedSize",
+        "length",
+        "unicodeAsAsciiPrintable"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "entropyMode": {
+          "const": "uniform-rules"
+        },
+        "passwordRules": {
+          "description": "The rule as the service read it, in canonical form: minlength, maxlength, max-consecutive, each required set after reduction, then the whole allowed set. Equal rules have equal texts however they were written.",
+          "type": "string",
+          "maxLength": 2048
+        },
+        "allowedSize": {
+          "description": "How many characters the password may use.",
+          "type": "integer",
+          "minimum": 2,
+          "maximum": 95
+        },
+        "length": {
+          "type": "integer",
+          "minimum": 8,
+          "maximum": 128
+        },
+        "unicodeAsAsciiPrintable": {
+          "description": "True when the rule said unicode, which was read as ascii-printable.",
+          "type": "boolean"
+        }
+      }
+    },
     "PassphraseMetadata": {
       "type": "object",
       "required": [
@@ -361,7 +428,9 @@ export const responseSchema = {
             "hyphen",
             "underscore",
             "dot",
-            "space"
+            "space",
+            "digit",
+            "symbol"
           ]
         },
         "capitalize": {

@@ -47,7 +47,7 @@ function requireValidator () {
 	validator$1.exports = validate10;
 	validator$1.exports.default = validate10;
 	const schema11 = {"properties":{"mode":{"enum":["password","passphrase"]}}};
-	const schema13 = {"properties":{"separator":{"enum":["hyphen","underscore","dot","space"]}}};
+	const schema13 = {"properties":{"separator":{"enum":["hyphen","underscore","dot","space","digit","symbol"]}}};
 	const func2 = /*@__PURE__*/ requireUcs2length().default;
 
 	function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -103,7 +103,7 @@ function requireValidator () {
 	if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 	const _errs9 = errors;
 	for(const key0 in data1){
-	if(!(((((((key0 === "length") || (key0 === "includeLowercase")) || (key0 === "includeUppercase")) || (key0 === "includeNumbers")) || (key0 === "includeSymbols")) || (key0 === "avoidAmbiguous")) || (key0 === "excludedCharacters"))){
+	if(!((((((((key0 === "length") || (key0 === "includeLowercase")) || (key0 === "includeUppercase")) || (key0 === "includeNumbers")) || (key0 === "includeSymbols")) || (key0 === "avoidAmbiguous")) || (key0 === "excludedCharacters")) || (key0 === "passwordRules"))){
 	validate10.errors = [{instancePath:instancePath+"/options",schemaPath:"#/$defs/PasswordOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 	return false;
 	}
@@ -216,6 +216,92 @@ function requireValidator () {
 	else {
 	var valid5 = true;
 	}
+	if(valid5){
+	if(data1.passwordRules !== undefined){
+	let data9 = data1.passwordRules;
+	const _errs24 = errors;
+	if(errors === _errs24){
+	if(typeof data9 === "string"){
+	if(func2(data9) > 1024){
+	validate10.errors = [{instancePath:instancePath+"/options/passwordRules",schemaPath:"#/$defs/PasswordOptions/properties/passwordRules/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+	return false;
+	}
+	}
+	else {
+	validate10.errors = [{instancePath:instancePath+"/options/passwordRules",schemaPath:"#/$defs/PasswordOptions/properties/passwordRules/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+	return false;
+	}
+	}
+	var valid5 = _errs24 === errors;
+	}
+	else {
+	var valid5 = true;
+	}
+	if(valid5){
+	if(data1.passwordRules !== undefined){
+	if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+	if(data1.includeLowercase !== undefined){
+	var valid7 = false;
+	validate10.errors = [{instancePath:instancePath+"/options/includeLowercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeLowercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+	return false;
+	}
+	else {
+	var valid7 = true;
+	}
+	if(valid7){
+	if(data1.includeUppercase !== undefined){
+	var valid7 = false;
+	validate10.errors = [{instancePath:instancePath+"/options/includeUppercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeUppercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+	return false;
+	}
+	else {
+	var valid7 = true;
+	}
+	if(valid7){
+	if(data1.includeNumbers !== undefined){
+	var valid7 = false;
+	validate10.errors = [{instancePath:instancePath+"/options/includeNumbers",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeNumbers/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+	return false;
+	}
+	else {
+	var valid7 = true;
+	}
+	if(valid7){
+	if(data1.includeSymbols !== undefined){
+	var valid7 = false;
+	validate10.errors = [{instancePath:instancePath+"/options/includeSymbols",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeSymbols/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+	return false;
+	}
+	else {
+	var valid7 = true;
+	}
+	if(valid7){
+	if(data1.avoidAmbiguous !== undefined){
+	var valid7 = false;
+	validate10.errors = [{instancePath:instancePath+"/options/avoidAmbiguous",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/avoidAmbiguous/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+	return false;
+	}
+	else {
+	var valid7 = true;
+	}
+	if(valid7){
+	if(data1.excludedCharacters !== undefined){
+	var valid7 = false;
+	validate10.errors = [{instancePath:instancePath+"/options/excludedCharacters",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/excludedCharacters/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+	return false;
+	}
+	else {
+	var valid7 = true;
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
 	}
 	}
 	}
@@ -248,10 +334,10 @@ function requireValidator () {
 	}
 	var valid0 = _errs1 === errors;
 	if(valid0){
-	const _errs24 = errors;
-	const _errs25 = errors;
-	let valid6 = true;
-	const _errs26 = errors;
+	const _errs27 = errors;
+	const _errs28 = errors;
+	let valid8 = true;
+	const _errs29 = errors;
 	if(data && typeof data == "object" && !Array.isArray(data)){
 	if((data.mode === undefined) && ("mode")){
 	const err3 = {};
@@ -278,98 +364,98 @@ function requireValidator () {
 	}
 	}
 	}
-	var _valid1 = _errs26 === errors;
-	errors = _errs25;
+	var _valid1 = _errs29 === errors;
+	errors = _errs28;
 	if(vErrors !== null){
-	if(_errs25){
-	vErrors.length = _errs25;
+	if(_errs28){
+	vErrors.length = _errs28;
 	}
 	else {
 	vErrors = null;
 	}
 	}
 	if(_valid1){
-	const _errs28 = errors;
+	const _errs31 = errors;
 	if(data && typeof data == "object" && !Array.isArray(data)){
 	if(data.options !== undefined){
-	let data10 = data.options;
-	const _errs30 = errors;
-	if(errors === _errs30){
-	if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-	const _errs32 = errors;
-	for(const key1 in data10){
+	let data17 = data.options;
+	const _errs33 = errors;
+	if(errors === _errs33){
+	if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+	const _errs35 = errors;
+	for(const key1 in data17){
 	if(!((((key1 === "wordCount") || (key1 === "separator")) || (key1 === "capitalize")) || (key1 === "addNumber"))){
 	validate10.errors = [{instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 	return false;
 	}
 	}
-	if(_errs32 === errors){
-	if(data10.wordCount !== undefined){
-	let data11 = data10.wordCount;
-	const _errs33 = errors;
-	if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+	if(_errs35 === errors){
+	if(data17.wordCount !== undefined){
+	let data18 = data17.wordCount;
+	const _errs36 = errors;
+	if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
 	validate10.errors = [{instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 	return false;
 	}
-	if(errors === _errs33){
-	if((typeof data11 == "number") && (isFinite(data11))){
-	if(data11 > 8 || isNaN(data11)){
+	if(errors === _errs36){
+	if((typeof data18 == "number") && (isFinite(data18))){
+	if(data18 > 8 || isNaN(data18)){
 	validate10.errors = [{instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 8},message:"must be <= 8"}];
 	return false;
 	}
 	else {
-	if(data11 < 4 || isNaN(data11)){
+	if(data18 < 4 || isNaN(data18)){
 	validate10.errors = [{instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4},message:"must be >= 4"}];
 	return false;
 	}
 	}
 	}
 	}
-	var valid10 = _errs33 === errors;
+	var valid12 = _errs36 === errors;
 	}
 	else {
-	var valid10 = true;
+	var valid12 = true;
 	}
-	if(valid10){
-	if(data10.separator !== undefined){
-	let data12 = data10.separator;
-	const _errs35 = errors;
-	if(typeof data12 !== "string"){
+	if(valid12){
+	if(data17.separator !== undefined){
+	let data19 = data17.separator;
+	const _errs38 = errors;
+	if(typeof data19 !== "string"){
 	validate10.errors = [{instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 	return false;
 	}
-	if(!((((data12 === "hyphen") || (data12 === "underscore")) || (data12 === "dot")) || (data12 === "space"))){
+	if(!((((((data19 === "hyphen") || (data19 === "underscore")) || (data19 === "dot")) || (data19 === "space")) || (data19 === "digit")) || (data19 === "symbol"))){
 	validate10.errors = [{instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/enum",keyword:"enum",params:{allowedValues: schema13.properties.separator.enum},message:"must be equal to one of the allowed values"}];
 	return false;
 	}
-	var valid10 = _errs35 === errors;
+	var valid12 = _errs38 === errors;
 	}
 	else {
-	var valid10 = true;
+	var valid12 = true;
 	}
-	if(valid10){
-	if(data10.capitalize !== undefined){
-	const _errs37 = errors;
-	if(typeof data10.capitalize !== "boolean"){
+	if(valid12){
+	if(data17.capitalize !== undefined){
+	const _errs40 = errors;
+	if(typeof data17.capitalize !== "boolean"){
 	validate10.errors = [{instancePath:instancePath+"/options/capitalize",schemaPath:"#/$defs/PassphraseOptions/properties/capitalize/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 	return false;
 	}
-	var valid10 = _errs37 === errors;
+	var valid12 = _errs40 === errors;
 	}
 	else {
-	var valid10 = true;
+	var valid12 = true;
 	}
-	if(valid10){
-	if(data10.addNumber !== undefined){
-	const _errs39 = errors;
-	if(typeof data10.addNumber !== "boolean"){
+	if(valid12){
+	if(data17.addNumber !== undefined){
+	const _errs42 = errors;
+	if(typeof data17.addNumber !== "boolean"){
 	validate10.errors = [{instancePath:instancePath+"/options/addNumber",schemaPath:"#/$defs/PassphraseOptions/properties/addNumber/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 	return false;
 	}
-	var valid10 = _errs39 === errors;
+	var valid12 = _errs42 === errors;
 	}
 	else {
-	var valid10 = true;
+	var valid12 = true;
 	}
 	}
 	}
@@ -383,10 +469,10 @@ function requireValidator () {
 	}
 	}
 	}
-	var _valid1 = _errs28 === errors;
-	valid6 = _valid1;
+	var _valid1 = _errs31 === errors;
+	valid8 = _valid1;
 	}
-	if(!valid6){
+	if(!valid8){
 	const err5 = {instancePath,schemaPath:"#/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 	if(vErrors === null){
 	vErrors = [err5];
@@ -398,7 +484,7 @@ function requireValidator () {
 	validate10.errors = vErrors;
 	return false;
 	}
-	var valid0 = _errs24 === errors;
+	var valid0 = _errs27 === errors;
 	}
 	if(errors === 0){
 	if(data && typeof data == "object" && !Array.isArray(data)){
@@ -408,69 +494,97 @@ function requireValidator () {
 	return false;
 	}
 	else {
-	const _errs41 = errors;
+	const _errs44 = errors;
 	for(const key2 in data){
-	if(!(((key2 === "mode") || (key2 === "count")) || (key2 === "options"))){
+	if(!((((key2 === "mode") || (key2 === "count")) || (key2 === "minBits")) || (key2 === "options"))){
 	validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 	return false;
 	}
 	}
-	if(_errs41 === errors){
+	if(_errs44 === errors){
 	if(data.mode !== undefined){
-	let data15 = data.mode;
-	const _errs42 = errors;
-	if(typeof data15 !== "string"){
+	let data22 = data.mode;
+	const _errs45 = errors;
+	if(typeof data22 !== "string"){
 	validate10.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 	return false;
 	}
-	if(!((data15 === "password") || (data15 === "passphrase"))){
+	if(!((data22 === "password") || (data22 === "passphrase"))){
 	validate10.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.mode.enum},message:"must be equal to one of the allowed values"}];
 	return false;
 	}
-	var valid11 = _errs42 === errors;
+	var valid13 = _errs45 === errors;
 	}
 	else {
-	var valid11 = true;
+	var valid13 = true;
 	}
-	if(valid11){
+	if(valid13){
 	if(data.count !== undefined){
-	let data16 = data.count;
-	const _errs44 = errors;
-	if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
+	let data23 = data.count;
+	const _errs47 = errors;
+	if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
 	validate10.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 	return false;
 	}
-	if(errors === _errs44){
-	if((typeof data16 == "number") && (isFinite(data16))){
-	if(data16 > 20 || isNaN(data16)){
+	if(errors === _errs47){
+	if((typeof data23 == "number") && (isFinite(data23))){
+	if(data23 > 20 || isNaN(data23)){
 	validate10.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"}];
 	return false;
 	}
 	else {
-	if(data16 < 1 || isNaN(data16)){
+	if(data23 < 1 || isNaN(data23)){
 	validate10.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 	return false;
 	}
 	}
 	}
 	}
-	var valid11 = _errs44 === errors;
+	var valid13 = _errs47 === errors;
 	}
 	else {
-	var valid11 = true;
+	var valid13 = true;
 	}
-	if(valid11){
+	if(valid13){
+	if(data.minBits !== undefined){
+	let data24 = data.minBits;
+	const _errs49 = errors;
+	if(errors === _errs49){
+	if((typeof data24 == "number") && (isFinite(data24))){
+	if(data24 > 256 || isNaN(data24)){
+	validate10.errors = [{instancePath:instancePath+"/minBits",schemaPath:"#/properties/minBits/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
+	return false;
+	}
+	else {
+	if(data24 < 0 || isNaN(data24)){
+	validate10.errors = [{instancePath:instancePath+"/minBits",schemaPath:"#/properties/minBits/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+	return false;
+	}
+	}
+	}
+	else {
+	validate10.errors = [{instancePath:instancePath+"/minBits",schemaPath:"#/properties/minBits/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+	return false;
+	}
+	}
+	var valid13 = _errs49 === errors;
+	}
+	else {
+	var valid13 = true;
+	}
+	if(valid13){
 	if(data.options !== undefined){
-	let data17 = data.options;
-	const _errs46 = errors;
-	if(!(data17 && typeof data17 == "object" && !Array.isArray(data17))){
+	let data25 = data.options;
+	const _errs51 = errors;
+	if(!(data25 && typeof data25 == "object" && !Array.isArray(data25))){
 	validate10.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 	return false;
 	}
-	var valid11 = _errs46 === errors;
+	var valid13 = _errs51 === errors;
 	}
 	else {
-	var valid11 = true;
+	var valid13 = true;
+	}
 	}
 	}
 	}

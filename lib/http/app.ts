@@ -38,6 +38,8 @@ export interface AppOptions {
   readonly assets: readonly Asset[];
   readonly trustProxyHops: number;
   readonly tls: boolean;
+  /** The service's entropy floor in bits (MIN_ENTROPY_BITS); 0 when absent. */
+  readonly minEntropyBits?: number;
 }
 
 /** Handlers as properties (not methods): service.ts hands them to node:http as they are. */
@@ -90,7 +92,13 @@ export function createApp(options: AppOptions): App {
   const routes = routesOf(
     options,
     reply,
-    new GenerateRoute({ keys: options.keys, limits, responder: reply, fail }),
+    new GenerateRoute({
+      keys: options.keys,
+      limits,
+      responder: reply,
+      fail,
+      settings: { minEntropyBits: options.minEntropyBits ?? 0 },
+    }),
     peek,
   );
 
@@ -204,7 +212,12 @@ function routesOf(
   const routes = new Map<string, Route>();
   routes.set('/health', { get: fixed(json, JSON.stringify({ status: 'ok' })), allow: 'GET, HEAD' });
   routes.set('/generate', {
-    get: fixed(json, JSON.stringify(describe({ rateLimitPerMinute: options.limits.limit }))),
+    get: fixed(
+      json,
+      JSON.stringify(
+        describe({ rateLimitPerMinute: options.limits.limit, minEntropyBits: options.minEntropyBits ?? 0 }),
+      ),
+    ),
     post: (x) => {
       generate.handle(x);
     },

@@ -8,11 +8,16 @@
  * (`dist/credential-generator.mjs`, see lib/http/embedded-assets.ts). A file that is missing
  * stops the start with one line: a server without its home page or its OpenAPI document is
  * misbuilt, and answering 404 for them would hide that.
+ *
+ * The home page is the one file the server changes as it loads it: its `<meta>` for the
+ * entropy floor gets the configured MIN_ENTROPY_BITS, so the page's ServiceAPI applies the
+ * server's floor without asking the server (the page makes no network request).
  * @module
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ENTROPY_FLOOR_META } from '../core/index.ts';
 
 export type AssetKind = 'page' | 'document' | 'download';
 
@@ -62,12 +67,36 @@ export class AssetError extends Error {
   override readonly name = 'AssetError';
 }
 
+/** What the server writes into the page as it loads it. */
+export interface PageSettings {
+  /** The service's entropy floor in bits (MIN_ENTROPY_BITS). */
+  readonly minEntropyBits: number;
+}
+
+const HOME_PAGE = 'dist/browser/index.html';
+/** The floor's `<meta>` exactly as browser/index.html writes it (content 0: no floor). */
+export const FLOOR_META_AS_BUILT = `<meta name="${ENTROPY_FLOOR_META}" content="0">`;
+
+/** The page with the floor filled in; a page without exactly one such `<meta>` is misbuilt. */
+function withFloor(page: Buffer, settings: PageSettings): Buffer {
+  const text = page.toString('utf8');
+  const at = text.indexOf(FLOOR_META_AS_BUILT);
+  if (at < 0 || text.indexOf(FLOOR_META_AS_BUILT, at + 1) >= 0) {
+    throw new AssetError(`${HOME_PAGE} must hold ${FLOOR_META_AS_BUILT} exactly once (the build is incomplete)`);
+  }
+  const meta = `<meta name="${ENTROPY_FLOOR_META}" content="${String(settings.minEntropyBits)}">`;
+  return Buffer.from(text.slice(0, at) + meta + text.slice(at + FLOOR_META_AS_BUILT.length), 'utf8');
+}
+
 /** Reads every listed file through `read` (file path relative to the project root -> bytes,
- * or null when it does not exist). */
-export function loadAssets(read: (file: string) => Buffer | null): Asset[] {
+ * or null when it does not exist), the home page with `page` written into it. */
+export function loadAssets(read: (file: string) => Buffer | null, page: PageSettings = { minEntropyBits: 0 }): Asset[] {
+  const cache = new Map<string, Buffer>();
   return ASSET_SOURCES.map((source) => {
-    const body = read(source.file);
+    let body = cache.get(source.file) ?? read(source.file);
     if (body === null) throw new AssetError(`${source.file} is missing (the build is incomplete: run npm run build)`);
+    if (source.file === HOME_PAGE && !cache.has(source.file)) body = withFloor(body, page);
+    cache.set(source.file, body);
     return Object.freeze({ ...source, body });
   });
 }

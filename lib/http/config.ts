@@ -7,7 +7,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
-import { DEFAULT_RATE_LIMIT_PER_MINUTE, MAX_RATE_LIMIT_PER_MINUTE } from '../core/index.ts';
+import {
+  DEFAULT_RATE_LIMIT_PER_MINUTE,
+  MAX_MIN_BITS,
+  MAX_RATE_LIMIT_PER_MINUTE,
+  parseEntropyFloor,
+} from '../core/index.ts';
 import { parseRedisConfig, type RedisRateLimitConfig } from '../rate-limit/redis-config.ts';
 import { pairProblem, type PemPair, type TlsFiles } from './tls.ts';
 
@@ -24,6 +29,8 @@ export interface Config {
   /** The single plain key from API_KEY, or null. */
   readonly apiKey: string | null;
   readonly rateLimitPerMinute: number;
+  /** The service's entropy floor in bits (MIN_ENTROPY_BITS, default 0: none). */
+  readonly minEntropyBits: number;
   /** The shared rate limit's Redis, or null for in-process buckets. */
   readonly rateLimitRedis: RedisRateLimitConfig | null;
   readonly trustProxyHops: number;
@@ -65,6 +72,17 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return Number(raw);
 }
 
+/** MIN_ENTROPY_BITS: the floor below which requests are refused (docs/decisions.md, Entropy floor). */
+function entropyFloor(env: Env): number {
+  const raw = read(env, 'MIN_ENTROPY_BITS');
+  if (raw === undefined) return 0;
+  const floor = parseEntropyFloor(raw);
+  if (floor === null) {
+    throw new ConfigError('MIN_ENTROPY_BITS', `must be a number of bits from 0 to ${MAX_MIN_BITS} (got ${shown(raw)})`);
+  }
+  return floor;
+}
+
 export function parseConfig(env: Env, cwd: string): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
 
@@ -92,6 +110,7 @@ export function parseConfig(env: Env, cwd: string): Config {
     MAX_RATE_LIMIT_PER_MINUTE,
   );
   const trustProxyHops = integer(env, 'TRUST_PROXY_HOPS', 0, 0, 10);
+  const minEntropyBits = entropyFloor(env);
 
   const certFile = read(env, 'TLS_CERT_FILE');
   const keyFile = read(env, 'TLS_KEY_FILE');
@@ -127,6 +146,7 @@ export function parseConfig(env: Env, cwd: string): Config {
     keysFileExplicit: explicitFile !== undefined,
     apiKey,
     rateLimitPerMinute,
+    minEntropyBits,
     rateLimitRedis: parseRedisConfig(env, cwd, (variable, message) => new ConfigError(variable, message)),
     trustProxyHops,
     tls,

@@ -7,13 +7,14 @@
  *   admit          503 without configured keys, 401 without a valid key
  *   checkHead      Content-Type (400, also when sent twice), Content-Length (413)
  *   readBody       at most BODY_LIMIT_BYTES (413), UTF-8 (400), JSON (400)
- *   respond        the core's generateJson: the schema (400) or the credentials (200)
+ *   respond        the core's generateJson: the schema, the option rules and the entropy
+ *                  floor (400), or the credentials (200)
  *
  * Every attempt costs a token of one bucket whatever its outcome, except one answered 429.
  * @module
  */
 import { isUtf8 } from 'node:buffer';
-import { BODY_LIMIT_BYTES, generateJson } from '../core/index.ts';
+import { BODY_LIMIT_BYTES, defaultRandom, generateJson, type GenerateSettings } from '../core/index.ts';
 import type { Authentication, ClientLimits } from '../rate-limit/client-limits.ts';
 import type { RateLimitState } from '../rate-limit/token-bucket.ts';
 import { readBody, type BodyResult } from './body.ts';
@@ -30,17 +31,21 @@ export class GenerateRoute {
   private readonly reply: Responder;
   /** Anything unexpected: a 500, and the error in the log. */
   private readonly fail: (x: Exchange, error: unknown) => void;
+  /** The service's policy for the generator: its entropy floor. */
+  private readonly settings: GenerateSettings;
 
   constructor(options: {
     keys: KeyVerifier;
     limits: ClientLimits;
     responder: Responder;
     fail: (x: Exchange, error: unknown) => void;
+    settings: GenerateSettings;
   }) {
     this.keys = options.keys;
     this.limits = options.limits;
     this.reply = options.responder;
     this.fail = options.fail;
+    this.settings = options.settings;
   }
 
   handle(x: Exchange): void {
@@ -142,7 +147,7 @@ export class GenerateRoute {
       }
       // generateJson = JSON.stringify(generate(input).body), byte for byte, with the plan's
       // entropy and metadata JSON cached (the bulk of a reply).
-      const outcome = generateJson(input);
+      const outcome = generateJson(input, defaultRandom, this.settings);
       this.reply.send(x, outcome.status, this.reply.sets.json, outcome.json, rl);
     } catch (error) {
       this.fail(x, error);

@@ -23,8 +23,10 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ERROR_CASES } from '../helpers/error-cases.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
-import { generate as coreGenerate, passphraseBits } from '../../lib/core/index.ts';
+import { generate as coreGenerate, generateJson as coreGenerateJson, passphraseBits, type GenerateSettings } from '../../lib/core/index.ts';
 import { LIMITS } from '../helpers/limits.ts';
+import { readRule, violation } from '../helpers/rules-checker.ts';
+import { seededFill, seededRandom } from '../helpers/seeded.ts';
 
 /** CHROMIUM_PATH only exists so the skip path can be exercised; Debian's is the default. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -41,9 +43,10 @@ function apiBits(input: unknown): string {
   return (outcome.body as { entropy: { bits: number } }).entropy.bits.toFixed(2);
 }
 
-/** The 400 message the API gives for `input` (the UI must show exactly this). */
-function apiError(input: unknown): { error: string; field?: string } {
-  const outcome = coreGenerate(input);
+/** The 400 message the API gives for `input` (the UI must show exactly this), on a server
+ * with these settings (its MIN_ENTROPY_BITS). */
+function apiError(input: unknown, settings: GenerateSettings = {}): { error: string; field?: string } {
+  const outcome = coreGenerate(input, undefined, settings);
   assert.equal(outcome.status, 400, `expected ${JSON.stringify(input)} to be rejected`);
   return outcome.body as { error: string; field?: string };
 }
@@ -217,7 +220,8 @@ if (!existsSync(CHROMIUM)) {
               assert.equal(await w.page.locator(id).isChecked(), spec.default, `${mode}.${name} default`);
             } else {
               assert.equal(await attr(id, 'maxlength'), String(spec.maxLength), `${mode}.${name} maxlength`);
-              assert.equal(await w.page.locator(id).inputValue(), String(spec.default));
+              // A string without a default (passwordRules) starts empty: absent from the request.
+              assert.equal(await w.page.locator(id).inputValue(), typeof spec.default === 'string' ? spec.default : '');
             }
           }
         }
@@ -350,6 +354,191 @@ if (!existsSync(CHROMIUM)) {
       assert.deepEqual(w.consoleProblems, []);
       assert.deepEqual(await w.violations(), []);
       await w.context.close();
+    });
+
+    it('site rules: read back as the API normalised them, the class options off, errors next to the field, no network', async () => {
+      const w = await open();
+      await load(w, 'networkidle');
+      const { page } = w;
+      const requests: string[] = [];
+      page.on('request', (r) => requests.push(`${r.method()} ${r.url()}`));
+      const values = () => page.locator('#results li .value').allTextContents();
+      const box = page.locator('#opt-password-passwordRules');
+      const read = page.locator('#opt-password-passwordRules-read');
+      const classBoxes = ['includeLowercase', 'includeUppercase', 'includeNumbers', 'includeSymbols', 'avoidAmbiguous'].map((n) => page.locator(`#opt-password-${n}`));
+      assert.equal(await read.isHidden(), true, 'nothing read back without rules');
+
+      const rule = 'minlength: 12; maxlength: 16; required: lower; required: upper; required: digit; allowed: [-_]';
+      const input = { mode: 'password', options: { length: 16, passwordRules: rule } };
+      await page.locator('#opt-password-length').fill('16');
+      await box.fill(rule);
+      const expected = coreGenerate(input);
+      assert.equal(expected.status, 200);
+      const canonical = (expected.body as { metadata: { passwordRules: string } }).metadata.passwordRules;
+      assert.equal(await read.isVisible(), true);
+      assert.ok(((await read.textContent()) ?? '').includes(canonical), `${await read.textContent()} lacks ${canonical}`);
+      const [value] = await values();
+      assert.equal(value.length, 16);
+      assert.equal(violation(readRule(rule), value), null, value);
+      assert.equal(await page.locator('#bits').textContent(), apiBits(input));
+      assert.match((await page.locator('#strength-explain').textContent()) ?? '', /^16 characters from the 64 the site rules allow/);
+      // The options the rules replace are off (and say why), and not sent: the curl line is the request.
+      for (const c of [...classBoxes, page.locator('#opt-password-excludedCharacters')]) {
+        assert.equal(await c.isDisabled(), true);
+        assert.match((await c.getAttribute('aria-describedby')) ?? '', /\bopt-password-passwordRules-hint\b/);
+      }
+      assert.ok(((await page.locator('#curl-example').textContent()) ?? '').includes(`-d '${JSON.stringify(input)}'`));
+
+      // A bad rule: the API's message next to the field, word for word.
+      await box.fill('required: lowercase');
+      const bad = apiError({ mode: 'password', options: { length: 16, passwordRules: 'required: lowercase' } });
+      assert.equal(bad.field, 'options.passwordRules');
+      assert.equal(await page.locator('#error-password-options-passwordRules').textContent(), bad.error);
+      assert.equal(await box.getAttribute('aria-invalid'), 'true');
+      assert.equal(await read.isHidden(), true);
+      assert.equal(await page.locator('#results li').count(), 0);
+      // A length outside the rule's bounds: next to the length.
+      await box.fill(rule);
+      await page.locator('#opt-password-length').fill('20');
+      assert.equal(await page.locator('#error-password-options-length').textContent(), apiError({ mode: 'password', options: { length: 20, passwordRules: rule } }).error);
+      // Emptied, the box sends nothing and the classes are back.
+      await page.locator('#opt-password-length').fill('16');
+      await box.fill('');
+      for (const c of classBoxes) assert.equal(await c.isDisabled(), false);
+      assert.equal(await read.isHidden(), true);
+      assert.match((await page.locator('#strength-explain').textContent()) ?? '', /from a pool of/);
+      assert.doesNotMatch((await page.locator('#curl-example').textContent()) ?? '', /passwordRules/);
+
+      assert.deepEqual(requests, [], 'the UI made network requests');
+      assert.deepEqual(w.consoleProblems, []);
+      assert.deepEqual(await w.violations(), []);
+      await w.context.close();
+    });
+
+    it("separators drawn per gap: digit and symbol, with the API's bits and an explanation of them", async () => {
+      const w = await open();
+      await load(w);
+      const { page } = w;
+      await page.locator('label[for="mode-passphrase"]').click();
+      await page.locator('label[for="opt-passphrase-separator-digit"]').click();
+      assert.match((await page.locator('#results li .value').allTextContents())[0], /^[a-z]+(\d[a-z]+){3}$/);
+      const digits = { mode: 'passphrase', options: { wordCount: 4, separator: 'digit', capitalize: false, addNumber: false } };
+      assert.equal(await page.locator('#bits').textContent(), apiBits(digits));
+      assert.match((await page.locator('#strength-explain').textContent()) ?? '', /a separator drawn from 10 in each of the 3 gaps \(3\.32 bits each\)/);
+      await page.locator('label[for="opt-passphrase-separator-symbol"]').click();
+      await page.locator('label[for="opt-passphrase-addNumber"]').click();
+      assert.match((await page.locator('#results li .value').allTextContents())[0], /^[a-z]+([^a-z0-9][a-z]+){3}[^a-z0-9]\d\d$/);
+      assert.equal(await page.locator('#bits').textContent(), apiBits({ mode: 'passphrase', options: { separator: 'symbol', addNumber: true } }));
+      assert.match((await page.locator('#strength-explain').textContent()) ?? '', /drawn from 23 in each of the 4 gaps \(4\.52 bits each\)/);
+      assert.deepEqual(w.consoleProblems, []);
+      await w.context.close();
+    });
+
+    it('ServiceAPI in Chromium gives the body the server gives for the same rule and seed', async () => {
+      // The page's crypto becomes the seeded sfc32 stream of tests/helpers/seeded.ts, restartable
+      // from the page; a fresh copy of the bundle then starts its draws at the seed.
+      const initScript = `(() => { const __name = (f) => f; const make = ${seededFill.toString()}; let fill = make(0);
+        window.__reseed = (seed) => { fill = make(seed); };
+        Crypto.prototype.getRandomValues = function (b) { fill(b); return b; }; })();`;
+      const w = await open({ initScript });
+      await load(w);
+      for (const [seed, input] of [
+        [1, { mode: 'password', count: 3, options: { length: 16, passwordRules: 'required: upper; required: lower; required: digit; required: special' } }],
+        [2, { mode: 'password', count: 2, options: { length: 8, passwordRules: 'required: [a]; required: [b]; required: [c]; allowed: ascii-printable' } }],
+        [3, { mode: 'passphrase', count: 2, options: { separator: 'symbol', addNumber: true } }],
+      ] as const) {
+        const fromPage = await w.page.evaluate(
+          ([s, i]) =>
+            new Promise((resolve, reject) => {
+              (window as unknown as { __reseed(seed: number): void }).__reseed(s);
+              const script = document.createElement('script');
+              script.src = '/service-api.js';
+              script.onload = () => resolve(window.ServiceAPI!.generate(i));
+              script.onerror = () => reject(new Error('service-api.js did not load'));
+              document.head.append(script);
+            }),
+          [seed, input] as const,
+        );
+        const server = JSON.parse(coreGenerateJson(input, seededRandom(seed)).json) as unknown;
+        assert.deepEqual(fromPage, { ok: true, data: server }, JSON.stringify(input));
+      }
+      assert.deepEqual(w.consoleProblems, []);
+      assert.deepEqual(await w.violations(), []);
+      await w.context.close();
+    });
+
+    describe('a server started with MIN_ENTROPY_BITS=60', () => {
+      const FLOOR = { minEntropyBits: 60 };
+      let floored: RunningServer;
+      before(async () => {
+        floored = await startServer({ logLevel: 'error', env: { MIN_ENTROPY_BITS: String(FLOOR.minEntropyBits) } });
+      });
+      after(async () => {
+        await floored?.stop();
+      });
+
+      /** The API's verdict on options, on this server. */
+      const belowFloor = (input: unknown) => {
+        const r = coreGenerate(input, undefined, FLOOR);
+        return r.status === 400 && r.body.field === 'minBits';
+      };
+
+      it('the page applies and shows its floor, turns off what falls below it, and keeps a way out', async () => {
+        const w = await open();
+        const requests: string[] = [];
+        const res = await w.page.goto(`${floored.url}/`, { waitUntil: 'networkidle' });
+        assert.equal(res?.status(), 200);
+        await w.page.waitForSelector('html.ready', { timeout: 10_000 });
+        const { page } = w;
+        page.on('request', (r) => requests.push(`${r.method()} ${r.url()}`));
+        // ServiceAPI read the floor the server wrote into the page: the same description and refusals.
+        const described = await page.evaluate(() => window.ServiceAPI!.describe());
+        assert.deepEqual(described, (await (await fetch(`${floored.url}/generate`)).json()) as unknown);
+        assert.equal((described as { limits: { minEntropyBits: number } }).limits.minEntropyBits, 60);
+        assert.deepEqual(await page.evaluate(() => window.ServiceAPI!.generate({ mode: 'passphrase' })), { ok: false, error: apiError({ mode: 'passphrase' }, FLOOR) });
+        const note = page.locator('#floor-note');
+        assert.equal(await note.isVisible(), true);
+        assert.match((await note.textContent()) ?? '', /under 60 bits/);
+
+        // Password: the shortest length the floor allows is the length's lower bound now.
+        let lowest = LIMITS.length.minimum;
+        while (belowFloor({ mode: 'password', options: { length: lowest } })) lowest++;
+        assert.ok(lowest > LIMITS.length.minimum, 'the floor cuts some lengths off');
+        for (const selector of ['#opt-password-length', '.range-field input[type="range"]']) assert.equal(await page.locator(selector).first().getAttribute('min'), String(lowest), selector);
+        assert.match((await page.locator('#opt-password-length-bounds').textContent()) ?? '', new RegExp(`at least ${lowest} for the minimum entropy`));
+        // At that length, each class checkbox is off exactly when flipping it would fall below.
+        await page.locator('#opt-password-length').fill(String(lowest));
+        const defaults = { includeLowercase: true, includeUppercase: true, includeNumbers: true, includeSymbols: false, avoidAmbiguous: false };
+        let turnedOff = 0;
+        for (const [name, value] of Object.entries(defaults)) {
+          const off = belowFloor({ mode: 'password', options: { length: lowest, ...defaults, [name]: !value } });
+          turnedOff += off ? 1 : 0;
+          const box = page.locator(`#opt-password-${name}`);
+          assert.equal(await box.isDisabled(), off, name);
+          if (off) assert.match((await box.getAttribute('aria-describedby')) ?? '', /\bfloor-note\b/);
+        }
+        assert.ok(turnedOff > 0, 'some checkbox is below the floor at that length');
+
+        // Passphrase: the default falls below. The API's message shows, and nothing is off.
+        await page.locator('label[for="mode-passphrase"]').click();
+        const passphrase = { wordCount: 4, separator: 'hyphen', capitalize: false, addNumber: false };
+        assert.equal(await page.locator('#error-minBits').textContent(), apiError({ mode: 'passphrase', options: passphrase }, FLOOR).error);
+        assert.equal(await page.locator('#results li').count(), 0);
+        for (const s of ['hyphen', 'underscore', 'dot', 'space', 'digit', 'symbol']) assert.equal(await page.locator(`#opt-passphrase-separator-${s}`).isDisabled(), false, s);
+        // A digit in each gap meets the floor: now the fixed separators are the ones below it.
+        await page.locator('label[for="opt-passphrase-separator-digit"]').click();
+        assert.equal(await page.locator('#error-minBits').isHidden(), true);
+        assert.equal(await page.locator('#results li').count(), 1);
+        for (const s of ['hyphen', 'underscore', 'dot', 'space', 'symbol']) {
+          const off = belowFloor({ mode: 'passphrase', options: { ...passphrase, separator: s } });
+          assert.equal(await page.locator(`#opt-passphrase-separator-${s}`).isDisabled(), off, s);
+        }
+        assert.equal(await page.locator('#opt-passphrase-separator-hyphen').isDisabled(), true);
+        assert.deepEqual(requests, [], 'the UI made network requests');
+        assert.deepEqual(w.consoleProblems, []);
+        assert.deepEqual(await w.violations(), []);
+        await w.context.close();
+      });
     });
 
     it('falls back to selecting the text when the clipboard API is unavailable', async () => {

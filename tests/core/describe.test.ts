@@ -53,6 +53,37 @@ suite('describe()', () => {
     assert.deepEqual(d.modes.passphrase.separators, { hyphen: '-', underscore: '_', dot: '.', space: ' ' });
   });
 
+  it('publishes the drawn separators with their sets: the digits and the symbol class', () => {
+    assert.deepEqual(d.modes.passphrase.randomSeparators, { digit: '0123456789', symbol: '!@#$%^&*()-_=+[]{};:,.?' });
+    assert.equal(d.modes.passphrase.randomSeparators.symbol, d.modes.password.characterClasses[3].characters);
+    assert.deepEqual(
+      [...Object.keys(d.modes.passphrase.separators), ...Object.keys(d.modes.passphrase.randomSeparators)],
+      requestSchema.$defs.PassphraseOptions.properties.separator.enum,
+      'every separator of the schema is described, once',
+    );
+  });
+
+  it('describes passwordRules: limits from the parser and the plan, exclusivity from the schema', () => {
+    const rules = d.modes.password.passwordRules;
+    assert.equal(rules.maxLength, requestSchema.$defs.PasswordOptions.properties.passwordRules.maxLength);
+    assert.deepEqual(rules.lengths, { minimum: 8, maximum: 128, default: 24 });
+    assert.equal(rules.maxRequiredSets, 8);
+    assert.deepEqual(rules.identifiers, ['upper', 'lower', 'digit', 'special', 'ascii-printable', 'unicode']);
+    assert.deepEqual(rules.exclusiveWith, ['includeLowercase', 'includeUppercase', 'includeNumbers', 'includeSymbols', 'avoidAmbiguous', 'excludedCharacters']);
+    assert.deepEqual(d.modes.password.options.passwordRules, {
+      type: 'string',
+      maxLength: 1024,
+      description: requestSchema.$defs.PasswordOptions.properties.passwordRules.description,
+    });
+  });
+
+  it('describes minBits and publishes the service floor (0 by default, else the setting)', () => {
+    assert.deepEqual(d.request.minBits, { ...requestSchema.properties.minBits });
+    assert.equal(d.limits.minEntropyBits, 0);
+    assert.equal((describe({ minEntropyBits: 64 }) as Json).limits.minEntropyBits, 64);
+    assert.match(d.entropy.floor, /higher of its minBits and limits\.minEntropyBits/);
+  });
+
   it('publishes the label table', () => {
     assert.deepEqual(d.entropy.labels, STRENGTH_LEVELS.map((s) => ({ ...s })));
   });
@@ -68,6 +99,6 @@ suite('describe()', () => {
     a.limits.bodyBytes = 1;
     a.modes.passphrase.options.separator.enum.push('tab');
     assert.equal((describe() as Json).limits.bodyBytes, 16384);
-    assert.deepEqual(requestSchema.$defs.PassphraseOptions.properties.separator.enum, ['hyphen', 'underscore', 'dot', 'space']);
+    assert.deepEqual(requestSchema.$defs.PassphraseOptions.properties.separator.enum, ['hyphen', 'underscore', 'dot', 'space', 'digit', 'symbol']);
   });
 });

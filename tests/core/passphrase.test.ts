@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from '../../lib/core/generate.ts';
-import { SEPARATORS, WORDLIST } from '../../lib/core/passphrase.ts';
+import { RANDOM_SEPARATORS, SEPARATORS, WORDLIST } from '../../lib/core/passphrase.ts';
+import { log2BigInt } from '../../lib/core/entropy.ts';
 import { createRandom } from '../../lib/core/random.ts';
 import { scriptedFill, seededRandom } from '../helpers/seeded.ts';
 
@@ -62,6 +63,64 @@ describe('passphrases', () => {
         assert.ok(WORDLIST.includes(w.toLowerCase()));
       }
     }
+  });
+
+  it('draws a separator per gap with digit and symbol: seeded vectors (the words are those of the hyphen vector: words first, then gaps, then the number)', () => {
+    assert.deepEqual(values({ mode: 'passphrase', count: 2, options: { separator: 'digit' } }), ['protozoan9casino2vacate7wing', 'bundle0serpent5brush7eclair']);
+    assert.deepEqual(values({ mode: 'passphrase', count: 2, options: { separator: 'symbol', wordCount: 6, capitalize: true, addNumber: true } }), [
+      'Protozoan-Casino(Vacate!Wing{Crawfish@Anger{55',
+      'Elsewhere[Risk^Democracy.Upper*Salvation+Sensuous@24',
+    ]);
+  });
+
+  it('maps the draws directly: words, then one draw below |set| per gap, then the number', () => {
+    // words 0, 7771, 1, 2; gaps 9, 0, 3 and 5 (the one before the number); number 7.
+    const digits = createRandom(scriptedFill([0, 7771, 1, 2, 9, 0, 3, 5, 7]), 9);
+    assert.deepEqual(values({ mode: 'passphrase', options: { separator: 'digit', addNumber: true } }, digits), [
+      `${WORDLIST[0]}9${WORDLIST[7771]}0${WORDLIST[1]}3${WORDLIST[2]}507`,
+    ]);
+    const symbols = createRandom(scriptedFill([5, 6, 7, 8, 22, 0, 11]), 7);
+    assert.deepEqual(values({ mode: 'passphrase', options: { separator: 'symbol' } }, symbols), [`${WORDLIST[5]}?${WORDLIST[6]}!${WORDLIST[7]}_${WORDLIST[8]}`]);
+  });
+
+  for (const [name, set] of Object.entries(RANDOM_SEPARATORS)) {
+    it(`${name}: every gap is one character of ${JSON.stringify(set)}, the words and the number read back; capitalize and addNumber keep working`, () => {
+      for (const options of [{ wordCount: 8 }, { wordCount: 5, capitalize: true, addNumber: true }]) {
+        const vs = values({ mode: 'passphrase', count: 20, options: { separator: name, ...options } }, seededRandom(3));
+        for (const v of vs) {
+          const m = /^([A-Za-z]+)((?:[^A-Za-z][A-Za-z]+)*)(?:([^A-Za-z])(\d\d))?$/.exec(v);
+          assert.ok(m, v);
+          const words = v.slice(0, options.addNumber ? -3 : undefined).split(/[^A-Za-z]/);
+          assert.equal(words.length, options.wordCount, v);
+          for (const w of words) {
+            assert.ok(WORDLIST.includes(w.toLowerCase()), w);
+            if (options.capitalize) assert.match(w, /^[A-Z][a-z]+$/);
+            else assert.match(w, /^[a-z]+$/);
+          }
+          const gaps = [...v.slice(0, options.addNumber ? -2 : undefined)].filter((c) => !/[A-Za-z]/.test(c));
+          assert.equal(gaps.length, options.wordCount - 1 + (options.addNumber ? 1 : 0), v);
+          for (const g of gaps) assert.ok(set.includes(g), `${g} in ${v}`);
+        }
+      }
+    });
+  }
+
+  it('digit and symbol entropy is exact: log2(7772^w x |set|^gaps x 100^number), gaps = w - 1, + 1 with the number', () => {
+    for (const [name, set] of Object.entries(RANDOM_SEPARATORS)) {
+      for (const wordCount of [4, 8]) {
+        for (const addNumber of [false, true]) {
+          const r = generate({ mode: 'passphrase', options: { separator: name, wordCount, addNumber } });
+          assert.equal(r.status, 200);
+          if (r.status !== 200) return;
+          const gaps = wordCount - 1 + (addNumber ? 1 : 0);
+          const count = 7772n ** BigInt(wordCount) * BigInt(set.length) ** BigInt(gaps) * (addNumber ? 100n : 1n);
+          assert.equal(r.body.entropy.bits, Math.round(log2BigInt(count) * 100) / 100, `${name} ${wordCount} ${addNumber}`);
+          assert.equal(r.body.metadata.entropyMode === 'wordlist' && r.body.metadata.separator, name);
+        }
+      }
+    }
+    const fourDigits = generate({ mode: 'passphrase', options: { separator: 'digit' } });
+    assert.deepEqual(fourDigits.status === 200 && fourDigits.body.entropy, { bits: 61.66, label: 'Fair', level: 1 });
   });
 
   it('reports wordlist metadata and exact entropy', () => {

@@ -18,6 +18,7 @@ import {
   type RulesPlan,
 } from '../../lib/core/rules/index.ts';
 import { defaultRandom } from '../../lib/core/random.ts';
+import { generate } from '../../lib/core/generate.ts';
 import { readRule, violation } from '../helpers/rules-checker.ts';
 
 const RULES: [string, string][] = Object.entries(corpus as Record<string, { 'password-rules': string }>).map(([site, v]) => [site, v['password-rules']]);
@@ -116,6 +117,40 @@ describe('the corpus of 434 real rules', () => {
     process.stdout.write(`rules corpus: exact sampler at the default length ${exactPlans.default}, at the minimum ${exactPlans.min}, at the maximum ${exactPlans.max}\n`);
     assert.equal(accepted + Object.keys(REFUSED).length, RULES.length);
     for (const reason of Object.keys(REASONS)) assert.ok(byReason.has(reason), `no rule refused for "${reason}": drop it from the table`);
+  });
+
+  it('through the request path: every rule as options.passwordRules gives passwords the checker confirms, or a 400 for a listed reason', () => {
+    let passwords = 0;
+    const refused = new Map<string, number>();
+    for (const [site, text] of RULES) {
+      const checker = readRule(text);
+      const reason = REFUSED[site];
+      // The rule's default length, then each end of its range (as far as the service goes;
+      // a refused rule has no range to try).
+      const low = Math.max(8, checker.minLength);
+      const high = Math.min(128, checker.maxLength);
+      for (const length of reason === undefined ? [undefined, low, high] : [undefined]) {
+        const options = length === undefined ? { passwordRules: text } : { passwordRules: text, length };
+        const r = generate({ mode: 'password', count: 3, options });
+        if (r.status === 400) {
+          assert.ok(reason !== undefined, `${site}: unexpected refusal: ${r.body.error}`);
+          assert.equal(r.body.field, 'options.passwordRules', site);
+          assert.match(r.body.error, REASONS[reason], site);
+          if (length === undefined) refused.set(reason, (refused.get(reason) ?? 0) + 1);
+          continue;
+        }
+        assert.equal(reason, undefined, `${site} is listed as refused but was generated`);
+        assert.equal(r.body.metadata.entropyMode, 'uniform-rules');
+        const expected = length ?? Math.min(high, Math.max(low, 24));
+        for (const { value } of r.body.results) {
+          passwords++;
+          assert.equal(value.length, expected, `${site} (length ${String(length)})`);
+          assert.equal(violation(checker, value), null, `${site} (length ${String(length)}): ${violation(checker, value)}`);
+        }
+      }
+    }
+    process.stdout.write(`rules corpus through generate(): ${passwords} passwords checked; refused: ${[...refused].map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
+    assert.equal([...refused.values()].reduce((a, b) => a + b, 0), Object.keys(REFUSED).length);
   });
 
   it('times parse, plan and one sample per rule on a second, warm pass (printed, not asserted)', () => {

@@ -10,7 +10,7 @@
  * - class counts: the number of characters of each required set, chi-square against its exact
  *   distribution, Bonferroni over the sets.
  * One `it` combines both with a factor 2 (Bonferroni). Alpha = 1e-6 per `it`, so a correct
- * generator fails a run of this file (7 such tests) with probability below 7e-6. Samples
+ * generator fails a run of this file (10 such tests) with probability below 1e-5. Samples
  * come from the real CSPRNG.
  *
  * Teeth: the same test function rejects (p < alpha) place-one-of-each-then-shuffle and an
@@ -22,6 +22,7 @@ import assert from 'node:assert/strict';
 import { generateRulesPassword, isRulesPlan, parsePasswordRules, planPasswordRules, unrankPassword, type RulesPlan, type RulesSampler } from '../../lib/core/rules/index.ts';
 import { uniformBigIntBelow } from '../../lib/core/rules/uniform-bigint.ts';
 import { defaultRandom } from '../../lib/core/random.ts';
+import { generate as generateRequest } from '../../lib/core/generate.ts';
 import { readRule, violation } from '../helpers/rules-checker.ts';
 import { classCountDistribution, oracleInput, positionDistribution } from '../helpers/rules-oracle.ts';
 import { chiSquareTest } from '../helpers/stats.ts';
@@ -150,6 +151,36 @@ describe(`passwordrules output is uniform over the allowed strings (alpha = ${AL
       const natural = plan(text, length);
       if (!name.endsWith('forced')) assert.equal(natural.sampler, sampler, 'the plan picks this sampler by itself');
       const r = uniformityTest(text, p, generate);
+      assert.equal(r.invalid, 0);
+      assert.ok(r.p > ALPHA, `p = ${r.p}`);
+    });
+  }
+});
+
+/** The request path: `generate()` with the rule as options.passwordRules, 20 a call. */
+function throughGenerate(text: string): Source {
+  const queue: string[] = [];
+  return (p) => {
+    if (queue.length === 0) {
+      const r = generateRequest({ mode: 'password', count: 20, options: { passwordRules: text, length: p.length } });
+      assert.equal(r.status, 200);
+      if (r.status === 200) for (const { value } of r.body.results) queue.push(value);
+    }
+    return queue.pop()!;
+  };
+}
+
+describe(`passwordRules through generate() is uniform over the allowed strings (alpha = ${ALPHA} per test)`, () => {
+  const cases: [string, string, number, RulesSampler][] = [
+    ['4 classes of ascii-printable, length 12', FOUR_CLASSES, 12, 'rejection'],
+    ['max-consecutive 2 over 6 characters, length 10', RUNS, 10, 'rejection'],
+    ['three single letters required, max-consecutive 1, length 8', SPARSE, 8, 'exact'],
+  ];
+  for (const [name, text, length, sampler] of cases) {
+    it(`${sampler} sampler: ${name}`, () => {
+      const p = plan(text, length);
+      assert.equal(p.sampler, sampler, 'the request path takes this sampler');
+      const r = uniformityTest(text, p, throughGenerate(text));
       assert.equal(r.invalid, 0);
       assert.ok(r.p > ALPHA, `p = ${r.p}`);
     });

@@ -2,7 +2,7 @@
  * Statistical tests of the generator's output distribution against the exact distribution it
  * must have. Every test states its false-alarm rate: alpha = 1e-6 per `it` (Bonferroni within a
  * test where several statistics are combined), so a correct generator fails a full run of this
- * file with probability below 1e-5. Samples come from the real CSPRNG.
+ * file (about 20 such checks) with probability below 3e-5. Samples come from the real CSPRNG.
  *
  * Each test is shown to have teeth: the same test function is run on deliberately biased
  * generators (`byte % n`, place-one-of-each-then-shuffle, `u16 % 7772`) and must reject them.
@@ -19,7 +19,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generatePassword, isPlan, planPassword, type PasswordPlan } from '../../lib/core/password.ts';
-import { generatePassphrase, planPassphrase, WORDLIST } from '../../lib/core/passphrase.ts';
+import { generatePassphrase, generatePassphrases, planPassphrase, RANDOM_SEPARATORS, WORDLIST } from '../../lib/core/passphrase.ts';
 import { defaultRandom, type RandomSource } from '../../lib/core/random.ts';
 import { validateRequest, type PasswordOptions } from '../../lib/core/validate.ts';
 import { chiSquarePValue, chiSquareTest } from '../helpers/stats.ts';
@@ -390,4 +390,125 @@ describe('passphrase words and numbers (alpha = 1e-6 per test)', () => {
     assert.ok(wordTest(biased) < ALPHA);
   });
 
+});
+
+/**
+ * Separators drawn per gap (digit, symbol): each gap must be uniform over its set, independent
+ * of the other gaps and of the words. Samples: 20,000 passphrases of 4 words with addNumber
+ * (4 gaps each), through the real generator and the real CSPRNG. Three statistics, each a
+ * chi-square goodness-of-fit against the exact distribution a correct generator has:
+ * - per gap: its character, uniform over the set (Bonferroni over the 4 gaps);
+ * - gap pairs: (gap 1, gap 2) and (gap 1, gap before the number) against the product of
+ *   uniform marginals, |set|^2 cells (Bonferroni over the 2 pairs);
+ * - gaps and words: (gap 1, index of word 1 mod 10) against 1/|set| x P(index mod 10), the
+ *   exact share of each residue among the 7,772 words.
+ * Alpha = 1e-6 per test (the three combined by Bonferroni). Teeth: one separator reused for every gap fails the pair test, a set
+ * with one character twice as likely fails the per-gap test, and a separator derived from the
+ * word before it fails the word test, each run here on real passphrases so that only the
+ * separators differ.
+ */
+describe('passphrase separators drawn per gap (alpha = 1e-6 per test)', () => {
+  const SAMPLES = 20_000;
+  const WORDS = 4;
+  const wordIndex = new Map(WORDLIST.map((w, i) => [w, i]));
+  interface Parsed {
+    words: number[];
+    gaps: string[];
+  }
+
+  /** Words (as list indices) and gaps (the characters between them, then the one before the number). */
+  function parse(v: string): Parsed {
+    const words: number[] = [];
+    const gaps: string[] = [];
+    let word = '';
+    for (const c of v.slice(0, -2)) {
+      if (/[a-z]/.test(c)) word += c;
+      else {
+        words.push(wordIndex.get(word)!);
+        gaps.push(c);
+        word = '';
+      }
+    }
+    return { words, gaps };
+  }
+
+  function sample(separator: 'digit' | 'symbol'): Parsed[] {
+    const plan = planPassphrase({ wordCount: WORDS, separator, capitalize: false, addNumber: true });
+    const out: Parsed[] = [];
+    while (out.length < SAMPLES) for (const v of generatePassphrases(plan, defaultRandom, 20)) out.push(parse(v));
+    return out;
+  }
+
+  function perGapTest(set: string, samples: Parsed[]): number {
+    const ps = Array.from({ length: WORDS }, (_, k) => {
+      const counts = new Array<number>(set.length).fill(0);
+      for (const s of samples) counts[set.indexOf(s.gaps[k])]++;
+      return chiSquareTest(counts, counts.map(() => 1 / set.length)).p;
+    });
+    return Math.min(1, Math.min(...ps) * WORDS);
+  }
+
+  function pairTest(set: string, samples: Parsed[]): number {
+    const n = set.length;
+    const ps = [1, WORDS - 1].map((k) => {
+      const counts = new Array<number>(n * n).fill(0);
+      for (const s of samples) counts[set.indexOf(s.gaps[0]) * n + set.indexOf(s.gaps[k])]++;
+      return chiSquareTest(counts, counts.map(() => 1 / (n * n))).p;
+    });
+    return Math.min(1, Math.min(...ps) * 2);
+  }
+
+  function wordTest(set: string, samples: Parsed[]): number {
+    const n = set.length;
+    const residue = new Array<number>(10).fill(0);
+    for (let i = 0; i < WORDLIST.length; i++) residue[i % 10]++;
+    const counts = new Array<number>(n * 10).fill(0);
+    for (const s of samples) counts[set.indexOf(s.gaps[0]) * 10 + (s.words[0] % 10)]++;
+    return chiSquareTest(counts, counts.map((_, cell) => (1 / n) * (residue[cell % 10] / WORDLIST.length))).p;
+  }
+
+  const cache = new Map<string, Parsed[]>();
+  const real = (separator: 'digit' | 'symbol') => {
+    if (!cache.has(separator)) cache.set(separator, sample(separator));
+    return cache.get(separator)!;
+  };
+
+  for (const separator of ['digit', 'symbol'] as const) {
+    const set = RANDOM_SEPARATORS[separator];
+    it(`${separator}: each gap is uniform over its ${set.length} characters, independent of the other gaps and of the words`, () => {
+      const ps = [perGapTest(set, real(separator)), pairTest(set, real(separator)), wordTest(set, real(separator))];
+      process.stdout.write(`separator statistics: ${separator}, per-gap p = ${ps[0].toFixed(3)}, pairs p = ${ps[1].toFixed(3)}, words p = ${ps[2].toFixed(3)}\n`);
+      // Three statistics in one test: Bonferroni, so the test's alpha stays 1e-6.
+      assert.ok(Math.min(...ps) * ps.length > ALPHA);
+    });
+  }
+
+  it('teeth: one separator reused for every gap fails the pair test (digit and symbol)', () => {
+    for (const separator of ['digit', 'symbol'] as const) {
+      const reused = real(separator).map((s) => ({ words: s.words, gaps: s.gaps.map(() => s.gaps[0]) }));
+      assert.ok(perGapTest(RANDOM_SEPARATORS[separator], reused) > ALPHA, 'each gap alone still looks uniform');
+      const p = pairTest(RANDOM_SEPARATORS[separator], reused);
+      process.stdout.write(`separator statistics: ${separator}, one separator reused, pair test p = ${p.toExponential(2)}\n`);
+      assert.ok(p < ALPHA);
+    }
+  });
+
+  it('teeth: a set with one character twice as likely fails the per-gap test (digit and symbol)', () => {
+    for (const separator of ['digit', 'symbol'] as const) {
+      const set = RANDOM_SEPARATORS[separator];
+      const biased = set + set[0];
+      const skewed = real(separator).map((s) => ({ words: s.words, gaps: s.gaps.map(() => biased[defaultRandom.below(biased.length)]) }));
+      const p = perGapTest(set, skewed);
+      process.stdout.write(`separator statistics: ${separator}, one character twice as likely, per-gap test p = ${p.toExponential(2)}\n`);
+      assert.ok(p < ALPHA);
+    }
+  });
+
+  it('teeth: a digit derived from the word before it fails the word test', () => {
+    const set = RANDOM_SEPARATORS.digit;
+    const derived = real('digit').map((s) => ({ words: s.words, gaps: s.gaps.map((g, k) => (k === 0 ? set[s.words[0] % 10] : g)) }));
+    const p = wordTest(set, derived);
+    process.stdout.write(`separator statistics: digit derived from the word, word test p = ${p.toExponential(2)}\n`);
+    assert.ok(p < ALPHA);
+  });
 });

@@ -65,6 +65,7 @@ describe('validateRequest: defaults and normalisation', () => {
     assert.deepEqual(r.request, {
       mode: 'password',
       count: 1,
+      minBits: 0,
       options: {
         length: 24,
         includeLowercase: true,
@@ -73,7 +74,9 @@ describe('validateRequest: defaults and normalisation', () => {
         includeSymbols: false,
         avoidAmbiguous: false,
         excludedCharacters: '',
+        passwordRules: undefined,
       },
+      rules: null,
     });
   });
 
@@ -83,13 +86,30 @@ describe('validateRequest: defaults and normalisation', () => {
     assert.deepEqual(r.request, {
       mode: 'passphrase',
       count: 1,
+      minBits: 0,
       options: { wordCount: 4, separator: 'hyphen', capitalize: false, addNumber: false },
     });
+  });
+
+  it('hands a passwordRules request its length exactly as given: undefined without one, not the schema default 24', () => {
+    const without = validateRequest({ mode: 'password', minBits: 12.5, options: { passwordRules: 'minlength: 8' } });
+    assert.ok(without.ok && without.request.mode === 'password');
+    assert.deepEqual(without.request.rules, { text: 'minlength: 8', length: undefined });
+    assert.equal(without.request.minBits, 12.5);
+    const given = validateRequest({ mode: 'password', options: { passwordRules: 'minlength: 8', length: 24 } });
+    assert.ok(given.ok && given.request.mode === 'password');
+    assert.deepEqual(given.request.rules, { text: 'minlength: 8', length: 24 });
+    // So the rule's own default applies: maxlength 16 gets 16, where 24 would be refused.
+    const r = generate({ mode: 'password', options: { passwordRules: 'maxlength: 16' } });
+    assert.equal(r.status === 200 && r.body.value.length, 16);
   });
 
   it('treats an undefined property (JS only) as omitted', () => {
     const r = validateRequest({ mode: 'password', count: undefined, options: { length: undefined } });
     assert.ok(r.ok && r.request.mode === 'password' && r.request.count === 1 && r.request.options.length === 24);
+    // An undefined passwordRules is no rule: the class options beside it are fine.
+    const rules = validateRequest({ mode: 'password', minBits: undefined, options: { passwordRules: undefined, includeSymbols: true } });
+    assert.ok(rules.ok && rules.request.mode === 'password' && rules.request.rules === null && rules.request.minBits === 0);
   });
 
   it('never mutates the input', () => {
@@ -125,7 +145,7 @@ describe('validateRequest: defaults and normalisation', () => {
   it('does not echo an unusual field name, and still says what is wrong', () => {
     const long = 'x'.repeat(100);
     assert.deepEqual(generate({ mode: 'password', [long]: 1 }).body, {
-      error: 'the request has a field that is not allowed (allowed: mode, count, options)',
+      error: 'the request has a field that is not allowed (allowed: mode, count, minBits, options)',
       status: 400,
     });
     assert.deepEqual(generate({ mode: 'password', options: { 'a b"<script>': 1 } }).body, {

@@ -153,4 +153,18 @@ describe('the single file, deployed alone', () => {
       }
     }
   });
+
+  it('writes MIN_ENTROPY_BITS into the page it carries, and publishes it at GET /generate', async () => {
+    const server = await startServer({ command: [process.execPath, file], cwd: appDir, keysFile, env: { MIN_ENTROPY_BITS: '60' }, ...(user === undefined ? {} : { user }) });
+    try {
+      const built = readFileSync(join(ROOT, 'dist', 'browser', 'index.html'), 'utf8');
+      const home = await request(server.url, '/');
+      assert.equal(home.text, built.replace('<meta name="min-entropy-bits" content="0">', '<meta name="min-entropy-bits" content="60">'));
+      assert.notEqual(home.text, built);
+      const described = await request(server.url, '/generate');
+      assert.equal((described.json as { limits: { minEntropyBits: number } }).limits.minEntropyBits, 60);
+    } finally {
+      assert.deepEqual(await server.stop(), { code: 0, signal: null });
+    }
+  });
 });

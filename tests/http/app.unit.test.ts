@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { createApp, type App } from '../../lib/http/app.ts';
 import { headerCount, isJsonContentType, pathOf } from '../../lib/http/request-checks.ts';
 import { LocalLimits, noKeyBucket } from '../../lib/rate-limit/client-limits.ts';
-import { ASSET_SOURCES, AssetError, loadAssets, projectRoot, readFromEmbedded, readFromProject } from '../../lib/http/assets.ts';
+import { ASSET_SOURCES, AssetError, FLOOR_META_AS_BUILT, loadAssets, projectRoot, readFromEmbedded, readFromProject } from '../../lib/http/assets.ts';
 import { Logger } from '../../lib/http/logger.ts';
 import { RateLimiter } from '../../lib/rate-limit/token-bucket.ts';
 import { createService, listen, shutdown } from '../../lib/http/service.ts';
@@ -26,7 +26,8 @@ mkdirSync(join(root, 'spec'));
 writeFileSync(join(root, 'package.json'), '{}');
 // Every listed file, with a body that names it; and files beside them that are not listed.
 for (const { file } of ASSET_SOURCES) writeFileSync(join(root, file), `body of ${file}`);
-writeFileSync(join(root, 'dist', 'browser', 'index.html'), '<!doctype html><title>t</title>');
+const HOME = `<!doctype html>${FLOOR_META_AS_BUILT}<title>t</title>`;
+writeFileSync(join(root, 'dist', 'browser', 'index.html'), HOME);
 writeFileSync(join(root, 'spec', 'openapi.json'), '{"openapi":"3.1.0"}');
 writeFileSync(join(root, 'dist', 'browser', 'extra.js'), 'not listed');
 writeFileSync(join(root, 'dist', 'browser', '.hidden'), 'x');
@@ -71,7 +72,7 @@ describe('static files read at start', () => {
   it('serves exactly the listed files, each with its type and the headers of its kind', async () => {
     const home = await request(base, '/');
     assert.equal(home.status, 200);
-    assert.equal(home.text, '<!doctype html><title>t</title>');
+    assert.equal(home.text, HOME);
     assert.equal(home.headers['content-security-policy'], HOME_CSP);
     assert.equal(home.headers['x-frame-options'], 'DENY');
     assert.equal((await request(base, '/index.html')).text, home.text);
@@ -97,13 +98,29 @@ describe('static files read at start', () => {
   });
 
   it('reads the embedded copies of the single-file build the same way', () => {
-    const embedded = Object.fromEntries(ASSET_SOURCES.map(({ file }) => [file, `text of ${file} \u00e9`]));
+    const embedded = Object.fromEntries(ASSET_SOURCES.map(({ file }) => [file, `text of ${file} \u00e9 ${FLOOR_META_AS_BUILT}`]));
     const assets = loadAssets(readFromEmbedded(embedded));
     assert.equal(assets.length, ASSET_SOURCES.length);
-    assert.equal(assets[2]!.body.toString('utf8'), `text of ${ASSET_SOURCES[2]!.file} \u00e9`);
+    assert.equal(assets[2]!.body.toString('utf8'), `text of ${ASSET_SOURCES[2]!.file} \u00e9 ${FLOOR_META_AS_BUILT}`);
+    const page = loadAssets(readFromEmbedded(embedded), { minEntropyBits: 72.5 }).find((a) => a.route === '/')!;
+    assert.equal(page.body.toString('utf8'), 'text of dist/browser/index.html \u00e9 <meta name="min-entropy-bits" content="72.5">');
     const { 'spec/openapi.json': _omitted, ...partial } = embedded;
     assert.throws(() => loadAssets(readFromEmbedded(partial)), /^AssetError: spec\/openapi\.json is missing/);
     assert.throws(() => loadAssets(readFromEmbedded({ ...partial, toString: 'x' })), /spec\/openapi\.json is missing/);
+  });
+
+  it('writes the entropy floor into the home page, and only there; a page without its <meta>, or with two, stops the start', () => {
+    const assets = loadAssets(readFromProject(root), { minEntropyBits: 64 });
+    const floored = `<!doctype html><meta name="min-entropy-bits" content="64"><title>t</title>`;
+    assert.equal(assets.find((a) => a.route === '/')!.body.toString(), floored);
+    assert.equal(assets.find((a) => a.route === '/index.html')!.body.toString(), floored);
+    assert.equal(assets.find((a) => a.route === '/app.js')!.body.toString(), 'body of dist/browser/app.js');
+    assert.equal(loadAssets(readFromProject(root)).find((a) => a.route === '/')!.body.toString(), HOME, 'no floor: the page as built');
+    const message = `dist/browser/index.html must hold ${FLOOR_META_AS_BUILT} exactly once (the build is incomplete)`;
+    for (const page of ['<!doctype html><title>t</title>', `${FLOOR_META_AS_BUILT}${FLOOR_META_AS_BUILT}`, '<meta name="min-entropy-bits" content="60">']) {
+      const embedded = Object.fromEntries(ASSET_SOURCES.map(({ file }) => [file, file.endsWith('index.html') ? page : 'x']));
+      assert.throws(() => loadAssets(readFromEmbedded(embedded), { minEntropyBits: 1 }), (e: unknown) => e instanceof AssetError && e.message === message, page);
+    }
   });
 
   it('finds the project root from a module URL, and fails clearly without one', () => {

@@ -31,6 +31,7 @@ describe('parseConfig', () => {
       keysFileExplicit: false,
       apiKey: null,
       rateLimitPerMinute: 20,
+      minEntropyBits: 0,
       rateLimitRedis: null,
       trustProxyHops: 0,
       tls: null,
@@ -45,7 +46,7 @@ describe('parseConfig', () => {
   it('reads every variable', () => {
     execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem'), '-days', '1', '-subj', '/CN=t'], { stdio: 'ignore' });
     const c = parseConfig(
-      { PORT: '0', HOST: '::1', API_KEYS_FILE: 'sub/k.json', API_KEY: 'k'.repeat(16), RATE_LIMIT_PER_MINUTE: '1000', TRUST_PROXY_HOPS: '2', TLS_CERT_FILE: 'c.pem', TLS_KEY_FILE: join(dir, 'k.pem'), LOG_LEVEL: 'debug' },
+      { PORT: '0', HOST: '::1', API_KEYS_FILE: 'sub/k.json', API_KEY: 'k'.repeat(16), RATE_LIMIT_PER_MINUTE: '1000', MIN_ENTROPY_BITS: '64.5', TRUST_PROXY_HOPS: '2', TLS_CERT_FILE: 'c.pem', TLS_KEY_FILE: join(dir, 'k.pem'), LOG_LEVEL: 'debug' },
       dir,
     );
     assert.equal(c.port, 0);
@@ -54,6 +55,9 @@ describe('parseConfig', () => {
     assert.equal(c.keysFileExplicit, true);
     assert.equal(c.apiKey, 'k'.repeat(16));
     assert.equal(c.rateLimitPerMinute, 1000);
+    assert.equal(c.minEntropyBits, 64.5);
+    assert.equal(parseConfig({ MIN_ENTROPY_BITS: '256' }, dir).minEntropyBits, 256);
+    assert.equal(parseConfig({ MIN_ENTROPY_BITS: '0' }, dir).minEntropyBits, 0);
     assert.equal(c.trustProxyHops, 2);
     assert.match(c.tls!.cert.toString(), /CERTIFICATE/);
     assert.deepEqual([c.tls!.certFile, c.tls!.keyFile], [join(dir, 'c.pem'), join(dir, 'k.pem')]);
@@ -75,6 +79,11 @@ describe('parseConfig', () => {
       [{ RATE_LIMIT_PER_MINUTE: '2.5' }, 'RATE_LIMIT_PER_MINUTE', /2\.5/],
       [{ TRUST_PROXY_HOPS: '11' }, 'TRUST_PROXY_HOPS', /from 0 to 10/],
       [{ TRUST_PROXY_HOPS: 'true' }, 'TRUST_PROXY_HOPS', /TRUST_PROXY_HOPS/],
+      [{ MIN_ENTROPY_BITS: '257' }, 'MIN_ENTROPY_BITS', /^MIN_ENTROPY_BITS must be a number of bits from 0 to 256 \(got "257"\)$/],
+      [{ MIN_ENTROPY_BITS: '-1' }, 'MIN_ENTROPY_BITS', /MIN_ENTROPY_BITS/],
+      [{ MIN_ENTROPY_BITS: '64 bits' }, 'MIN_ENTROPY_BITS', /"64 bits"/],
+      [{ MIN_ENTROPY_BITS: '1e2' }, 'MIN_ENTROPY_BITS', /MIN_ENTROPY_BITS/],
+      [{ MIN_ENTROPY_BITS: 'Infinity' }, 'MIN_ENTROPY_BITS', /MIN_ENTROPY_BITS/],
       [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL', /^LOG_LEVEL must be one of silent, error, warn, info, debug \(got "verbose"\)$/],
       [{ TLS_CERT_FILE: 'c.pem' }, 'TLS_KEY_FILE', /must be set together with TLS_CERT_FILE/],
       [{ TLS_KEY_FILE: 'k.pem' }, 'TLS_CERT_FILE', /must be set together with TLS_KEY_FILE/],

@@ -171,6 +171,7 @@ describe('hardening', { concurrency: true }, () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ PORT: '70000' }, /^configuration error: PORT must be an integer from 0 to 65535 \(got "70000"\)\n$/],
       [{ RATE_LIMIT_PER_MINUTE: '0' }, /^configuration error: RATE_LIMIT_PER_MINUTE must be an integer/],
+      [{ MIN_ENTROPY_BITS: 'high' }, /^configuration error: MIN_ENTROPY_BITS must be a number of bits from 0 to 256 \(got "high"\)\n$/],
       [{ TLS_CERT_FILE: join(dir, 'nope.pem') }, /^configuration error: TLS_KEY_FILE must be set together with TLS_CERT_FILE\n$/],
     ];
     await Promise.all(

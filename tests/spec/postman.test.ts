@@ -44,14 +44,20 @@ describe('Postman collection', () => {
       'POST /generate password  inherit',
       'POST /generate passphrase  inherit',
       `POST /generate password ${LIMITS.count.maximum} inherit`,
+      'POST /generate password 3 inherit',
+      'POST /generate passphrase  inherit',
       'POST /generate password  inherit',
+      'POST /generate passphrase  inherit',
       'POST /generate password  noauth',
     ]);
     for (const item of requests) {
       assert.equal(item.request.url.raw, `{{baseUrl}}/${item.request.url.path.join('/')}`);
       assert.ok(matchPath(`/${item.request.url.path.join('/')}`), `${item.name}: path not in openapi.json`);
     }
-    assert.equal(bodyOf(requests[6]).options.length, LIMITS.length.minimum - 1, 'bad length case');
+    assert.equal(typeof bodyOf(requests[6]).options.passwordRules, 'string', 'a password to site rules');
+    assert.equal(bodyOf(requests[7]).options.separator, 'digit', 'a passphrase with digit separators');
+    assert.equal(bodyOf(requests[8]).options.length, LIMITS.length.minimum - 1, 'bad length case');
+    assert.equal(typeof bodyOf(requests[9]).minBits, 'number', 'a minBits 400');
   });
 
   it('checks status and body shape in every request, and headers after every request', () => {
@@ -61,8 +67,11 @@ describe('Postman collection', () => {
       assert.match(code, /pm\.response\.json\(\)/, item.name);
       assert.match(code, /pm\.expect\(body/, item.name);
     }
-    assert.match(testCode(requests[6]), /options\.length/);
-    assert.match(testCode(requests[7]), /WWW-Authenticate/);
+    assert.match(testCode(requests[6]), /uniform-rules/);
+    assert.match(testCode(requests[7]), /separator: 'digit'/);
+    assert.match(testCode(requests[8]), /options\.length/);
+    assert.match(testCode(requests[9]), /minBits: these options give/);
+    assert.match(testCode(requests[10]), /WWW-Authenticate/);
     const common = testCode(collection);
     for (const h of ['Cache-Control', 'no-store', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy']) {
       assert.ok(common.includes(h), `collection-level test lacks ${h}`);
