@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { LIMITS } from '../../lib/http/service.ts';
 import { sha256Hex, newKey, newKeyId, serializeKeyFile } from '../../lib/keys/api-keys.ts';
-import { assertHealthy, heapAfterGc, inLanes, isAlive, percentile, postBytes, procStats, RawConnection, rawRequest, sleep, type ProcStats, type Seen } from './hardening-kit.ts';
+import { assertHealthy, fdsAtMost, heapAfterGc, inLanes, isAlive, percentile, postBytes, procStats, RawConnection, rawRequest, sleep, type Seen } from './hardening-kit.ts';
 import type { RunningServer } from './server.ts';
 
 const BODY = '{"mode":"password","count":2}';
@@ -72,7 +72,7 @@ export async function abortsMidBody(server: RunningServer, key: string, count: n
   await inLanes(Array.from({ length: 200 }, (_, i) => i), 20, (i) => abortOnce(server.port, key, i));
   // The baseline once the warm-up's sockets are closed on the server side (its open fds back
   // to the count before the first connection), not after a guessed pause.
-  await fdsAtMost(server.pid, fdsIdle, SETTLE_MS);
+  await fdsAtMost(server.pid, fdsIdle);
   const baseHeap = await heapAfterGc(server);
   const baseline = procStats(server.pid);
   const peak = { ...baseline };
@@ -90,13 +90,13 @@ export async function abortsMidBody(server: RunningServer, key: string, count: n
   const ms = Math.round(performance.now() - started);
   // Settle: every socket closed on the server side (fds back to the baseline).
   const settleStart = performance.now();
-  await fdsAtMost(server.pid, baseline.fds, SETTLE_MS);
+  await fdsAtMost(server.pid, baseline.fds);
   const settleMs = Math.round(performance.now() - settleStart);
   sampling = false;
   await sampler;
   const afterHeap = await heapAfterGc(server);
   // The inspector session's own socket closes a moment after the call.
-  const after = await fdsAtMost(server.pid, baseline.fds, SETTLE_MS);
+  const after = await fdsAtMost(server.pid, baseline.fds);
   assert.ok(isAlive(server.pid), 'server alive after the aborts');
   assert.ok(after.fds <= baseline.fds, `open fds back to baseline: ${after.fds} vs ${baseline.fds}`);
   assert.ok(after.rssKb <= baseline.rssKb + opts.rssSlackKb, `RSS ${after.rssKb} kB vs baseline ${baseline.rssKb} kB`);
@@ -109,22 +109,6 @@ export async function abortsMidBody(server: RunningServer, key: string, count: n
   return { aborts: count, heapAfterGcKb: { baseline: Math.round(baseHeap / 1024), after: Math.round(afterHeap / 1024) }, baseline, peak, after, settleMs, ms };
 }
 
-/** How long open fds may take to come back down. A correct server closes a socket as soon as
- * its client is gone, so only a leak waits this long; 30 s leaves room for a loaded machine
- * (the 5 s this had before measured the machine as much as the server). */
-const SETTLE_MS = 30_000;
-
-/** Polls the process's open fds (no event tells when the server closed a socket) until they
- * are at most `target`, or `timeoutMs` passed; returns the last reading. */
-async function fdsAtMost(pid: number, target: number, timeoutMs: number): Promise<ProcStats> {
-  const since = performance.now();
-  let now = procStats(pid);
-  while (now.fds > target && performance.now() - since < timeoutMs) {
-    await sleep(50);
-    now = procStats(pid);
-  }
-  return now;
-}
 
 // --- SIGTERM under load --------------------------------------------------------------------
 

@@ -32,6 +32,22 @@ export function procStats(pid: number): ProcStats {
   return { rssKb: rss === null ? NaN : Number(rss[1]), fds: readdirSync(`/proc/${pid}/fd`).length };
 }
 
+/**
+ * Polls a process's open fds (nothing tells when the server closed a socket) until they are
+ * at most `target` or `timeoutMs` passed, and returns the last reading: callers assert on it.
+ * A correct server closes a socket as soon as its client is gone, so only a leak waits the
+ * whole 30 s; a shorter bound measures how busy the machine is as much as the server.
+ */
+export async function fdsAtMost(pid: number, target: number, timeoutMs = 30_000): Promise<ProcStats> {
+  const since = performance.now();
+  let now = procStats(pid);
+  while (now.fds > target && performance.now() - since < timeoutMs) {
+    await sleep(50);
+    now = procStats(pid);
+  }
+  return now;
+}
+
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
