@@ -55,7 +55,11 @@ before(async () => {
   // The largest per-call timeout (5 s, not the production 50 ms): a busy machine must not
   // turn a slow answer into a fallback here; the stall test of redis-failover covers that.
   const env = { RATE_LIMIT_REDIS_URL: redis.url, RATE_LIMIT_REDIS_PREFIX: 'servers-test:', RATE_LIMIT_REDIS_TIMEOUT_MS: '5000' };
-  servers = await Promise.all([0, 1].map(() => startServer({ apiKey: KEY, rateLimitPerMinute: LIMIT, env })));
+  const started = await Promise.allSettled([0, 1].map(() => startServer({ apiKey: KEY, rateLimitPerMinute: LIMIT, env })));
+  servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  // One start failing must not leave the other server running (its pipes would keep this
+  // file's process alive): `after` stops the ones that did start.
+  for (const s of started) if (s.status === 'rejected') throw s.reason;
 });
 
 after(async () => {
