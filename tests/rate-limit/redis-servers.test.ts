@@ -72,8 +72,8 @@ describe('two instances, one Redis', { skip: missing ?? false }, () => {
     await onFreshBucket(async (from) => {
       // The capacity at once, alternating between the instances, then one more to each.
       const started = performance.now();
-      const replies = await Promise.all(Array.from({ length: LIMIT }, (_, i) => post(servers[i % 2]!, from)));
-      const refused = await Promise.all([post(servers[0]!, from), post(servers[1]!, from)]);
+      const replies = await Promise.all(Array.from({ length: LIMIT }, (_, i) => post(servers[i % 2], from)));
+      const refused = await Promise.all([post(servers[0], from), post(servers[1], from)]);
       if (performance.now() - started >= 1_000) return false; // a token may have come back
       assert.deepEqual(
         replies.map((r) => r.status),
@@ -87,13 +87,13 @@ describe('two instances, one Redis', { skip: missing ?? false }, () => {
       );
       assert.deepEqual(refused.map((r) => r.status), [429, 429]);
       // Empty bucket at 60 per minute: the next token in at most one second.
-      assert.equal(refused[0]!.headers['retry-after'], '1');
-      assert.deepEqual(numbers(refused[1]!), numbers(refused[0]!), 'both instances report the same numbers');
+      assert.equal(refused[0].headers['retry-after'], '1');
+      assert.deepEqual(numbers(refused[1]), numbers(refused[0]), 'both instances report the same numbers');
 
       // After Retry-After seconds one token is back, and (within 2 s of the burst) only one:
       // one POST to each instance at once, exactly one passes.
-      await delay(Number(refused[0]!.headers['retry-after']) * 1000);
-      const again = await Promise.all([post(servers[1]!, from), post(servers[0]!, from)]);
+      await delay(Number(refused[0].headers['retry-after']) * 1000);
+      const again = await Promise.all([post(servers[1], from), post(servers[0], from)]);
       if (performance.now() - started >= 2_000) return false; // a second token may be back
       assert.deepEqual(again.map((r) => r.status).sort(), [200, 429], 'exactly one refilled token');
       return true;
@@ -127,7 +127,7 @@ describe('two instances, one Redis', { skip: missing ?? false }, () => {
     // POST to each at once (within a refill interval, or again on a fresh bucket).
     await onFreshBucket(async (from) => {
       const started = performance.now();
-      const both = await Promise.all([post(servers[0]!, from), post(servers[1]!, from)]);
+      const both = await Promise.all([post(servers[0], from), post(servers[1], from)]);
       if (performance.now() - started >= 1_000) return false;
       assert.deepEqual(both.map((r) => r.status), [200, 200]);
       assert.deepEqual(both.map((r) => Number(r.headers['x-ratelimit-remaining'])).sort(), [LIMIT - 2, LIMIT - 1]);

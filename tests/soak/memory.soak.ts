@@ -95,7 +95,7 @@ describe('memory under many source addresses', () => {
     const from = server.output().length;
     await server.setClock(60_000);
     const sweeps = await sweepsUntil(from, (line) => line.tracked === 0);
-    const sweep = { ...sweeps[sweeps.length - 1]!, dropped: sweeps.reduce((sum, line) => sum + line.dropped, 0) };
+    const sweep = { ...sweeps[sweeps.length - 1], dropped: sweeps.reduce((sum, line) => sum + line.dropped, 0) };
     const afterIdle = procStats(server.pid);
     const idleHeap = await heapAfterGc(server);
     const figures = {
@@ -154,7 +154,7 @@ describe('memory under many source addresses', () => {
     const capHeap = await heapAfterGc(server);
     const capGc = procStats(server.pid);
     // Evictions are counted since start; a sweep after X's return shows the final count.
-    const sweep = (await sweepsUntil(server.output().length, () => true))[0]!;
+    const sweep = (await sweepsUntil(server.output().length, () => true))[0];
     const figures = {
       floodMs: flood.ms,
       elapsedS,
