@@ -65,7 +65,7 @@ describe('one-file deployment: redis resolved beside the file', { skip: skip ?? 
     const entry = join(scratch, 'entry.mjs');
     writeFileSync(
       entry,
-      `import { RateLimiter } from ${JSON.stringify(join(DIST, 'http', 'rate-limit.js'))};\n` +
+      `import { RateLimiter } from ${JSON.stringify(join(DIST, 'rate-limit', 'token-bucket.js'))};\n` +
         `import { parseRedisConfig } from ${JSON.stringify(join(DIST, 'rate-limit', 'redis-config.js'))};\n` +
         `import { RedisRateLimitStore, RedisPackageMissingError } from ${JSON.stringify(join(DIST, 'rate-limit', 'redis-store.js'))};\n` +
         MAIN,
