@@ -131,8 +131,8 @@ describe('the single file, deployed alone', () => {
       ledger.addGenerated(ok.json);
 
       // In use once the server logs "keys reloaded": that line is waited for (an event) and
-      // timed, then the key is tried once. Timing a loop of requests instead counted their own
-      // latency on a busy machine against the 2 s.
+      // timed, then the key is tried once (a loop of requests would count their own latency on
+      // a busy machine against the 2 s).
       const from = server.output().length;
       const revoked = run(['keys', 'revoke', id]);
       assert.equal(revoked.status, 0, revoked.stderr);

@@ -307,7 +307,7 @@ export async function keyFileChaos(server: RunningServer, keys: ReturnType<typeo
   await sleep(300);
   phase = 'switching';
   // The next good file wins within 2 s: the server's "keys reloaded" line is the moment its
-  // keys are in use (timing requests instead also timed the requests on a busy machine).
+  // keys are in use (timing requests would also time the requests on a busy machine).
   figures.switchMs = await expectLog('replaced by rename', /"msg":"keys reloaded".*"active":1/, () => {
     writeFileSync(`${file}.tmp`, keyFileWith([b]), { mode: 0o600 });
     renameSync(`${file}.tmp`, file);
@@ -440,7 +440,7 @@ export async function slowClients(server: RunningServer, key: string, seen: Seen
   assert.deepEqual(figures.bodyReplies, { 408: opts.bodies });
   assert.deepEqual(failures, [], 'the normal client kept succeeding (each request answered within 5 s)');
   // Kept making requests: one answer a second on average at least (about 10 ms each idle).
-  // A count fixed in advance instead measured the machine: 100 needed 90 ms or less a request.
+  // A fixed count would measure the machine instead: 100 need 90 ms or less a request.
   assert.ok(latencies.length >= Math.floor(attackMs / 1_000), `the normal client made ${latencies.length} requests in ${Math.round(attackMs)} ms`);
   await assertHealthy(server.port, server.pid, 'after the slow clients');
   return figures;

@@ -27,8 +27,8 @@ const STEPPED_CLOCK = import.meta.resolve('./stepped-clock.mjs');
  * How long a wait for the server may take before the test fails. Each only bounds a failure (a
  * server that never starts, a line that never comes, an exit that never happens): a correct
  * server ends the wait as soon as it gets there, so they are set for a machine at load average
- * 20 or more, where starts that take under a second idle took over 15 s (nine at once at load
- * 25: hardening.test.ts failed on the earlier 15 s).
+ * 20 or more: at load 25, nine starts at once (hardening.test.ts) took over 15 s where each
+ * takes under a second idle.
  */
 const START_TIMEOUT_MS = 60_000;
 const OUTPUT_TIMEOUT_MS = 30_000;

@@ -157,8 +157,8 @@ describe('client errors', () => {
   it('answer a request timeout during the body with 408', async () => {
     // requestTimeout is 10 s: too slow for a test, so emit the timeout node would raise, on
     // the socket of this very request once the server has its headers (its 'request' event).
-    // Picking "the" open connection instead can pick one an earlier test left half-closed;
-    // the 408 then came from the real timeout, 10 s later.
+    // Any other open connection (one an earlier test left half-closed) would take the emitted
+    // timeout, and the 408 would come from the real one, 10 s later.
     const headersIn = new Promise<Socket>((resolve) => server.once('request', (req: IncomingMessage) => resolve(req.socket)));
     const socket = connect({ host: '127.0.0.1', port: Number(new URL(base).port) });
     let text = '';

@@ -118,8 +118,8 @@ describe('key cache (real server, one keep-alive connection)', () => {
       for (let i = 0; i < 3; i++) assert.equal(await post(), 200);
       // In use once the server logs "keys reloaded" (waited for, and timed against the 2 s);
       // from then on the key cached on this connection must be checked again: the next
-      // request on it is refused. Timing a loop of requests instead counted their latency on a
-      // busy machine against the 2 s.
+      // request on it is refused. (A loop of requests would count their own latency on a busy
+      // machine against the 2 s.)
       const from = server.output().length;
       write(true);
       const since = performance.now();

@@ -20,9 +20,10 @@
  *    15 MB"), RSS after that GC within 32 MB.
  *
  * The server runs on a stepped clock (tests/helpers/stepped-clock.mjs): its buckets refill
- * only when the test moves that clock. On real time, part 3 needed the flood done within 57 s
- * (before X could refill, which would look like the eviction), which a busy machine need not
- * manage; now X cannot refill and newcomers cannot be swept as full, however long it takes.
+ * only when the test moves that clock. On real time, part 3 would need the flood done within
+ * 57 s (before X could refill, which would look like the eviction), which a busy machine need
+ * not manage; on the stepped clock X cannot refill and no newcomer can be swept as full,
+ * however long the flood takes.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
