@@ -27,9 +27,11 @@ function makePair(name: string, kind: 'rsa' | 'ec'): { cert: string; key: string
   return { cert, key };
 }
 
-/** The suite openssl s_client negotiates with these flags, or null when the server refuses. */
+/** The suite openssl s_client negotiates with these flags, or null when the server refuses.
+ * The kill timer only stops a client that hangs: a refusal or a handshake takes milliseconds. */
 function negotiated(port: number, flags: readonly string[]): string | null {
-  const r = spawnSync('openssl', ['s_client', '-connect', `127.0.0.1:${port}`, ...flags], { input: '', encoding: 'utf8', timeout: 10_000 });
+  const r = spawnSync('openssl', ['s_client', '-connect', `127.0.0.1:${port}`, ...flags], { input: '', encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.error, undefined, `openssl s_client: ${String(r.error)}`);
   const m = /Cipher is (\S+)/.exec(r.stdout);
   return m === null || m[1] === '(NONE)' ? null : m[1]!;
 }
