@@ -29,7 +29,7 @@ let servers: RunningServer[] = [];
 /** Source addresses with buckets nobody used (127.0.9.x; 127.0.0.1 is the outage test's). */
 let sources = 0;
 const freshSource = (): string => `127.0.9.${++sources}`;
-const ATTEMPTS = 5;
+const ATTEMPTS = 10;
 
 function post(server: RunningServer, localAddress?: string): Promise<Reply> {
   return request(server.url, '/generate', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: '{"mode":"passphrase"}', ...(localAddress === undefined ? {} : { localAddress }) });
