@@ -89,7 +89,7 @@ describe('hardening', { concurrency: true }, () => {
       // Checked every connectionsCheckingInterval, so cut 5.0 to 5.5 s in, plus scheduling;
       // below the request timeout (10 s), whose cut would also be a 408.
       const latest = LIMITS.headersTimeout + LIMITS.connectionsCheckingInterval + SLACK_MS;
-      assert.ok(latest < LIMITS.requestTimeout);
+      assert.ok(latest < LIMITS.requestTimeout, `headers checked too rarely: a cut may come ${latest} ms in, when the request timeout cuts too`);
       assert.ok(result.ms <= latest, `cut after ${Math.round(result.ms)} ms`);
       const reply = parseRaw(result.text);
       assert.equal(reply.status, 408);
@@ -159,7 +159,7 @@ describe('hardening', { concurrency: true }, () => {
     // Not before the promised 5 s: the server starts counting when its reply is out, after the
     // request was sent (10 ms: libuv's millisecond clock may trail the precise one by a tick).
     assert.ok(idle >= LIMITS.keepAliveTimeout - 10, `closed ${Math.round(idle)} ms after the request`);
-    assert.ok(LIMITS.keepAliveTimeout + SLACK_MS < LIMITS.shutdownGraceMs);
+    assert.ok(LIMITS.keepAliveTimeout + SLACK_MS < LIMITS.shutdownGraceMs, 'the keep-alive close must come before the shutdown grace ends');
     assert.ok(idle <= LIMITS.keepAliveTimeout + SLACK_MS, `closed ${Math.round(idle)} ms after the request`);
     // Closed by its own timeout, not cut when the 10 s shutdown grace ran out.
     assert.doesNotMatch(server.output(), /grace period over/);
