@@ -32,6 +32,9 @@ import { seededFill, seededRandom } from '../helpers/seeded.ts';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const OUTPUT = new URL('../../.test-output/', import.meta.url);
+/** Waits for the page: only a failure takes long, so sized for Chromium on a loaded machine
+ * (Playwright's own default is 30 s too). */
+const READY_MS = 30_000;
 
 const responseSchema = JSON.parse(readFileSync(new URL('../../spec/generate-response.schema.json', import.meta.url), 'utf8'));
 const validateResponse = new Ajv2020({ strict: true, allErrors: true }).compile(responseSchema);
@@ -116,7 +119,7 @@ if (!existsSync(CHROMIUM)) {
     async function load(w: Watched, waitUntil: 'load' | 'networkidle' = 'load'): Promise<void> {
       const res = await w.page.goto(`${server.url}/`, { waitUntil });
       assert.equal(res?.status(), 200);
-      await w.page.waitForSelector('html.ready', { timeout: 10_000 });
+      await w.page.waitForSelector('html.ready', { timeout: READY_MS });
     }
 
     it('serves the page under the strict CSP and loads it with zero console errors and zero CSP violations', async () => {
@@ -129,7 +132,7 @@ if (!existsSync(CHROMIUM)) {
         assert.ok(csp.includes(directive), `CSP has ${directive}: ${csp}`);
       }
       assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
-      await w.page.waitForSelector('html.ready', { timeout: 10_000 });
+      await w.page.waitForSelector('html.ready', { timeout: READY_MS });
       assert.deepEqual(w.consoleProblems, []);
       assert.deepEqual(await w.violations(), []);
       // Everything the page needed came from the server itself.
@@ -546,7 +549,7 @@ if (!existsSync(CHROMIUM)) {
       const w = await open({ initScript: "Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined });" });
       await load(w);
       await w.page.locator('#results li .copy').first().click();
-      await w.page.locator('#copy-hint').waitFor({ state: 'visible', timeout: 5_000 });
+      await w.page.locator('#copy-hint').waitFor({ state: 'visible', timeout: READY_MS });
       assert.match((await w.page.locator('#copy-hint').textContent()) ?? '', /selected: press (Ctrl\+C|\u2318C)/);
       const value = await w.page.locator('#results li .value').first().textContent();
       assert.equal(await w.page.evaluate(() => getSelection()?.toString()), value);

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { randomApiKey, ROOT, startServer } from '../helpers/server.ts';
@@ -15,6 +16,25 @@ const TSX = import.meta.resolve('tsx');
 
 const UNIT = join(ROOT, 'deploy', 'credential-generator.service');
 const DOCKERFILE = readFileSync(join(ROOT, 'deploy', 'Dockerfile'), 'utf8');
+
+/**
+ * A loopback port that refuses connections until `release()`: the local port of a connection
+ * this process holds open (to a listener of its own). Nothing listens on it, and while the
+ * connection lives no other socket can bind it (the connecting socket has no SO_REUSEADDR).
+ */
+async function refusedPort(): Promise<{ port: number; release(): void }> {
+  const listener = createServer();
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const held = connect({ host: '127.0.0.1', port: (listener.address() as AddressInfo).port });
+  await new Promise<void>((resolve, reject) => held.once('connect', resolve).once('error', reject));
+  return {
+    port: held.localPort!,
+    release() {
+      held.destroy();
+      listener.close();
+    },
+  };
+}
 
 /** Dockerfile instructions of one stage, continuation lines joined. */
 function stages(text: string): string[][] {
@@ -92,9 +112,16 @@ describe('Dockerfile', () => {
       assert.equal(String(healthy.stdout) + String(healthy.stderr), '');
       const stopped = await server.stop();
       assert.equal(stopped.code, 0);
-      const down = probe(server.port);
-      assert.equal(down.status, 1);
-      assert.match(String(down.stderr), /^unhealthy: \/health unreachable \(ECONNREFUSED\)\n$/);
+      // Not the stopped server's port: freed, the OS may hand it to any process asking for a
+      // free port (every test server does) while the probe starts; this one stays refused.
+      const closed = await refusedPort();
+      try {
+        const down = probe(closed.port);
+        assert.equal(down.status, 1);
+        assert.match(String(down.stderr), /^unhealthy: \/health unreachable \(ECONNREFUSED\)\n$/);
+      } finally {
+        closed.release();
+      }
     } finally {
       await server.stop();
     }

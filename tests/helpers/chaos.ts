@@ -9,8 +9,9 @@ import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { LIMITS } from '../../lib/http/service.ts';
 import { sha256Hex, newKey, newKeyId, serializeKeyFile } from '../../lib/keys/api-keys.ts';
-import { assertHealthy, heapAfterGc, inLanes, isAlive, percentile, postBytes, procStats, RawConnection, rawRequest, sleep, type Seen } from './hardening-kit.ts';
+import { assertHealthy, fdsAtMost, heapAfterGc, inLanes, isAlive, percentile, postBytes, procStats, RawConnection, rawRequest, sleep, type Seen } from './hardening-kit.ts';
 import type { RunningServer } from './server.ts';
 
 const BODY = '{"mode":"password","count":2}';
@@ -58,6 +59,7 @@ async function abortOnce(port: number, key: string, i: number): Promise<void> {
  * mid-body, and wait for the numbers to settle. The server must run with
  * NODE_OPTIONS=--inspect-port=0 (see heapAfterGc). */
 export async function abortsMidBody(server: RunningServer, key: string, count: number, seen: Seen, opts: { rssSlackKb: number; lanes?: number }): Promise<AbortFigures> {
+  const fdsIdle = procStats(server.pid).fds; // no client connection yet
   const warm = new RawConnection(server.port);
   await warm.ready();
   for (let i = 0; i < 300; i++) {
@@ -68,11 +70,13 @@ export async function abortsMidBody(server: RunningServer, key: string, count: n
   }
   warm.destroy();
   await inLanes(Array.from({ length: 200 }, (_, i) => i), 20, (i) => abortOnce(server.port, key, i));
-  await sleep(1_500);
+  // The baseline once the warm-up's sockets are closed on the server side (its open fds back
+  // to the count before the first connection), not after a guessed pause.
+  await fdsAtMost(server.pid, fdsIdle);
   const baseHeap = await heapAfterGc(server);
   const baseline = procStats(server.pid);
   const peak = { ...baseline };
-  const started = Date.now();
+  const started = performance.now();
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
@@ -83,23 +87,16 @@ export async function abortsMidBody(server: RunningServer, key: string, count: n
     }
   })();
   await inLanes(Array.from({ length: count }, (_, i) => i), opts.lanes ?? 25, (i) => abortOnce(server.port, key, i));
-  const ms = Date.now() - started;
-  // Settle: every socket closed on the server side (fds back to the baseline), within 5 s.
-  const settleStart = Date.now();
-  let after = procStats(server.pid);
-  while (after.fds > baseline.fds && Date.now() - settleStart < 5_000) {
-    await sleep(100);
-    after = procStats(server.pid);
-  }
+  const ms = Math.round(performance.now() - started);
+  // Settle: every socket closed on the server side (fds back to the baseline).
+  const settleStart = performance.now();
+  await fdsAtMost(server.pid, baseline.fds);
+  const settleMs = Math.round(performance.now() - settleStart);
   sampling = false;
   await sampler;
   const afterHeap = await heapAfterGc(server);
   // The inspector session's own socket closes a moment after the call.
-  for (let i = 0; i < 20; i++) {
-    after = procStats(server.pid);
-    if (after.fds <= baseline.fds) break;
-    await sleep(100);
-  }
+  const after = await fdsAtMost(server.pid, baseline.fds);
   assert.ok(isAlive(server.pid), 'server alive after the aborts');
   assert.ok(after.fds <= baseline.fds, `open fds back to baseline: ${after.fds} vs ${baseline.fds}`);
   assert.ok(after.rssKb <= baseline.rssKb + opts.rssSlackKb, `RSS ${after.rssKb} kB vs baseline ${baseline.rssKb} kB`);
@@ -109,8 +106,9 @@ export async function abortsMidBody(server: RunningServer, key: string, count: n
   const ok = await rawRequest(server.port, postBytes(key, BODY, 'Connection: close\r\n'));
   assert.equal(ok?.status, 200, 'the service still generates');
   seen.addGenerated(JSON.parse(ok!.body));
-  return { aborts: count, heapAfterGcKb: { baseline: Math.round(baseHeap / 1024), after: Math.round(afterHeap / 1024) }, baseline, peak, after, settleMs: Date.now() - settleStart, ms };
+  return { aborts: count, heapAfterGcKb: { baseline: Math.round(baseHeap / 1024), after: Math.round(afterHeap / 1024) }, baseline, peak, after, settleMs, ms };
 }
+
 
 // --- SIGTERM under load --------------------------------------------------------------------
 
@@ -130,7 +128,7 @@ export interface SigtermFigures {
  * fast as they can when SIGTERM arrives. Then: new connections are refused, the slow bodies
  * are completed and every one gets its 200 (with Connection: close), every keep-alive client's
  * last request is answered (none is dropped with its connection), no response is a 5xx or
- * cut short, and the process exits 0 within 10 s.
+ * cut short, the drain ends within the 10 s grace period, and the process exits 0.
  */
 export async function sigtermUnderLoad(server: RunningServer, key: string, seen: Seen, opts: { inFlight: number; lanes: number }): Promise<SigtermFigures> {
   const figures: SigtermFigures = { inFlight: opts.inFlight, inFlightAnswered: 0, loadAnswered: 0, loadUnansweredOnClose: 0, refusedAfterSignal: 0, acceptedAfterSignal: 0, exitMs: 0, code: null };
@@ -170,7 +168,7 @@ export async function sigtermUnderLoad(server: RunningServer, key: string, seen:
   // must be served however far the server got with it (lib/http/service.ts, shutdown).
   const signalled = performance.now();
   process.kill(server.pid, 'SIGTERM');
-  await server.waitForOutput(/"msg":"shutting down"/, 2_000);
+  await server.waitForOutput(/"msg":"shutting down"/);
   // New connections: refused (the listener is closed), checked a few times during the drain.
   for (let i = 0; i < 5; i++) {
     const outcome = await new Promise<'refused' | 'accepted'>((resolve) => {
@@ -207,7 +205,11 @@ export async function sigtermUnderLoad(server: RunningServer, key: string, seen:
   assert.equal(figures.loadUnansweredOnClose, 0, 'no keep-alive client lost a request already on its way');
   assert.equal(figures.inFlightAnswered, opts.inFlight);
   assert.deepEqual(exit, { code: 0, signal: null });
-  assert.ok(figures.exitMs < 10_000, `exit after ${figures.exitMs} ms`);
+  // The drain ended within the 10 s grace period: the server says so when it had to cut. The
+  // exit itself comes after (the process writes its coverage on the way out), so its time is a
+  // figure with a generous bound only.
+  assert.doesNotMatch(server.output(), /shutdown grace period over/);
+  assert.ok(figures.exitMs < LIMITS.shutdownGraceMs + 20_000, `exit after ${figures.exitMs} ms`);
   return figures;
 }
 
@@ -273,19 +275,16 @@ export async function keyFileChaos(server: RunningServer, keys: ReturnType<typeo
     c.destroy();
   });
 
-  const expectLog = async (step: string, pattern: RegExp, act: () => void): Promise<void> => {
+  /** Acts, then waits for the server's line about it (an event); returns the ms in between. */
+  const expectLog = async (step: string, pattern: RegExp, act: () => void): Promise<number> => {
     const from = server.output().length;
     const t = performance.now();
     act();
-    for (let i = 0; i < 60; i++) {
-      const line = server.output().slice(from).split('\n').find((l) => pattern.test(l));
-      if (line !== undefined) {
-        figures.steps.push({ step, logLine: line.replace(/^\{"time":"[^"]+",/, '{'), ms: Math.round(performance.now() - t) });
-        return;
-      }
-      await sleep(50);
-    }
-    assert.fail(`no log line for ${step} within 3 s`);
+    const out = await server.waitForOutput(pattern, 30_000, from);
+    const ms = Math.round(performance.now() - t);
+    const line = out.slice(from).split('\n').find((l) => pattern.test(l))!;
+    figures.steps.push({ step, logLine: line.replace(/^\{"time":"[^"]+",/, '{'), ms });
+    return ms;
   };
 
   await sleep(300);
@@ -306,21 +305,18 @@ export async function keyFileChaos(server: RunningServer, keys: ReturnType<typeo
     renameSync(`${file}.tmp`, file);
   });
   await sleep(300);
-  const switched = performance.now();
   phase = 'switching';
-  await expectLog('replaced by rename', /"msg":"keys reloaded".*"active":1/, () => {
+  // The next good file wins within 2 s: the server's "keys reloaded" line is the moment its
+  // keys are in use (timing requests would also time the requests on a busy machine).
+  figures.switchMs = await expectLog('replaced by rename', /"msg":"keys reloaded".*"active":1/, () => {
     writeFileSync(`${file}.tmp`, keyFileWith([b]), { mode: 0o600 });
     renameSync(`${file}.tmp`, file);
   });
-  // The next good file wins: B works, A does not, within 2 s.
-  for (let i = 0; i < 40; i++) {
-    const rb = await rawRequest(server.port, postBytes(b.key, BODY, 'Connection: close\r\n'));
-    const ra = await rawRequest(server.port, postBytes(a.key, BODY, 'Connection: close\r\n'));
-    if (rb?.status === 200) seen.addGenerated(JSON.parse(rb.body));
-    if (rb?.status === 200 && ra?.status === 401) break;
-    await sleep(50);
-  }
-  figures.switchMs = Math.round(performance.now() - switched);
+  const rb = await rawRequest(server.port, postBytes(b.key, BODY, 'Connection: close\r\n'));
+  const ra = await rawRequest(server.port, postBytes(a.key, BODY, 'Connection: close\r\n'));
+  assert.equal(rb?.status, 200, 'key B works');
+  seen.addGenerated(JSON.parse(rb.body));
+  assert.equal(ra?.status, 401, 'key A is refused');
   phase = 'b-valid';
   await sleep(300);
   stop = true;
@@ -382,9 +378,18 @@ function dribble(port: number, first: string, rest: string, everyMs: number, giv
   });
 }
 
+/**
+ * Scheduling slack on top of a cut the server schedules itself: on a 2-core machine at load
+ * average 25 a slow-headers cut due 5.0 to 5.5 s in came 6.1 s in (tests/http/hardening.test.ts),
+ * and this attack adds hundreds of sockets to the server's work. Below it, a cut cannot come
+ * early: the server counts from the connection or its first byte, after the client's clock
+ * started.
+ */
+const CUT_SLACK_MS = 3_500;
+
 /** `headers` slow-header sockets and `bodies` slow-body sockets at once, while a normal client
- * keeps generating; the slow ones must be cut (408) within 6 s / 11 s, the normal one must
- * keep succeeding. */
+ * keeps generating; the slow ones must be cut (408) at the header timeout (5 s, checked every
+ * 500 ms) and the request timeout (10 s), the normal one must keep succeeding. */
 export async function slowClients(server: RunningServer, key: string, seen: Seen, opts: { headers: number; bodies: number }): Promise<SlowFigures> {
   // Baseline latencies of the normal client, no attack.
   const baseline: number[] = [];
@@ -396,6 +401,7 @@ export async function slowClients(server: RunningServer, key: string, seen: Seen
   let attackOver = false;
   const latencies: number[] = [];
   const failures: string[] = [];
+  const attackStarted = performance.now();
   const normal = normalClient(server.port, key, seen, () => attackOver, latencies, failures);
   const headerSockets = Array.from({ length: opts.headers }, (_, i) => dribble(server.port, `GET /health HTTP/1.1\r\nHost: x\r\nX-Slow-${i}: `, 'a'.repeat(1_000), 500, 15_000));
   const body = '{"mode":"passphrase"}';
@@ -405,6 +411,7 @@ export async function slowClients(server: RunningServer, key: string, seen: Seen
   const heads = await Promise.all(headerSockets);
   const bodies = await Promise.all(bodySockets);
   attackOver = true;
+  const attackMs = performance.now() - attackStarted;
   await normal;
   const count = (xs: { status: number | null }[]) => xs.reduce<Record<string, number>>((m, x) => ((m[String(x.status)] = (m[String(x.status)] ?? 0) + 1), m), {});
   const figures: SlowFigures = {
@@ -424,12 +431,17 @@ export async function slowClients(server: RunningServer, key: string, seen: Seen
       baselineP99: Math.round(percentile(baseline, 99) * 10) / 10,
     },
   };
-  assert.ok(figures.headerCutMs.max <= 6_000, `slow headers cut after ${figures.headerCutMs.max} ms`);
+  const { headersTimeout, requestTimeout, connectionsCheckingInterval } = LIMITS;
+  assert.ok(figures.headerCutMs.min >= headersTimeout, `a slow-headers socket cut after ${figures.headerCutMs.min} ms`);
+  assert.ok(figures.headerCutMs.max <= headersTimeout + connectionsCheckingInterval + CUT_SLACK_MS, `slow headers cut after ${figures.headerCutMs.max} ms`);
   assert.deepEqual(figures.headerReplies, { 408: opts.headers });
-  assert.ok(figures.bodyCutMs.max <= 11_000, `slow body cut after ${figures.bodyCutMs.max} ms`);
+  assert.ok(figures.bodyCutMs.min >= requestTimeout, `a slow-body socket cut after ${figures.bodyCutMs.min} ms`);
+  assert.ok(figures.bodyCutMs.max <= requestTimeout + connectionsCheckingInterval + CUT_SLACK_MS, `slow body cut after ${figures.bodyCutMs.max} ms`);
   assert.deepEqual(figures.bodyReplies, { 408: opts.bodies });
-  assert.deepEqual(failures, [], 'the normal client kept succeeding');
-  assert.ok(latencies.length >= 100, 'the normal client kept making requests');
+  assert.deepEqual(failures, [], 'the normal client kept succeeding (each request answered within 5 s)');
+  // Kept making requests: one answer a second on average at least (about 10 ms each idle).
+  // A fixed count would measure the machine instead: 100 need 90 ms or less a request.
+  assert.ok(latencies.length >= Math.floor(attackMs / 1_000), `the normal client made ${latencies.length} requests in ${Math.round(attackMs)} ms`);
   await assertHealthy(server.port, server.pid, 'after the slow clients');
   return figures;
 }

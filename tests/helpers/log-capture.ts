@@ -13,8 +13,9 @@ export interface CapturedLogger {
   readonly logger: Logger;
   lines(level?: string): Record<string, unknown>[];
   text(): string;
-  /** Resolves once a line matches (checked as the logger flushes), rejects after timeoutMs. */
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  /** Resolves once a line matches (checked as the logger flushes), rejects after timeoutMs.
+   * With `from` (an earlier `text().length`), only lines written after that point count. */
+  waitFor(pattern: RegExp, timeoutMs?: number, from?: number): Promise<void>;
 }
 
 export function captureLogger(level: LogLevel = 'warn'): CapturedLogger {
@@ -31,10 +32,10 @@ export function captureLogger(level: LogLevel = 'warn'): CapturedLogger {
       const all = text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
       return wanted === undefined ? all : all.filter((line) => line.level === wanted);
     },
-    waitFor(pattern, timeoutMs = 15_000) {
+    waitFor(pattern, timeoutMs = 15_000, from = 0) {
       return new Promise((resolve, reject) => {
         const check = (): void => {
-          if (!pattern.test(text)) return;
+          if (!pattern.test(text.slice(from))) return;
           clearTimeout(timer);
           waiters.delete(check);
           resolve();

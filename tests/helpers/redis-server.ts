@@ -1,9 +1,9 @@
 /**
- * A private redis-server for a test file: loopback only, a free port from the OS, no
- * persistence (`--save "" --appendonly no`, working directory in a fresh temp dir), ready once
- * it answers PING; stopped by its PID. Redis cannot listen on port 0, so the port is one the OS
- * just handed out to a probe socket; if another process takes it first, Redis fails to bind
- * and the next port is tried.
+ * A private redis-server for a test file: loopback only, a port of its own, no persistence
+ * (`--save "" --appendonly no`, working directory in a fresh temp dir), ready once it answers
+ * PING; stopped by its PID. Redis cannot listen on port 0, so the port is a random one below
+ * the OS's ephemeral range (see redisPort); if it is taken, Redis fails to bind and another is
+ * tried.
  *
  *   const redis = await startRedis();
  *   const admin = await redis.admin();       // node-redis client for inspecting keys
@@ -15,8 +15,8 @@
  * loudly then, and fail instead under CI=true (.ci/run installs the Debian package).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { randomInt } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { createClient } from 'redis';
@@ -76,15 +76,24 @@ process.on('exit', () => {
   }
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
+/**
+ * The OS hands out ports from its ephemeral range (net.ipv4.ip_local_port_range) to every
+ * listen on port 0 and as the local port of every outgoing connection. A Redis port from that
+ * range is exposed while the Redis is stopped (the outage tests stop and restart it on the
+ * same port): any process asking for a free port may get it, and a client reconnecting to it
+ * may get it as its own local port, which on Linux connects the socket to itself (TCP
+ * simultaneous open) instead of being refused. Below the range, neither can happen: only a
+ * process naming that very port could take it.
+ */
+function redisPort(): number {
+  let low = 32_768;
+  try {
+    low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low;
+  } catch {
+    // not Linux: the IANA range starts higher still (49152)
+  }
+  const from = Math.min(10_000, low - 1_000);
+  return from + randomInt(low - from);
 }
 
 export interface RedisStartOptions {
@@ -147,15 +156,17 @@ export async function startRedis(options: RedisStartOptions = {}): Promise<Redis
   const start = async (): Promise<void> => {
     if (child !== null) throw new Error('redis-server already running');
     out = '';
-    for (let attempt = 0; attempt < 5; attempt++) {
-      if (options.port === undefined && (attempt > 0 || port === 0)) port = await freePort();
+    // A restart keeps its port (clients point at it), as does a port the caller chose.
+    const fixed = options.port !== undefined || port !== 0;
+    for (let attempt = 0; attempt < 20; attempt++) {
+      if (!fixed) port = redisPort();
       if (await launch(port)) {
         await ping();
         return;
       }
-      if (options.port !== undefined) break;
+      if (fixed) break;
     }
-    throw new Error(`redis-server could not bind a port:\n${out}`);
+    throw new Error(`redis-server could not bind ${fixed ? `port ${port}` : 'a port'}:\n${out}`);
   };
 
   const stop = async (): Promise<void> => {

@@ -11,7 +11,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,18 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SERVER = join(ROOT, 'server.ts');
 /** Absolute, so the child can run with any working directory. */
 const TSX = import.meta.resolve('tsx');
+const STEPPED_CLOCK = import.meta.resolve('./stepped-clock.mjs');
+
+/**
+ * How long a wait for the server may take before the test fails. Each only bounds a failure (a
+ * server that never starts, a line that never comes, an exit that never happens): a correct
+ * server ends the wait as soon as it gets there, so they are set for a machine at load average
+ * 20 or more: at load 25, nine starts at once (hardening.test.ts) took over 15 s where each
+ * takes under a second idle.
+ */
+const START_TIMEOUT_MS = 60_000;
+const OUTPUT_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 60_000;
 
 /** The variables the server reads; never inherited from the test runner's environment. */
 const CONFIG_VARS = [
@@ -55,7 +67,7 @@ export interface StartOptions {
   logLevel?: 'silent' | 'error' | 'warn' | 'info' | 'debug';
   /** Working directory of the server process. Default: the repository root. */
   cwd?: string;
-  /** How long to wait for the listening line. Default 15 s. */
+  /** How long to wait for the listening line. Default 60 s (only a failure waits that long). */
   startTimeoutMs?: number;
   /** The program and its arguments, instead of `node --import tsx server.ts` (e.g. the single
    * file, or `npm start`). Such a child gets no NODE_V8_COVERAGE: its code is not lib/'s. */
@@ -63,6 +75,9 @@ export interface StartOptions {
   /** Run as this user (the test must be root). Also drops NODE_V8_COVERAGE, whose directory
    * the other user could not write. */
   user?: { uid: number; gid: number };
+  /** Run the server on a clock the test steps (tests/helpers/stepped-clock.mjs): its
+   * performance.now() stands still until `setClock` moves it. Not with `command`. */
+  steppedClock?: boolean;
 }
 
 export interface ExitStatus {
@@ -77,9 +92,14 @@ export interface RunningServer {
   pid: number;
   /** Everything printed so far, stdout and stderr interleaved in arrival order. */
   output(): string;
-  /** Resolves with the output once `pattern` matches it (rejects after timeoutMs). */
-  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<string>;
-  /** SIGTERM, then waits for the exit (SIGKILL after 15 s). Safe to call twice. */
+  /** Resolves with the output once `pattern` matches it, or the part of it from offset `from`
+   * on (an earlier `output().length`, to wait for a line printed after that point); rejects
+   * after timeoutMs (default 30 s). */
+  waitForOutput(pattern: RegExp, timeoutMs?: number, from?: number): Promise<string>;
+  /** With `steppedClock`: sets the server's clock to `ms` after its start (never backwards)
+   * and resolves once the server confirms it. */
+  setClock(ms: number): Promise<void>;
+  /** SIGTERM, then waits for the exit (SIGKILL after 60 s). Safe to call twice. */
   stop(): Promise<ExitStatus>;
   /** Resolves when the process exits, however that happens. */
   exited: Promise<ExitStatus>;
@@ -99,7 +119,8 @@ export function randomApiKey(): string {
 export interface LaunchedServer {
   pid: number;
   output(): string;
-  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  waitForOutput(pattern: RegExp, timeoutMs?: number, from?: number): Promise<string>;
+  setClock(ms: number): Promise<void>;
   stop(): Promise<ExitStatus>;
   exited: Promise<ExitStatus>;
 }
@@ -116,9 +137,9 @@ export function launchServer(options: StartOptions = {}): LaunchedServer {
   env.HOST = '127.0.0.1';
   env.LOG_LEVEL = options.logLevel ?? 'info';
   let scratch: string | null = null;
+  const scratchDir = (): string => (scratch ??= mkdtempSync(join(tmpdir(), 'cg-server-')));
   if (options.keysFile === undefined) {
-    scratch = mkdtempSync(join(tmpdir(), 'cg-server-'));
-    env.API_KEYS_FILE = join(scratch, 'absent-keys.json');
+    env.API_KEYS_FILE = join(scratchDir(), 'absent-keys.json');
   } else if (options.keysFile !== null) {
     env.API_KEYS_FILE = options.keysFile;
   }
@@ -130,7 +151,13 @@ export function launchServer(options: StartOptions = {}): LaunchedServer {
   }
 
   if (options.command !== undefined || options.user !== undefined) delete env.NODE_V8_COVERAGE;
-  const [program, ...args] = options.command ?? [process.execPath, '--import', TSX, SERVER];
+  let clockFile: string | null = null;
+  if (options.steppedClock === true) {
+    if (options.command !== undefined) throw new Error('steppedClock needs the default command');
+    clockFile = join(scratchDir(), 'clock');
+    env.STEPPED_CLOCK_FILE = clockFile;
+  }
+  const [program, ...args] = options.command ?? [process.execPath, '--import', TSX, ...(clockFile === null ? [] : ['--import', STEPPED_CLOCK]), SERVER];
   const child = spawn(program, args, {
     cwd: options.cwd ?? ROOT,
     env,
@@ -172,10 +199,10 @@ export function launchServer(options: StartOptions = {}): LaunchedServer {
     for (const wake of waiters) wake();
   });
 
-  const waitForOutput = (pattern: RegExp, timeoutMs = 10_000): Promise<string> =>
+  const waitForOutput = (pattern: RegExp, timeoutMs = OUTPUT_TIMEOUT_MS, from = 0): Promise<string> =>
     new Promise((resolve, reject) => {
       const check = (): boolean => {
-        if (pattern.test(out)) {
+        if (pattern.test(out.slice(from))) {
           cleanup();
           resolve(out);
           return true;
@@ -204,12 +231,25 @@ export function launchServer(options: StartOptions = {}): LaunchedServer {
   const stop = (): Promise<ExitStatus> => {
     if (stopping !== null) return stopping;
     if (!hasExited) child.kill('SIGTERM');
-    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    // A drain takes up to the 10 s grace, then the exit writes coverage; only a server that
+    // hangs is killed, and its SIGKILL then fails the test that expected exit code 0.
+    const killer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
     stopping = exited.finally(() => clearTimeout(killer));
     return stopping;
   };
 
-  return { pid: child.pid!, output: () => out, waitForOutput, stop, exited };
+  let clockAt = 0;
+  const setClock = async (ms: number): Promise<void> => {
+    if (clockFile === null) throw new Error('setClock needs startServer({ steppedClock: true })');
+    if (!(ms >= clockAt)) throw new Error(`the stepped clock cannot go from ${clockAt} to ${ms} ms`);
+    const from = out.length;
+    writeFileSync(clockFile, String(ms));
+    process.kill(child.pid!, 'SIGUSR2');
+    await waitForOutput(new RegExp(`\\{"msg":"stepped clock","ms":${ms}\\}\\n`), OUTPUT_TIMEOUT_MS, from);
+    clockAt = ms;
+  };
+
+  return { pid: child.pid!, output: () => out, waitForOutput, setClock, stop, exited };
 }
 
 /** Spawns the server and resolves once it prints its URL. Rejects (with the output) if it
@@ -218,7 +258,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const launched = launchServer(options);
   let out: string;
   try {
-    out = await launched.waitForOutput(/"url":"https?:\/\/[^"]+"/, options.startTimeoutMs ?? 15_000);
+    out = await launched.waitForOutput(/"url":"https?:\/\/[^"]+"/, options.startTimeoutMs ?? START_TIMEOUT_MS);
   } catch (error) {
     await launched.stop();
     throw error;

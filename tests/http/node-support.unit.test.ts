@@ -80,7 +80,7 @@ describe('F10: supported Node.js versions', () => {
     // A preloaded module makes the process report 20.11.0 before server.ts runs.
     const launched = launchServer({ env: { NODE_OPTIONS: "--import=data:text/javascript,Object.defineProperty(process,'version',{value:'v20.11.0'})" } });
     // Should it start after all, it says so, and the test stops it rather than waiting.
-    const listening = launched.waitForOutput(/"msg":"listening on /, 15_000).then(() => launched.stop(), () => undefined);
+    const listening = launched.waitForOutput(/"msg":"listening on /, 60_000).then(() => launched.stop(), () => undefined);
     const { code } = await launched.exited;
     await listening;
     assert.equal(code, 1, 'exit code (a listening server was stopped by the test)');

@@ -107,9 +107,23 @@ describe('RateLimiter', () => {
   });
 
   it('runs its sweep on an unref-ed timer and stops it on close', async () => {
-    const rl = new RateLimiter({ perMinute: 60_000, sweepIntervalMs: 5 });
+    // The bucket is full again once the stepped clock says so; the sweep is awaited through
+    // onSweep (an event), not by sleeping for "long enough" (libuv's clock can trail the real
+    // one, so a 30 ms sleep could end before a 5 ms sweep saw the bucket refilled).
+    let now = 0;
+    let swept: (dropped: number) => void = () => {};
+    const rl = new RateLimiter({ perMinute: 60_000, sweepIntervalMs: 5, clock: () => now, onSweep: (dropped) => swept(dropped) });
     rl.consume('a');
-    await new Promise((r) => setTimeout(r, 30));
+    now = 1; // one token per ms: full again
+    // The limiter's timer is unref-ed: this one keeps the process alive, and bounds a failure.
+    const dropped = await new Promise<number>((resolve, reject) => {
+      const bound = setTimeout(() => reject(new Error('no sweep within 30 s')), 30_000);
+      swept = (n) => {
+        clearTimeout(bound);
+        resolve(n);
+      };
+    });
+    assert.equal(dropped, 1);
     assert.equal(rl.size, 0);
     rl.close();
     new RateLimiter({ perMinute: 1 }).close();

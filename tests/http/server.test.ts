@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { describe as describeOptions } from '../../lib/core/index.ts';
 import { ERROR_CASES } from '../helpers/error-cases.ts';
+import { LIMITS } from '../../lib/http/service.ts';
 import { randomApiKey, ROOT, startServer, type RunningServer } from '../helpers/server.ts';
 import { assertCommonHeaders, Ledger, parseRaw, post, rawExchange, request } from './support.ts';
 
@@ -115,7 +116,7 @@ describe('GET endpoints', () => {
     ledger.add(secret);
     assert.equal((await request(base, `/health?api_key=${secret}`)).status, 200);
     assert.equal((await request(base, `/nope?api_key=${secret}`)).status, 404);
-    await server.waitForOutput(/"route":"unmatched","status":404/, 2_000);
+    await server.waitForOutput(/"route":"unmatched","status":404/);
   });
 
   it('ignores query strings', async () => {
@@ -285,14 +286,15 @@ describe('body size limit (16,384 bytes)', () => {
   });
 
   it('refuses a Content-Length over the limit before reading any body', async () => {
-    // The body is never sent: a reply that waited for it would time out instead.
+    // The body is never sent: a reply that waited for it would come from the request timeout
+    // (10 s), as a 408. How fast the 413 comes depends on the machine, so no tighter bound.
     const head = `POST /generate HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nX-Api-Key: ${KEY}\r\nContent-Length: 1000000\r\n\r\n`;
-    const { text, closed, ms } = await rawExchange(server.port, head, 3_000);
+    const { text, closed, ms } = await rawExchange(server.port, head, 30_000);
     const reply = parseRaw(text);
     assert.equal(reply.status, 413);
     assert.match(reply.head, /\r\nConnection: close/i);
     assert.ok(closed, 'the server closes the connection');
-    assert.ok(ms < 1_000, `answered in ${ms} ms`);
+    assert.ok(ms < LIMITS.requestTimeout, `answered in ${Math.round(ms)} ms`);
     assert.deepEqual(JSON.parse(reply.body), { error: 'request body larger than 16384 bytes', status: 413 });
   });
 
@@ -319,7 +321,8 @@ describe('body size limit (16,384 bytes)', () => {
         clearInterval(timer);
         resolve({ text, sent });
       });
-      setTimeout(() => socket.destroy(), 5_000).unref();
+      // Only a failure waits this long: a server that kept reading would take 15 MB by then.
+      setTimeout(() => socket.destroy(), 30_000).unref();
     });
     const reply = parseRaw(result.text);
     assert.equal(reply.status, 413);
@@ -331,7 +334,7 @@ describe('body size limit (16,384 bytes)', () => {
   it('also counts a body whose Content-Length was small but whose chunks are not', async () => {
     // Content-Length and Transfer-Encoding together is a smuggling pattern: node refuses it.
     const head = `POST /generate HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nX-Api-Key: ${KEY}\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n`;
-    const { text } = await rawExchange(server.port, head, 2_000);
+    const { text } = await rawExchange(server.port, head, 30_000);
     const reply = parseRaw(text);
     assert.equal(reply.status, 400);
     assertRawCommonHeaders(reply.head);
@@ -357,20 +360,20 @@ describe('body size limit (16,384 bytes)', () => {
     ledger.addGenerated(JSON.parse(final.body));
 
     const big = `POST /generate HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nX-Api-Key: ${KEY}\r\nContent-Length: 20000\r\nExpect: 100-continue\r\n\r\n`;
-    const refused = await rawExchange(server.port, big, 2_000);
+    const refused = await rawExchange(server.port, big, 30_000);
     assert.ok(!refused.text.includes('100 Continue'));
     assert.equal(parseRaw(refused.text).status, 413);
     assert.ok(refused.closed);
 
     const noKey = `POST /generate HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n`;
-    const unauthorized = await rawExchange(server.port, noKey, 2_000);
+    const unauthorized = await rawExchange(server.port, noKey, 30_000);
     assert.ok(!unauthorized.text.includes('100 Continue'));
     assert.equal(parseRaw(unauthorized.text).status, 401);
     assert.ok(unauthorized.closed, 'the unread body cannot be mistaken for the next request');
   });
 
   it('answers 417 to an Expect it does not know', async () => {
-    const { text } = await rawExchange(server.port, `POST /generate HTTP/1.1\r\nHost: t\r\nExpect: something-else\r\nContent-Length: 0\r\n\r\n`, 2_000);
+    const { text } = await rawExchange(server.port, `POST /generate HTTP/1.1\r\nHost: t\r\nExpect: something-else\r\nContent-Length: 0\r\n\r\n`, 30_000);
     const reply = parseRaw(text);
     assert.equal(reply.status, 417);
     assert.deepEqual(JSON.parse(reply.body), { error: 'expectation failed', status: 417 });
@@ -391,7 +394,7 @@ describe('body size limit (16,384 bytes)', () => {
     const longer = await rawExchange(
       server.port,
       `POST /generate HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nX-Api-Key: ${KEY}\r\nContent-Length: 19\r\n\r\n{"mode":"password"}GARBAGE\r\n\r\n`,
-      2_000,
+      30_000,
     );
     assert.equal(parseRaw(longer.text).status, 200);
     assert.ok(longer.closed, "the connection is closed after the reply");
@@ -402,7 +405,7 @@ describe('body size limit (16,384 bytes)', () => {
 
 describe('request targets', () => {
   it('accepts the absolute form of a request target', async () => {
-    const { text } = await rawExchange(server.port, `GET http://127.0.0.1:${server.port}/health?x=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`, 2_000);
+    const { text } = await rawExchange(server.port, `GET http://127.0.0.1:${server.port}/health?x=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`, 30_000);
     assert.equal(parseRaw(text).status, 200);
     assert.equal(parseRaw(text).body, '{"status":"ok"}');
   });
@@ -410,19 +413,19 @@ describe('request targets', () => {
 
 describe('malformed requests', () => {
   it('answers 431 to headers over 8 KB and 400 to a broken request line, with the usual headers', async () => {
-    const big = await rawExchange(server.port, `GET /health HTTP/1.1\r\nHost: t\r\nX-Big: ${'a'.repeat(9_000)}\r\n\r\n`, 2_000);
+    const big = await rawExchange(server.port, `GET /health HTTP/1.1\r\nHost: t\r\nX-Big: ${'a'.repeat(9_000)}\r\n\r\n`, 30_000);
     const reply = parseRaw(big.text);
     assert.equal(reply.status, 431);
     assert.deepEqual(JSON.parse(reply.body), { error: 'request header fields too large', status: 431 });
     assertRawCommonHeaders(reply.head);
     assert.ok(big.closed);
 
-    const broken = await rawExchange(server.port, 'GARBAGE\r\n\r\n', 2_000);
+    const broken = await rawExchange(server.port, 'GARBAGE\r\n\r\n', 30_000);
     assert.equal(parseRaw(broken.text).status, 400);
     assert.deepEqual(JSON.parse(parseRaw(broken.text).body), { error: 'bad request', status: 400 });
     assert.ok(broken.closed);
 
-    const noHost = await rawExchange(server.port, 'GET /health HTTP/1.1\r\n\r\n', 2_000);
+    const noHost = await rawExchange(server.port, 'GET /health HTTP/1.1\r\n\r\n', 30_000);
     assert.equal(parseRaw(noHost.text).status, 400);
   });
 });

@@ -67,15 +67,16 @@ export function post(base: string, key: string | null, body: unknown, extra: Req
 }
 
 /** Writes raw bytes on a new socket and collects everything until the server closes (or
- * timeoutMs passes; then the socket is destroyed and what arrived is returned). */
+ * timeoutMs passes; then the socket is destroyed and what arrived is returned). Where the
+ * server closes after its reply the timeout only bounds a failure: make it generous. */
 export function rawExchange(port: number, data: string | Buffer, timeoutMs = 5_000): Promise<{ text: string; closed: boolean; ms: number }> {
   return new Promise((resolve, reject) => {
-    const started = Date.now();
+    const started = performance.now();
     const socket = connect({ host: '127.0.0.1', port });
     const chunks: Buffer[] = [];
     const timer = setTimeout(() => {
       socket.destroy();
-      resolve({ text: Buffer.concat(chunks).toString('utf8'), closed: false, ms: Date.now() - started });
+      resolve({ text: Buffer.concat(chunks).toString('utf8'), closed: false, ms: performance.now() - started });
     }, timeoutMs);
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.on('error', () => {
@@ -83,7 +84,7 @@ export function rawExchange(port: number, data: string | Buffer, timeoutMs = 5_0
     });
     socket.on('close', () => {
       clearTimeout(timer);
-      resolve({ text: Buffer.concat(chunks).toString('utf8'), closed: true, ms: Date.now() - started });
+      resolve({ text: Buffer.concat(chunks).toString('utf8'), closed: true, ms: performance.now() - started });
     });
     socket.on('connect', () => socket.write(data));
     socket.on('timeout', () => reject(new Error('socket timeout')));
@@ -149,12 +150,13 @@ export class Ledger {
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `fn` until it returns true or timeoutMs passes; returns the elapsed ms. */
+/** Polls `fn` until it returns true or timeoutMs passes; returns the elapsed ms (monotonic).
+ * For states with no event to wait for; the timeout only bounds a failure, so it is generous. */
 export async function eventually(fn: () => Promise<boolean>, timeoutMs: number, stepMs = 50): Promise<number> {
-  const started = Date.now();
+  const started = performance.now();
   for (;;) {
-    if (await fn()) return Date.now() - started;
-    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
+    if (await fn()) return performance.now() - started;
+    if (performance.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
     await sleep(stepMs);
   }
 }

@@ -27,9 +27,11 @@ function makePair(name: string, kind: 'rsa' | 'ec'): { cert: string; key: string
   return { cert, key };
 }
 
-/** The suite openssl s_client negotiates with these flags, or null when the server refuses. */
+/** The suite openssl s_client negotiates with these flags, or null when the server refuses.
+ * The kill timer only stops a client that hangs: a refusal or a handshake takes milliseconds. */
 function negotiated(port: number, flags: readonly string[]): string | null {
-  const r = spawnSync('openssl', ['s_client', '-connect', `127.0.0.1:${port}`, ...flags], { input: '', encoding: 'utf8', timeout: 10_000 });
+  const r = spawnSync('openssl', ['s_client', '-connect', `127.0.0.1:${port}`, ...flags], { input: '', encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.error, undefined, `openssl s_client: ${String(r.error)}`);
   const m = /Cipher is (\S+)/.exec(r.stdout);
   return m === null || m[1] === '(NONE)' ? null : m[1]!;
 }
@@ -79,9 +81,9 @@ describe('TLS certificate files', () => {
   it('a key that does not match the certificate stops the start with one line', async () => {
     const launched = launchServer({ apiKey: randomApiKey(), env: { TLS_CERT_FILE: rsa.cert, TLS_KEY_FILE: ec.key } });
     // Bounded: a server that starts anyway must fail this test, not hang it.
-    const timer = setTimeout(() => void launched.stop(), 10_000);
+    const listening = launched.waitForOutput(/"msg":"listening on /, 60_000).then(() => launched.stop(), () => undefined);
     const exit = await launched.exited;
-    clearTimeout(timer);
+    await listening;
     assert.equal(exit.code, 1);
     assert.match(launched.output(), /^configuration error: TLS_KEY_FILE and TLS_CERT_FILE do not make a usable pair \([^\n]+\)\n$/);
   });
@@ -94,20 +96,24 @@ describe('TLS certificate files', () => {
     try {
       assert.equal(await presented(server.port), 'ec');
 
-      // As a renewal tool does it: each file replaced by rename, the key a moment after the cert.
-      const replace = (from: string, to: string): void => {
+      // As a renewal tool does it: each file replaced by rename, the key a moment after the
+      // cert. Both new files are written first, so the moment between the two renames is two
+      // system calls: the server acts one poll (1 s) after the last change it saw, and a
+      // stall between the renames longer than that would rightly show it a mismatched pair.
+      const stage = (from: string, to: string): (() => void) => {
         writeFileSync(`${to}.new`, readFileSync(from));
-        renameSync(`${to}.new`, to);
+        return () => renameSync(`${to}.new`, to);
       };
-      replace(rsa.cert, live.cert);
-      replace(rsa.key, live.key);
-      await server.waitForOutput(/"msg":"TLS certificate reloaded"/, 10_000);
+      const [certIn, keyIn] = [stage(rsa.cert, live.cert), stage(rsa.key, live.key)];
+      certIn();
+      keyIn();
+      await server.waitForOutput(/"msg":"TLS certificate reloaded"/);
       assert.equal(await presented(server.port), 'rsa');
       assert.doesNotMatch(server.output(), /rejected/, 'the pair was read once both files had settled');
 
       // A certificate without its key: refused, the RSA pair keeps serving.
-      replace(ec.cert, live.cert);
-      await server.waitForOutput(/"msg":"TLS certificate and key rejected; keeping the last good pair"/, 10_000);
+      stage(ec.cert, live.cert)();
+      await server.waitForOutput(/"msg":"TLS certificate and key rejected; keeping the last good pair"/);
       assert.equal(await presented(server.port), 'rsa');
       const line = server.output().split('\n').find((l) => l.includes('rejected'))!;
       assert.ok(!line.includes('PRIVATE KEY') && !line.includes(readFileSync(rsa.key, 'utf8').split('\n')[1]!), 'no key material in the log');

@@ -6,8 +6,10 @@
  * as two server processes would have) see one bucket.
  *
  * Every time below is Redis's own (the script returns the TIME it used); the claims that need
- * "these calls came within one refill interval" check that precondition on those times and
- * say so if a stalled machine broke it, rather than assuming it.
+ * "these calls came within one refill interval" send those calls back to back on one
+ * connection (pipelined: the span is Redis running them, not this process's round trips on a
+ * busy machine), and still check that precondition on those times, saying so if a stalled
+ * machine broke it, rather than assuming it.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -33,6 +35,12 @@ async function store(limit: number, prefix = 'gcra:'): Promise<RedisRateLimitSto
 async function call(s: RedisRateLimitStore, key: string, take = true): Promise<{ reply: GcraReply; state: RateLimitState }> {
   const reply = await s.evaluate(key, take);
   return { reply, state: gcraState(reply, s.limit) };
+}
+
+/** `n` calls sent at once, so they go out back to back on the store's one connection and
+ * Redis runs them in that order; resolves with all of them. */
+function burst(s: RedisRateLimitStore, key: string, n: number, take = true): Promise<{ reply: GcraReply; state: RateLimitState }[]> {
+  return Promise.all(Array.from({ length: n }, () => call(s, key, take)));
 }
 
 function dirty(info: string): number {
@@ -61,10 +69,10 @@ describe('GCRA script on a real Redis', { skip: missing ?? false }, () => {
   it('allows exactly the capacity, then 429 with the exact Retry-After; Retry-After seconds later exactly one more', async () => {
     const s = await store(60); // one token per second
     const key = '198.51.100.7';
-    const grants: { reply: GcraReply; state: RateLimitState }[] = [];
-    for (let i = 0; i < 60; i++) grants.push(await call(s, key));
-    const refused = await call(s, key);
-    const span = refused.reply.nowMicros - grants[0]!.reply.nowMicros;
+    const calls = await burst(s, key, 61);
+    const grants = calls.slice(0, 60);
+    const refused = calls[60];
+    const span = refused.reply.nowMicros - calls[0].reply.nowMicros;
     assert.ok(span < 1_000_000, `precondition: 61 calls within one refill interval of Redis time (took ${span} us; machine stalled?)`);
     grants.forEach((g, i) => {
       assert.equal(g.state.allowed, true, `request ${i + 1} of 60`);
@@ -76,30 +84,31 @@ describe('GCRA script on a real Redis', { skip: missing ?? false }, () => {
     assert.equal(refused.state.retryAfterSeconds, 1);
     assert.equal(refused.state.resetSeconds, 60);
 
-    // Wait (by polling, each answer stamped with Redis time) until a look says a token is back.
+    // Wait (by polling, each answer stamped with Redis time) until a token is back: a look and
+    // two takes at a time, back to back. A refused take writes nothing, so polling with takes
+    // changes nothing until one is granted.
     const t0 = refused.reply.nowMicros;
-    let seen = await call(s, key, false);
-    while (!seen.state.allowed) {
-      assert.ok(seen.reply.nowMicros < t0 + refused.state.retryAfterSeconds * 1_000_000, 'still refused after Retry-After seconds');
-      await delay(20);
-      seen = await call(s, key, false);
+    for (;;) {
+      const [seen, one, next] = await Promise.all([call(s, key, false), call(s, key), call(s, key)]);
+      if (!one.state.allowed) {
+        assert.ok(one.reply.nowMicros < t0 + refused.state.retryAfterSeconds * 1_000_000, 'still refused after Retry-After seconds');
+        await delay(20); // pacing only: the loop ends on the answers
+        continue;
+      }
+      assert.ok(next.reply.nowMicros - seen.reply.nowMicros < 1_000_000, 'precondition: the three calls came within one refill interval');
+      // The look came first: it saw the token, or (the token due between the two) none.
+      assert.equal(seen.state.remaining, seen.state.allowed ? 1 : 0, 'exactly one token came back');
+      assert.equal(one.state.remaining, 0);
+      assert.equal(next.state.allowed, false, 'and only one');
+      assert.equal(next.state.retryAfterSeconds, 1);
+      break;
     }
-    const one = await call(s, key);
-    const next = await call(s, key);
-    assert.ok(next.reply.nowMicros - seen.reply.nowMicros < 1_000_000, 'precondition: the three calls came within one refill interval');
-    assert.equal(seen.state.remaining, 1, 'exactly one token came back');
-    assert.equal(one.state.allowed, true);
-    assert.equal(one.state.remaining, 0);
-    assert.equal(next.state.allowed, false, 'and only one');
-    assert.equal(next.state.retryAfterSeconds, 1);
   });
 
   it('stores one TAT per key as "<us>:<remainder>:<limit>" that expires exactly when the bucket is full again', async () => {
     const s = await store(7); // T = 8571428 + 4/7 us: the remainder path
     const key = 'ttl-client';
-    let last!: { reply: GcraReply; state: RateLimitState };
-    for (let i = 0; i < 3; i++) last = await call(s, key);
-    const { reply, state } = last;
+    const { reply, state } = (await burst(s, key, 3))[2];
     assert.equal(await command(redis, 'GET', `gcra:${key}`), `${reply.tatMicros}:${reply.tatRemainder}:7`);
     assert.ok(reply.tatRemainder > 0 && reply.tatRemainder < 7);
     const expireMs = Number(await command(redis, 'PEXPIRETIME', `gcra:${key}`));
@@ -137,18 +146,19 @@ describe('GCRA script on a real Redis', { skip: missing ?? false }, () => {
   });
 
   it('recovers from NOSCRIPT (SCRIPT FLUSH) by sending the script again, then uses EVALSHA', async () => {
-    const s = await store(20);
+    // 3 per minute: a token every 20 s, so the admin commands in between cannot let one back.
+    const s = await store(3);
     const key = 'noscript-client';
-    assert.equal((await call(s, key)).state.remaining, 19);
+    assert.equal((await call(s, key)).state.remaining, 2);
     await command(redis, 'SCRIPT', 'FLUSH');
     assert.deepEqual(await command(redis, 'SCRIPT', 'EXISTS', GCRA_SHA1), [0]);
     const evalBefore = await calls('eval');
     const shaBefore = await calls('evalsha');
-    assert.equal((await s.consume(key)).remaining, 18, 'the request after the flush is answered by Redis');
+    assert.equal((await s.consume(key)).remaining, 1, 'the request after the flush is answered by Redis');
     assert.equal(s.isShared, true, 'NOSCRIPT is no outage');
     assert.equal(await calls('eval'), evalBefore + 1, 'one EVAL reloaded it');
     assert.deepEqual(await command(redis, 'SCRIPT', 'EXISTS', GCRA_SHA1), [1]);
-    assert.equal((await s.consume(key)).remaining, 17);
+    assert.equal((await s.consume(key)).remaining, 0);
     assert.equal(await calls('eval'), evalBefore + 1, 'then EVALSHA again');
     assert.ok((await calls('evalsha')) >= shaBefore + 2);
   });
@@ -182,27 +192,28 @@ describe('GCRA script on a real Redis', { skip: missing ?? false }, () => {
     const a = await store(20, 'shared:');
     const b = await store(20, 'shared:');
     const key = '192.0.2.44';
-    const first = await a.evaluate(key, true);
-    const states: RateLimitState[] = [gcraState(first, 20)];
-    let lastReply = first;
-    for (let i = 1; i < 20; i++) {
-      lastReply = await (i % 2 === 0 ? a : b).evaluate(key, true);
-      states.push(gcraState(lastReply, 20));
+    // 11 calls through each store, all at once: the two connections' calls interleave in an
+    // order nobody chose, so the proof of one bucket is the set of numbers: 20 grants whose
+    // remaining counts are 19 down to 0, each once (two buckets would repeat them), and two
+    // refusals. All within a second of Redis time, so no token came back meanwhile.
+    const replies = await Promise.all(Array.from({ length: 22 }, (_, i) => (i % 2 === 0 ? a : b).evaluate(key, true)));
+    const times = replies.map((r) => r.nowMicros);
+    assert.ok(Math.max(...times) - Math.min(...times) < 1_000_000, 'precondition: 22 calls within one second of Redis time');
+    const states: RateLimitState[] = replies.map((r) => gcraState(r, 20));
+    const granted = states.filter((st) => st.allowed);
+    assert.deepEqual(granted.map((st) => st.remaining).sort((x, y) => x - y), Array.from({ length: 20 }, (_, i) => i));
+    const refused = states.filter((st) => !st.allowed);
+    assert.equal(refused.length, 2);
+    for (const st of refused) {
+      assert.equal(st.remaining, 0);
+      assert.equal(st.retryAfterSeconds, 3, 'one token every 3 s');
     }
-    const refusedReply = await b.evaluate(key, true);
-    assert.ok(refusedReply.nowMicros - first.nowMicros < 1_000_000, 'precondition: 21 calls within one second of Redis time');
-    states.forEach((st, i) => {
-      assert.equal(st.allowed, true);
-      assert.equal(st.remaining, 19 - i, `request ${i + 1}, from store ${i % 2 === 0 ? 'a' : 'b'}`);
-    });
-    const refused = gcraState(refusedReply, 20);
-    assert.equal(refused.allowed, false);
-    assert.equal(refused.retryAfterSeconds, 3, 'one token every 3 s');
-    assert.equal((await a.consume(key)).allowed, false);
-    const [pa, pb] = await Promise.all([a.peek(key), b.peek(key)]);
-    assert.equal(pa.remaining, pb.remaining);
-    assert.equal(pa.retryAfterSeconds, pb.retryAfterSeconds);
-    assert.equal(pa.limit, pb.limit);
+    // Both stores read the one stored TAT, and derive the same numbers from it: b's at a's
+    // look's time are a's (a look at the same instant cannot be arranged across connections).
+    const [ra, rb] = await Promise.all([a.evaluate(key, false), b.evaluate(key, false)]);
+    assert.deepEqual([ra.tatMicros, ra.tatRemainder], [rb.tatMicros, rb.tatRemainder]);
+    assert.deepEqual(gcraState({ ...rb, nowMicros: ra.nowMicros }, b.limit), gcraState(ra, a.limit));
+    assert.equal(a.limit, b.limit);
   });
 
   it('reads a TAT written under another limit in whole microseconds rounded up, never with the wrong denominator', async () => {
@@ -236,12 +247,13 @@ describe('GCRA script on a real Redis', { skip: missing ?? false }, () => {
   it('stays exact at the largest limit (1e9 per minute: T = 0.06 us, below a double\'s step at today\'s epoch)', async () => {
     const s = await store(1_000_000_000, 'max:');
     const now = (await s.evaluate('max-client', false)).nowMicros;
-    // A TAT 100 ms ahead (1.67e6 tokens missing), so ten grants in a row each add exactly T.
-    const start = now + 100_000;
+    // A TAT 20 s ahead (3.3e8 of the 1e9 tokens missing, inside the 60 s window), so ten
+    // grants in a row each add exactly T, however slowly a busy machine sends them.
+    const start = now + 20_000_000;
     await command(redis, 'SET', 'max:max-client', `${start}:0:1000000000`);
     let reply!: GcraReply;
     for (let i = 0; i < 10; i++) reply = await s.evaluate('max-client', true);
-    assert.ok(reply.nowMicros < start, 'precondition: the ten calls came within 100 ms');
+    assert.ok(reply.nowMicros < start, 'precondition: the ten calls came within 20 s');
     // 10 x 0.06 us = 0.6 us: no whole microsecond yet, 6e8 in units of 1e-9 us. A TAT kept as
     // one double (step 0.25 us here) would have gained 0 or 0.25 us per grant instead.
     assert.equal(reply.tatMicros, start);

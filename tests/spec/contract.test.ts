@@ -92,10 +92,15 @@ describe('contract: the real server against spec/openapi.json', () => {
   let bare: RunningServer; // no key configured, 2 requests per minute
 
   before(async () => {
-    [main, bare] = await Promise.all([
+    // Both started at once; should one fail, the other is still kept for `after` to stop (left
+    // running, its pipes would keep this file's process alive).
+    const [m, b] = await Promise.allSettled([
       startServer({ apiKey: key, rateLimitPerMinute: RATE, logLevel: 'error' }),
       startServer({ rateLimitPerMinute: 2, logLevel: 'error' }),
     ]);
+    if (m.status === 'fulfilled') main = m.value;
+    if (b.status === 'fulfilled') bare = b.value;
+    for (const s of [m, b]) if (s.status === 'rejected') throw s.reason;
   });
   after(async () => {
     await Promise.all([main?.stop(), bare?.stop()]);

@@ -25,7 +25,8 @@ interface NewmanReport {
 
 function newman(args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(NEWMAN, args, { cwd: ROOT, timeout: 40_000, env: { ...process.env, NO_COLOR: '1' } }, (err, stdout, stderr) => {
+    // A kill bound only (newman starts in a few seconds idle, far slower on a loaded machine).
+    execFile(NEWMAN, args, { cwd: ROOT, timeout: 180_000, env: { ...process.env, NO_COLOR: '1' } }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: `${stdout}\n${stderr}` });
     });
   });
@@ -56,7 +57,7 @@ describe('newman run spec/credential-generator.postman_collection.json', () => {
       '--reporter-json-export', report,
       '--color', 'off',
       '--disable-unicode',
-      '--timeout-request', '5000',
+      '--timeout-request', '30000', // a failure bound: the server answers in milliseconds
     ]);
     return { code, out, report: JSON.parse(readFileSync(report, 'utf8')) as NewmanReport };
   };

@@ -22,7 +22,7 @@ function lint(file: string): Promise<{ code: number; out: string }> {
       ['lint', file, '--config', CONFIG, '--format=stylish'],
       {
         cwd: ROOT,
-        timeout: 30_000,
+        timeout: 180_000, // a kill bound only, for a loaded machine
         env: {
           ...process.env,
           REDOCLY_TELEMETRY: 'off',
