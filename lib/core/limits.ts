@@ -1,13 +1,14 @@
 /**
  * Limits that are not option rules (those live in spec/generate-request.schema.json) but that
- * the server, `describe()` and the docs must agree on (CONTRACT.md 8).
+ * the server, `describe()` and the docs must agree on (docs/api.md, Request body and connections
+ * and Rate limit).
  * @module
  */
 
-/** 16 KB read as 16,384 bytes (DECISIONS.md, HTTP). */
+/** 16 KB read as 16,384 bytes (docs/decisions.md, HTTP). */
 export const BODY_LIMIT_BYTES = 16_384;
 
-/** Token-bucket capacity and refill per 60 s (DECISIONS.md, Rate limit). */
+/** Token-bucket capacity and refill per 60 s (docs/decisions.md, Rate limit). */
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 20;
 
 /** Highest RATE_LIMIT_PER_MINUTE the server accepts (benchmarks raise the limit this far);

@@ -121,7 +121,7 @@ describe('strength (label table, half-open intervals on the unrounded bits)', ()
   it('rejects negative, NaN and infinite bits', () => {
     for (const b of [-1, NaN, Infinity]) assert.throws(() => strength(b), RangeError);
   });
-  it('publishes the DECISIONS.md table', () => {
+  it('publishes the table of docs/decisions.md (Entropy and strength)', () => {
     assert.deepEqual(
       STRENGTH_LEVELS.map((s) => [s.level, s.label, s.minBits, s.maxBits]),
       [

@@ -9,7 +9,7 @@ const ajv = new Ajv2020({ strict: true, allErrors: true });
 const validResponse = ajv.compile(responseSchema);
 const validError = ajv.compile(errorSchema);
 
-describe('generate: response shape (CONTRACT 2.4)', () => {
+describe('generate: response shape (docs/api.md, Endpoints)', () => {
   const inputs = [
     { mode: 'password' },
     { mode: 'password', count: 20, options: { length: 128, includeSymbols: true } },
