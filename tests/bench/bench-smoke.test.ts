@@ -20,12 +20,11 @@ import {
   targetMet,
 } from '../../bench/stats.ts';
 
-
 /** Fill that hands out the given words in order and fails loudly when they run out. */
 function scripted(words: readonly number[]): (buffer: Uint32Array) => void {
   let i = 0;
   return (buffer) => {
-    for (let j = 0; j < buffer.length; j++) buffer[j] = i < words.length ? words[i++]! : 0xdeadbeef;
+    for (let j = 0; j < buffer.length; j++) buffer[j] = i < words.length ? words[i++] : 0xdeadbeef;
   };
 }
 
@@ -90,8 +89,19 @@ Transfer/sec:      9.37MB
 `;
 
   it('reads wrk --latency output', () => {
-    assert.deepEqual(parseWrk(wrkOutput), { requests: 38700, seconds: 3, rps: 12900, p50: 2.4, p99: 0.812, errors: 0, non2xx: 3 });
-    const withErrors = wrkOutput.replace('  Non-2xx', '  Socket errors: connect 1, read 2, write 0, timeout 4\n  Non-2xx');
+    assert.deepEqual(parseWrk(wrkOutput), {
+      requests: 38700,
+      seconds: 3,
+      rps: 12900,
+      p50: 2.4,
+      p99: 0.812,
+      errors: 0,
+      non2xx: 3,
+    });
+    const withErrors = wrkOutput.replace(
+      '  Non-2xx',
+      '  Socket errors: connect 1, read 2, write 0, timeout 4\n  Non-2xx',
+    );
     assert.equal(parseWrk(withErrors).errors, 7);
     assert.throws(() => parseWrk('wrk: unable to connect'), /unexpected wrk output/);
   });
@@ -155,7 +165,7 @@ describe('bench limit (reference generator) on scripted words', () => {
   it('ends a length that is not a multiple of 4 with single bytes below 256 - 256 mod N', () => {
     assert.equal(256 - (256 % 26), 234);
     // One word of four bytes, in memory order: 234 is redrawn, 233 = 8 * 26 + 25 is z, 0 is a.
-    const tail = new Uint32Array(new Uint8Array([234, 233, 0, 1]).buffer)[0]!;
+    const tail = new Uint32Array(new Uint8Array([234, 233, 0, 1]).buffer)[0];
     const ref = createReference(scripted([0, tail]));
     assert.equal(ref.password(LOWER, 6), 'aaaaza');
   });

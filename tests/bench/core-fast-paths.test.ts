@@ -35,7 +35,8 @@ function inputs(): unknown[] {
     for (const wordCount of [4, 6, 8]) {
       for (const separator of separators) {
         for (const capitalize of [false, true]) {
-          for (const addNumber of [false, true]) out.push({ mode: 'passphrase', count, options: { wordCount, separator, capitalize, addNumber } });
+          for (const addNumber of [false, true])
+            out.push({ mode: 'passphrase', count, options: { wordCount, separator, capitalize, addNumber } });
         }
       }
     }
@@ -66,7 +67,10 @@ describe('generateJson', () => {
   });
 
   it('refuses an option set that leaves no pool, as generate() does', () => {
-    const input = { mode: 'password', options: { includeLowercase: false, includeUppercase: false, includeNumbers: false } };
+    const input = {
+      mode: 'password',
+      options: { includeLowercase: false, includeUppercase: false, includeNumbers: false },
+    };
     assert.deepEqual(generateJson(input), { status: 400, json: JSON.stringify(generate(input).body) });
   });
 });

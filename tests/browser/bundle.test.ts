@@ -13,7 +13,11 @@ import { gzipSync } from 'node:zlib';
 import vm from 'node:vm';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ERROR_CASES } from '../helpers/error-cases.ts';
-import { describe as coreDescribe, generate as coreGenerate, generateJson as coreGenerateJson } from '../../lib/core/index.ts';
+import {
+  describe as coreDescribe,
+  generate as coreGenerate,
+  generateJson as coreGenerateJson,
+} from '../../lib/core/index.ts';
 import { LIMITS } from '../helpers/limits.ts';
 import { seededFill, seededRandom } from '../helpers/seeded.ts';
 
@@ -36,8 +40,12 @@ type Sandbox = Record<string, unknown>;
 
 /** A fresh context with only what a page would offer the generator: crypto and window/self
  * (a given crypto, e.g. a seeded one, or none; and optionally a document). */
-function bareContext(withCrypto: boolean | { getRandomValues(b: Uint32Array): Uint32Array } = true, document?: object): { sandbox: Sandbox; run: (code: string) => unknown } {
-  const sandbox: Sandbox = withCrypto === true ? { crypto: globalThis.crypto } : withCrypto === false ? {} : { crypto: withCrypto };
+function bareContext(
+  withCrypto: boolean | { getRandomValues(b: Uint32Array): Uint32Array } = true,
+  document?: object,
+): { sandbox: Sandbox; run: (code: string) => unknown } {
+  const sandbox: Sandbox =
+    withCrypto === true ? { crypto: globalThis.crypto } : withCrypto === false ? {} : { crypto: withCrypto };
   if (document !== undefined) sandbox.document = document;
   sandbox.window = sandbox;
   sandbox.self = sandbox;
@@ -54,7 +62,9 @@ function jsonIn(run: (code: string) => unknown, expression: string): unknown {
   return JSON.parse(run(`JSON.stringify(${expression})`) as string);
 }
 
-const responseSchema = JSON.parse(readFileSync(new URL('../../spec/generate-response.schema.json', import.meta.url), 'utf8'));
+const responseSchema = JSON.parse(
+  readFileSync(new URL('../../spec/generate-response.schema.json', import.meta.url), 'utf8'),
+);
 const validateResponse = new Ajv2020({ strict: true, allErrors: true }).compile(responseSchema);
 
 describe('dist/browser/service-api.js (static)', () => {
@@ -116,8 +126,18 @@ describe('dist/browser/app.js (static)', () => {
 
   it('leaves no tsc intermediate of the page in dist/browser (only the bundle is served)', () => {
     const entries = readdirSync(DIST, { withFileTypes: true });
-    assert.deepEqual(entries.filter((e) => e.isDirectory()).map((e) => e.name), [], 'a module directory is left over');
-    assert.deepEqual(entries.filter((e) => e.name.endsWith('.js')).map((e) => e.name).sort(), ['app.js', 'service-api.js']);
+    assert.deepEqual(
+      entries.filter((e) => e.isDirectory()).map((e) => e.name),
+      [],
+      'a module directory is left over',
+    );
+    assert.deepEqual(
+      entries
+        .filter((e) => e.name.endsWith('.js'))
+        .map((e) => e.name)
+        .sort(),
+      ['app.js', 'service-api.js'],
+    );
   });
 });
 
@@ -127,7 +147,10 @@ describe('window.ServiceAPI in a bare vm context (no require, no process)', () =
 
   before(() => {
     ({ run, sandbox } = bareContext());
-    assert.equal(run('typeof require + typeof process + typeof module + typeof Buffer'), 'undefinedundefinedundefinedundefined');
+    assert.equal(
+      run('typeof require + typeof process + typeof module + typeof Buffer'),
+      'undefinedundefinedundefinedundefined',
+    );
     run(readBundle(BUNDLE));
   });
 
@@ -140,7 +163,10 @@ describe('window.ServiceAPI in a bare vm context (no require, no process)', () =
   for (const mode of ['password', 'passphrase'] as const) {
     it(`returns {ok: true, data} valid against the response schema for mode ${mode}`, () => {
       const batch = LIMITS.count.maximum;
-      const result = jsonIn(run, `ServiceAPI.generate({mode: ${JSON.stringify(mode)}, count: ${batch}})`) as { ok: boolean; data: unknown };
+      const result = jsonIn(run, `ServiceAPI.generate({mode: ${JSON.stringify(mode)}, count: ${batch}})`) as {
+        ok: boolean;
+        data: unknown;
+      };
       assert.equal(result.ok, true);
       assert.ok(validateResponse(result.data), JSON.stringify(validateResponse.errors));
       const data = result.data as { mode: string; results: { value: string }[] };
@@ -151,8 +177,13 @@ describe('window.ServiceAPI in a bare vm context (no require, no process)', () =
   }
 
   it('gives the same entropy and metadata as the core for the same options', () => {
-    const input = { mode: 'password', options: { length: LIMITS.length.minimum, includeSymbols: true, avoidAmbiguous: true } };
-    const result = jsonIn(run, `ServiceAPI.generate(${JSON.stringify(input)})`) as { data: { entropy: unknown; metadata: unknown } };
+    const input = {
+      mode: 'password',
+      options: { length: LIMITS.length.minimum, includeSymbols: true, avoidAmbiguous: true },
+    };
+    const result = jsonIn(run, `ServiceAPI.generate(${JSON.stringify(input)})`) as {
+      data: { entropy: unknown; metadata: unknown };
+    };
     const core = coreGenerate(input);
     assert.equal(core.status, 200);
     if (core.status !== 200) return;
@@ -187,7 +218,10 @@ describe('window.ServiceAPI in a bare vm context (no require, no process)', () =
       '{ mode: "password", options: { length: 2 ** 53 } }',
     ];
     for (const expression of hostile) {
-      const result = jsonIn(run, `(() => { try { return ServiceAPI.generate(${expression}) } catch (e) { return { threw: String(e) } } })()`) as Record<string, unknown>;
+      const result = jsonIn(
+        run,
+        `(() => { try { return ServiceAPI.generate(${expression}) } catch (e) { return { threw: String(e) } } })()`,
+      ) as Record<string, unknown>;
       assert.equal(result.ok, false, `${expression}: ${JSON.stringify(result)}`);
       const error = result.error as { status: number; error: string };
       assert.equal(error.status, 400, expression);
@@ -207,9 +241,15 @@ describe('window.ServiceAPI in a bare vm context (no require, no process)', () =
       r.data.entropy.bits = 1;
     })()`);
     assert.deepEqual(jsonIn(run, 'ServiceAPI.describe()'), JSON.parse(JSON.stringify(coreDescribe())));
-    assert.deepEqual(jsonIn(run, 'ServiceAPI.generate({mode: "passphrase", options: {separator: "comma"}}).error.field'), 'options.separator');
+    assert.deepEqual(
+      jsonIn(run, 'ServiceAPI.generate({mode: "passphrase", options: {separator: "comma"}}).error.field'),
+      'options.separator',
+    );
     assert.deepEqual(jsonIn(run, `ServiceAPI.generate({mode: "password", count: ${tooMany}}).error.field`), 'count');
-    const again = jsonIn(run, 'ServiceAPI.generate({ mode: "password" }).data') as { entropy: unknown; metadata: { classes: unknown[] } };
+    const again = jsonIn(run, 'ServiceAPI.generate({ mode: "password" }).data') as {
+      entropy: unknown;
+      metadata: { classes: unknown[] };
+    };
     const core = coreGenerate({ mode: 'password' });
     assert.equal(core.status, 200);
     if (core.status !== 200) return;
@@ -220,7 +260,10 @@ describe('window.ServiceAPI in a bare vm context (no require, no process)', () =
   });
 
   it('publishes no service floor without a document (0 in describe(), nothing refused for it)', () => {
-    assert.equal((jsonIn(run, 'ServiceAPI.describe()') as { limits: { minEntropyBits: number } }).limits.minEntropyBits, 0);
+    assert.equal(
+      (jsonIn(run, 'ServiceAPI.describe()') as { limits: { minEntropyBits: number } }).limits.minEntropyBits,
+      0,
+    );
     assert.equal(jsonIn(run, 'ServiceAPI.generate({ mode: "passphrase" }).ok'), true);
   });
 
@@ -232,7 +275,10 @@ describe('window.ServiceAPI in a bare vm context (no require, no process)', () =
       error: { error: 'internal error: the generator could not run', status: 500 },
     });
     // Validation needs no randomness, so a bad input still gets its exact 400.
-    assert.deepEqual((jsonIn(bare.run, 'ServiceAPI.generate({ mode: "pin" })') as { error: unknown }).error, ERROR_CASES.find((c) => c.name === 'mode unknown')?.expected);
+    assert.deepEqual(
+      (jsonIn(bare.run, 'ServiceAPI.generate({ mode: "pin" })') as { error: unknown }).error,
+      ERROR_CASES.find((c) => c.name === 'mode unknown')?.expected,
+    );
   });
 });
 
@@ -250,28 +296,64 @@ function seededCrypto(seed: number): { getRandomValues(b: Uint32Array): Uint32Ar
 /** A document whose only element is the page's floor `<meta>`, with this content. */
 function pageWithFloor(content: string): object {
   return {
-    querySelector: (selector: string) => (selector === 'meta[name="min-entropy-bits"]' ? { getAttribute: (name: string) => (name === 'content' ? content : null) } : null),
+    querySelector: (selector: string) =>
+      selector === 'meta[name="min-entropy-bits"]'
+        ? { getAttribute: (name: string) => (name === 'content' ? content : null) }
+        : null,
   };
 }
 
 describe('server and browser give the same body for the same input and seed', () => {
   const inputs: [string, unknown][] = [
-    ['a rule on the rejection sampler', { mode: 'password', options: { length: 16, passwordRules: 'required: upper; required: lower; required: digit; required: special' } }],
-    ['a rule on the exact sampler, a batch', { mode: 'password', count: 5, options: { length: 8, passwordRules: 'required: [a]; required: [b]; required: [c]; allowed: ascii-printable' } }],
-    ['a rule whose passwords hold " and \\', { mode: 'password', count: 3, options: { passwordRules: 'required: ["]; required: [\\]; allowed: [ab]' } }],
-    ['a rule without a length (its own default)', { mode: 'password', options: { passwordRules: 'maxlength: 16; required: lower, upper; required: digit' } }],
-    ['digit separators with a number', { mode: 'passphrase', count: 4, options: { separator: 'digit', capitalize: true, addNumber: true } }],
+    [
+      'a rule on the rejection sampler',
+      {
+        mode: 'password',
+        options: { length: 16, passwordRules: 'required: upper; required: lower; required: digit; required: special' },
+      },
+    ],
+    [
+      'a rule on the exact sampler, a batch',
+      {
+        mode: 'password',
+        count: 5,
+        options: { length: 8, passwordRules: 'required: [a]; required: [b]; required: [c]; allowed: ascii-printable' },
+      },
+    ],
+    [
+      'a rule whose passwords hold " and \\',
+      { mode: 'password', count: 3, options: { passwordRules: 'required: ["]; required: [\\]; allowed: [ab]' } },
+    ],
+    [
+      'a rule without a length (its own default)',
+      { mode: 'password', options: { passwordRules: 'maxlength: 16; required: lower, upper; required: digit' } },
+    ],
+    [
+      'digit separators with a number',
+      { mode: 'passphrase', count: 4, options: { separator: 'digit', capitalize: true, addNumber: true } },
+    ],
     ['symbol separators', { mode: 'passphrase', options: { separator: 'symbol', wordCount: 8 } }],
     ['the classes', { mode: 'password', count: 2, options: { length: 30, includeSymbols: true } }],
     ['a floor the options meet', { mode: 'passphrase', minBits: 51.7, options: { wordCount: 4 } }],
-    ['a floor the options miss', { mode: 'password', minBits: 128, options: { length: 20, passwordRules: 'required: lower, upper; required: digit' } }],
+    [
+      'a floor the options miss',
+      {
+        mode: 'password',
+        minBits: 128,
+        options: { length: 20, passwordRules: 'required: lower, upper; required: digit' },
+      },
+    ],
   ];
   for (const [name, input] of inputs) {
     it(name, () => {
       for (const seed of [1, 2]) {
         const { run } = bareContext(seededCrypto(seed));
         run(readBundle(BUNDLE));
-        const page = jsonIn(run, `ServiceAPI.generate(${JSON.stringify(input)})`) as { ok: boolean; data?: unknown; error?: unknown };
+        const page = jsonIn(run, `ServiceAPI.generate(${JSON.stringify(input)})`) as {
+          ok: boolean;
+          data?: unknown;
+          error?: unknown;
+        };
         // What the server sends: generateJson, the function its POST /generate calls.
         const server = coreGenerateJson(input, seededRandom(seed));
         assert.deepEqual(page.ok ? page.data : page.error, JSON.parse(server.json), `seed ${seed}`);
@@ -284,7 +366,10 @@ describe('server and browser give the same body for the same input and seed', ()
     const values = [1, 2].map((seed) => {
       const { run } = bareContext(seededCrypto(seed));
       run(readBundle(BUNDLE));
-      return jsonIn(run, 'ServiceAPI.generate({ mode: "password", options: { passwordRules: "minlength: 12" } }).data.value');
+      return jsonIn(
+        run,
+        'ServiceAPI.generate({ mode: "password", options: { passwordRules: "minlength: 12" } }).data.value',
+      );
     });
     assert.notEqual(values[0], values[1]);
   });
@@ -294,11 +379,17 @@ describe('the service floor from the page', () => {
   it('is read once from <meta name="min-entropy-bits">: describe() publishes it and generate() applies it, as the core does', () => {
     const { run } = bareContext(seededCrypto(5), pageWithFloor('60'));
     run(readBundle(BUNDLE));
-    assert.deepEqual(jsonIn(run, 'ServiceAPI.describe()'), JSON.parse(JSON.stringify(coreDescribe({ minEntropyBits: 60 }))));
+    assert.deepEqual(
+      jsonIn(run, 'ServiceAPI.describe()'),
+      JSON.parse(JSON.stringify(coreDescribe({ minEntropyBits: 60 }))),
+    );
     const input = { mode: 'passphrase' };
     const refused = jsonIn(run, `ServiceAPI.generate(${JSON.stringify(input)})`);
     assert.deepEqual(refused, { ok: false, error: coreGenerate(input, seededRandom(5), { minEntropyBits: 60 }).body });
-    assert.deepEqual((refused as { error: { error: string } }).error.error, "minBits: these options give 51.70 bits, below this service's minimum of 60 bits");
+    assert.deepEqual(
+      (refused as { error: { error: string } }).error.error,
+      "minBits: these options give 51.70 bits, below this service's minimum of 60 bits",
+    );
     assert.equal(jsonIn(run, 'ServiceAPI.generate({ mode: "passphrase", options: { wordCount: 5 } }).ok'), true);
   });
 
@@ -306,7 +397,11 @@ describe('the service floor from the page', () => {
     for (const content of ['abc', '-5', '1e3', '300', '']) {
       const { run } = bareContext(true, pageWithFloor(content));
       run(readBundle(BUNDLE));
-      assert.equal((jsonIn(run, 'ServiceAPI.describe()') as { limits: { minEntropyBits: number } }).limits.minEntropyBits, 0, content);
+      assert.equal(
+        (jsonIn(run, 'ServiceAPI.describe()') as { limits: { minEntropyBits: number } }).limits.minEntropyBits,
+        0,
+        content,
+      );
     }
   });
 });

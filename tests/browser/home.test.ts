@@ -23,20 +23,36 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ERROR_CASES } from '../helpers/error-cases.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
-import { generate as coreGenerate, generateJson as coreGenerateJson, passphraseBits, type GenerateSettings } from '../../lib/core/index.ts';
+import {
+  generate as coreGenerate,
+  generateJson as coreGenerateJson,
+  passphraseBits,
+  type GenerateSettings,
+} from '../../lib/core/index.ts';
 import { LIMITS } from '../helpers/limits.ts';
 import { readRule, violation } from '../helpers/rules-checker.ts';
 import { seededFill, seededRandom } from '../helpers/seeded.ts';
 
 /** CHROMIUM_PATH only exists so the skip path can be exercised; Debian's is the default. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const OUTPUT = new URL('../../.test-output/', import.meta.url);
 /** Waits for the page: only a failure takes long, so sized for Chromium on a loaded machine
  * (Playwright's own default is 30 s too). */
 const READY_MS = 30_000;
 
-const responseSchema = JSON.parse(readFileSync(new URL('../../spec/generate-response.schema.json', import.meta.url), 'utf8'));
+const responseSchema = JSON.parse(
+  readFileSync(new URL('../../spec/generate-response.schema.json', import.meta.url), 'utf8'),
+);
 const validateResponse = new Ajv2020({ strict: true, allErrors: true }).compile(responseSchema);
 
 /** The bits the API gives for `input`, as the page shows them. */
@@ -51,7 +67,7 @@ function apiBits(input: unknown): string {
 function apiError(input: unknown, settings: GenerateSettings = {}): { error: string; field?: string } {
   const outcome = coreGenerate(input, undefined, settings);
   assert.equal(outcome.status, 400, `expected ${JSON.stringify(input)} to be rejected`);
-  return outcome.body as { error: string; field?: string };
+  return outcome.body;
 }
 
 interface Watched {
@@ -72,7 +88,9 @@ if (!existsSync(CHROMIUM)) {
     it('needs chromium', (t) => {
       const why = `chromium not installed: ${CHROMIUM} is missing (apt-get install chromium; .ci/run does it)`;
       if (process.env.CI === 'true') assert.fail(`${why}. In CI the browser tests must run, not skip.`);
-      process.stderr.write(`\n!!! WARNING: tests/browser/home.test.ts SKIPPED: ${why}. The page and ServiceAPI were NOT tested in a browser. !!!\n\n`);
+      process.stderr.write(
+        `\n!!! WARNING: tests/browser/home.test.ts SKIPPED: ${why}. The page and ServiceAPI were NOT tested in a browser. !!!\n\n`,
+      );
       t.skip(why);
     });
   });
@@ -92,7 +110,9 @@ if (!existsSync(CHROMIUM)) {
     });
 
     /** A fresh context and page that record console errors, page errors and CSP violations. */
-    async function open(options: { width?: number; height?: number; colorScheme?: 'light' | 'dark'; initScript?: string } = {}): Promise<Watched> {
+    async function open(
+      options: { width?: number; height?: number; colorScheme?: 'light' | 'dark'; initScript?: string } = {},
+    ): Promise<Watched> {
       const context = await browser.newContext({
         viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
         colorScheme: options.colorScheme ?? 'light',
@@ -144,7 +164,12 @@ if (!existsSync(CHROMIUM)) {
     it('has a live CSP: a fetch from the page is blocked and reported (so "zero violations" means something)', async () => {
       const w = await open();
       await load(w);
-      const outcome = await w.page.evaluate(() => fetch('/health').then(() => 'fetched', () => 'blocked'));
+      const outcome = await w.page.evaluate(() =>
+        fetch('/health').then(
+          () => 'fetched',
+          () => 'blocked',
+        ),
+      );
       assert.equal(outcome, 'blocked');
       await w.page.waitForFunction(() => (window.__cspViolations ?? []).length > 0);
       assert.match((await w.violations()).join('\n'), /connect-src/);
@@ -167,13 +192,32 @@ if (!existsSync(CHROMIUM)) {
         const w = shared;
         for (const input of [
           { mode: 'password' },
-          { mode: 'password', count: LIMITS.count.maximum, options: { length: LIMITS.length.maximum, includeSymbols: true, avoidAmbiguous: true, excludedCharacters: 'xyz' } },
+          {
+            mode: 'password',
+            count: LIMITS.count.maximum,
+            options: {
+              length: LIMITS.length.maximum,
+              includeSymbols: true,
+              avoidAmbiguous: true,
+              excludedCharacters: 'xyz',
+            },
+          },
           { mode: 'passphrase' },
-          { mode: 'passphrase', count: LIMITS.count.maximum, options: { wordCount: LIMITS.wordCount.maximum, separator: 'space', capitalize: true, addNumber: true } },
+          {
+            mode: 'passphrase',
+            count: LIMITS.count.maximum,
+            options: { wordCount: LIMITS.wordCount.maximum, separator: 'space', capitalize: true, addNumber: true },
+          },
         ]) {
-          const result = (await w.page.evaluate((i) => window.ServiceAPI!.generate(i), input)) as { ok: boolean; data: { mode: string; count: number } };
+          const result = (await w.page.evaluate((i) => window.ServiceAPI!.generate(i), input)) as {
+            ok: boolean;
+            data: { mode: string; count: number };
+          };
           assert.equal(result.ok, true, JSON.stringify(result));
-          assert.ok(validateResponse(result.data), `${JSON.stringify(input)}: ${JSON.stringify(validateResponse.errors)}`);
+          assert.ok(
+            validateResponse(result.data),
+            `${JSON.stringify(input)}: ${JSON.stringify(validateResponse.errors)}`,
+          );
           assert.equal(result.data.mode, input.mode);
           assert.equal(result.data.count, input.count ?? 1);
         }
@@ -203,7 +247,22 @@ if (!existsSync(CHROMIUM)) {
         const w = shared;
         const d = (await w.page.evaluate(() => window.ServiceAPI!.describe())) as {
           request: { count: { minimum: number; maximum: number; default: number } };
-          modes: Record<string, { options: Record<string, { type: string; minimum?: number; maximum?: number; maxLength?: number; default: unknown; enum?: string[] }> }>;
+          modes: Record<
+            string,
+            {
+              options: Record<
+                string,
+                {
+                  type: string;
+                  minimum?: number;
+                  maximum?: number;
+                  maxLength?: number;
+                  default: unknown;
+                  enum?: string[];
+                }
+              >;
+            }
+          >;
         };
         const attr = (selector: string, name: string) => w.page.locator(selector).getAttribute(name);
         for (const [mode, { options }] of Object.entries(d.modes)) {
@@ -211,14 +270,22 @@ if (!existsSync(CHROMIUM)) {
           for (const [name, spec] of Object.entries(options)) {
             const id = `#opt-${mode}-${name}`;
             if (spec.enum) {
-              for (const value of spec.enum) assert.equal(await w.page.locator(`${id}-${value}`).count(), 1, `${mode}.${name}=${value}`);
-              assert.equal(await w.page.locator(`${id}-${String(spec.default)}`).isChecked(), true, `${mode}.${name} default`);
+              for (const value of spec.enum)
+                assert.equal(await w.page.locator(`${id}-${value}`).count(), 1, `${mode}.${name}=${value}`);
+              assert.equal(
+                await w.page.locator(`${id}-${String(spec.default)}`).isChecked(),
+                true,
+                `${mode}.${name} default`,
+              );
             } else if (spec.type === 'integer') {
               assert.equal(await attr(id, 'min'), String(spec.minimum), `${mode}.${name} min`);
               assert.equal(await attr(id, 'max'), String(spec.maximum), `${mode}.${name} max`);
               assert.equal(await w.page.locator(id).inputValue(), String(spec.default), `${mode}.${name} default`);
               // The bounds are also written out for people.
-              assert.match((await w.page.locator(`${id}-bounds`).textContent()) ?? '', new RegExp(`^${spec.minimum} to ${spec.maximum}\\b`));
+              assert.match(
+                (await w.page.locator(`${id}-bounds`).textContent()) ?? '',
+                new RegExp(`^${spec.minimum} to ${spec.maximum}\\b`),
+              );
             } else if (spec.type === 'boolean') {
               assert.equal(await w.page.locator(id).isChecked(), spec.default, `${mode}.${name} default`);
             } else {
@@ -235,16 +302,20 @@ if (!existsSync(CHROMIUM)) {
 
       it('draws the meter and the label table from the label rows of describe()', async () => {
         const w = shared;
-        const { entropy } = (await w.page.evaluate(() => window.ServiceAPI!.describe())) as { entropy: { labels: { level: number; label: string }[] } };
+        const { entropy } = (await w.page.evaluate(() => window.ServiceAPI!.describe())) as {
+          entropy: { labels: { level: number; label: string }[] };
+        };
         const levels = entropy.labels.map((row) => row.level);
         assert.ok(levels.length > 1, 'describe() lists the levels');
         const meter = w.page.locator('#meter');
         assert.equal(await meter.getAttribute('aria-valuemin'), String(Math.min(...levels)));
         assert.equal(await meter.getAttribute('aria-valuemax'), String(Math.max(...levels)));
         assert.equal(await meter.locator('.seg').count(), levels.length);
-        assert.deepEqual(await w.page.locator('#levels tbody .level-name').allTextContents(), entropy.labels.map((row) => row.label));
+        assert.deepEqual(
+          await w.page.locator('#levels tbody .level-name').allTextContents(),
+          entropy.labels.map((row) => row.label),
+        );
       });
-
     });
 
     it('generates, copies and shows inline errors through the UI without a single network request', async () => {
@@ -258,7 +329,7 @@ if (!existsSync(CHROMIUM)) {
 
       const { count, length, wordCount } = LIMITS;
       // First result on load: the default password.
-      let shown = await values();
+      const shown = await values();
       assert.equal(shown.length, count.default);
       assert.equal(shown[0].length, length.default);
       assert.equal(await page.locator('#bits').textContent(), apiBits({ mode: 'password' }));
@@ -276,10 +347,16 @@ if (!existsSync(CHROMIUM)) {
 
       // The meter and the table show the API's own entropy for these options.
       const options = { wordCount: words, separator: 'dot', capitalize: true, addNumber: true };
-      const expected = (await page.evaluate((o) => window.ServiceAPI!.generate({ mode: 'passphrase', options: o }), options)) as { ok: true; data: { entropy: { bits: number; label: string } } };
+      const expected = (await page.evaluate(
+        (o) => window.ServiceAPI!.generate({ mode: 'passphrase', options: o }),
+        options,
+      )) as { ok: true; data: { entropy: { bits: number; label: string } } };
       assert.equal(await page.locator('#bits').textContent(), expected.data.entropy.bits.toFixed(2));
       assert.equal(await page.locator('#strength-label').textContent(), expected.data.entropy.label);
-      assert.equal(await page.locator('#levels tr[aria-current="true"] .level-name').textContent(), expected.data.entropy.label);
+      assert.equal(
+        await page.locator('#levels tr[aria-current="true"] .level-name').textContent(),
+        expected.data.entropy.label,
+      );
       // The page writes the number's share itself (describe() does not give it): it must be the API's.
       const numberBits = passphraseBits(LIMITS.wordlist.size, 0, true).toFixed(2);
       const explained = (await page.locator('#strength-explain').textContent()) ?? '';
@@ -331,14 +408,21 @@ if (!existsSync(CHROMIUM)) {
 
       // A non-integer length: the integer message, not a silent rounding.
       await page.locator('#opt-password-length').fill('12.5');
-      assert.equal(await page.locator('#error-password-options-length').textContent(), apiError({ mode: 'password', options: { length: 12.5 } }).error);
+      assert.equal(
+        await page.locator('#error-password-options-length').textContent(),
+        apiError({ mode: 'password', options: { length: 12.5 } }).error,
+      );
       const chars = 16;
       await page.locator('#opt-password-length').fill(String(chars));
       assert.equal((await values())[0].length, chars);
 
       // No class enabled: the API names `options`; the message sits on the class fieldset.
-      for (const name of ['includeLowercase', 'includeUppercase', 'includeNumbers']) await page.locator(`label[for="opt-password-${name}"]`).click();
-      const noClass = apiError({ mode: 'password', options: { includeLowercase: false, includeUppercase: false, includeNumbers: false } });
+      for (const name of ['includeLowercase', 'includeUppercase', 'includeNumbers'])
+        await page.locator(`label[for="opt-password-${name}"]`).click();
+      const noClass = apiError({
+        mode: 'password',
+        options: { includeLowercase: false, includeUppercase: false, includeNumbers: false },
+      });
       assert.equal(noClass.field, 'options');
       assert.equal(await page.locator('#error-password-options').textContent(), noClass.error);
       assert.equal(await page.locator('#opt-password-includeSymbols').getAttribute('aria-invalid'), 'true');
@@ -348,7 +432,10 @@ if (!existsSync(CHROMIUM)) {
 
       // A count out of range, then Enter in the field generates once it is fixed.
       await page.locator('#count').fill(String(count.maximum + 1));
-      assert.equal(await page.locator('#error-count').textContent(), apiError({ mode: 'password', count: count.maximum + 1 }).error);
+      assert.equal(
+        await page.locator('#error-count').textContent(),
+        apiError({ mode: 'password', count: count.maximum + 1 }).error,
+      );
       await page.locator('#count').fill('3');
       await page.locator('#count').press('Enter');
       assert.equal((await values()).length, 3);
@@ -368,7 +455,13 @@ if (!existsSync(CHROMIUM)) {
       const values = () => page.locator('#results li .value').allTextContents();
       const box = page.locator('#opt-password-passwordRules');
       const read = page.locator('#opt-password-passwordRules-read');
-      const classBoxes = ['includeLowercase', 'includeUppercase', 'includeNumbers', 'includeSymbols', 'avoidAmbiguous'].map((n) => page.locator(`#opt-password-${n}`));
+      const classBoxes = [
+        'includeLowercase',
+        'includeUppercase',
+        'includeNumbers',
+        'includeSymbols',
+        'avoidAmbiguous',
+      ].map((n) => page.locator(`#opt-password-${n}`));
       assert.equal(await read.isHidden(), true, 'nothing read back without rules');
 
       const rule = 'minlength: 12; maxlength: 16; required: lower; required: upper; required: digit; allowed: [-_]';
@@ -379,12 +472,18 @@ if (!existsSync(CHROMIUM)) {
       assert.equal(expected.status, 200);
       const canonical = (expected.body as { metadata: { passwordRules: string } }).metadata.passwordRules;
       assert.equal(await read.isVisible(), true);
-      assert.ok(((await read.textContent()) ?? '').includes(canonical), `${await read.textContent()} lacks ${canonical}`);
+      assert.ok(
+        ((await read.textContent()) ?? '').includes(canonical),
+        `${await read.textContent()} lacks ${canonical}`,
+      );
       const [value] = await values();
       assert.equal(value.length, 16);
       assert.equal(violation(readRule(rule), value), null, value);
       assert.equal(await page.locator('#bits').textContent(), apiBits(input));
-      assert.match((await page.locator('#strength-explain').textContent()) ?? '', /^16 characters from the 64 the site rules allow/);
+      assert.match(
+        (await page.locator('#strength-explain').textContent()) ?? '',
+        /^16 characters from the 64 the site rules allow/,
+      );
       // The options the rules replace are off (and say why), and not sent: the curl line is the request.
       for (const c of [...classBoxes, page.locator('#opt-password-excludedCharacters')]) {
         assert.equal(await c.isDisabled(), true);
@@ -403,7 +502,10 @@ if (!existsSync(CHROMIUM)) {
       // A length outside the rule's bounds: next to the length.
       await box.fill(rule);
       await page.locator('#opt-password-length').fill('20');
-      assert.equal(await page.locator('#error-password-options-length').textContent(), apiError({ mode: 'password', options: { length: 20, passwordRules: rule } }).error);
+      assert.equal(
+        await page.locator('#error-password-options-length').textContent(),
+        apiError({ mode: 'password', options: { length: 20, passwordRules: rule } }).error,
+      );
       // Emptied, the box sends nothing and the classes are back.
       await page.locator('#opt-password-length').fill('16');
       await box.fill('');
@@ -425,14 +527,29 @@ if (!existsSync(CHROMIUM)) {
       await page.locator('label[for="mode-passphrase"]').click();
       await page.locator('label[for="opt-passphrase-separator-digit"]').click();
       assert.match((await page.locator('#results li .value').allTextContents())[0], /^[a-z]+(\d[a-z]+){3}$/);
-      const digits = { mode: 'passphrase', options: { wordCount: 4, separator: 'digit', capitalize: false, addNumber: false } };
+      const digits = {
+        mode: 'passphrase',
+        options: { wordCount: 4, separator: 'digit', capitalize: false, addNumber: false },
+      };
       assert.equal(await page.locator('#bits').textContent(), apiBits(digits));
-      assert.match((await page.locator('#strength-explain').textContent()) ?? '', /a separator drawn from 10 in each of the 3 gaps \(3\.32 bits each\)/);
+      assert.match(
+        (await page.locator('#strength-explain').textContent()) ?? '',
+        /a separator drawn from 10 in each of the 3 gaps \(3\.32 bits each\)/,
+      );
       await page.locator('label[for="opt-passphrase-separator-symbol"]').click();
       await page.locator('label[for="opt-passphrase-addNumber"]').click();
-      assert.match((await page.locator('#results li .value').allTextContents())[0], /^[a-z]+([^a-z0-9][a-z]+){3}[^a-z0-9]\d\d$/);
-      assert.equal(await page.locator('#bits').textContent(), apiBits({ mode: 'passphrase', options: { separator: 'symbol', addNumber: true } }));
-      assert.match((await page.locator('#strength-explain').textContent()) ?? '', /drawn from 23 in each of the 4 gaps \(4\.52 bits each\)/);
+      assert.match(
+        (await page.locator('#results li .value').allTextContents())[0],
+        /^[a-z]+([^a-z0-9][a-z]+){3}[^a-z0-9]\d\d$/,
+      );
+      assert.equal(
+        await page.locator('#bits').textContent(),
+        apiBits({ mode: 'passphrase', options: { separator: 'symbol', addNumber: true } }),
+      );
+      assert.match(
+        (await page.locator('#strength-explain').textContent()) ?? '',
+        /drawn from 23 in each of the 4 gaps \(4\.52 bits each\)/,
+      );
       assert.deepEqual(w.consoleProblems, []);
       await w.context.close();
     });
@@ -446,8 +563,28 @@ if (!existsSync(CHROMIUM)) {
       const w = await open({ initScript });
       await load(w);
       for (const [seed, input] of [
-        [1, { mode: 'password', count: 3, options: { length: 16, passwordRules: 'required: upper; required: lower; required: digit; required: special' } }],
-        [2, { mode: 'password', count: 2, options: { length: 8, passwordRules: 'required: [a]; required: [b]; required: [c]; allowed: ascii-printable' } }],
+        [
+          1,
+          {
+            mode: 'password',
+            count: 3,
+            options: {
+              length: 16,
+              passwordRules: 'required: upper; required: lower; required: digit; required: special',
+            },
+          },
+        ],
+        [
+          2,
+          {
+            mode: 'password',
+            count: 2,
+            options: {
+              length: 8,
+              passwordRules: 'required: [a]; required: [b]; required: [c]; allowed: ascii-printable',
+            },
+          },
+        ],
         [3, { mode: 'passphrase', count: 2, options: { separator: 'symbol', addNumber: true } }],
       ] as const) {
         const fromPage = await w.page.evaluate(
@@ -498,7 +635,10 @@ if (!existsSync(CHROMIUM)) {
         const described = await page.evaluate(() => window.ServiceAPI!.describe());
         assert.deepEqual(described, (await (await fetch(`${floored.url}/generate`)).json()) as unknown);
         assert.equal((described as { limits: { minEntropyBits: number } }).limits.minEntropyBits, 60);
-        assert.deepEqual(await page.evaluate(() => window.ServiceAPI!.generate({ mode: 'passphrase' })), { ok: false, error: apiError({ mode: 'passphrase' }, FLOOR) });
+        assert.deepEqual(await page.evaluate(() => window.ServiceAPI!.generate({ mode: 'passphrase' })), {
+          ok: false,
+          error: apiError({ mode: 'passphrase' }, FLOOR),
+        });
         const note = page.locator('#floor-note');
         assert.equal(await note.isVisible(), true);
         assert.match((await note.textContent()) ?? '', /under 60 bits/);
@@ -507,11 +647,21 @@ if (!existsSync(CHROMIUM)) {
         let lowest = LIMITS.length.minimum;
         while (belowFloor({ mode: 'password', options: { length: lowest } })) lowest++;
         assert.ok(lowest > LIMITS.length.minimum, 'the floor cuts some lengths off');
-        for (const selector of ['#opt-password-length', '.range-field input[type="range"]']) assert.equal(await page.locator(selector).first().getAttribute('min'), String(lowest), selector);
-        assert.match((await page.locator('#opt-password-length-bounds').textContent()) ?? '', new RegExp(`at least ${lowest} for the minimum entropy`));
+        for (const selector of ['#opt-password-length', '.range-field input[type="range"]'])
+          assert.equal(await page.locator(selector).first().getAttribute('min'), String(lowest), selector);
+        assert.match(
+          (await page.locator('#opt-password-length-bounds').textContent()) ?? '',
+          new RegExp(`at least ${lowest} for the minimum entropy`),
+        );
         // At that length, each class checkbox is off exactly when flipping it would fall below.
         await page.locator('#opt-password-length').fill(String(lowest));
-        const defaults = { includeLowercase: true, includeUppercase: true, includeNumbers: true, includeSymbols: false, avoidAmbiguous: false };
+        const defaults = {
+          includeLowercase: true,
+          includeUppercase: true,
+          includeNumbers: true,
+          includeSymbols: false,
+          avoidAmbiguous: false,
+        };
         let turnedOff = 0;
         for (const [name, value] of Object.entries(defaults)) {
           const off = belowFloor({ mode: 'password', options: { length: lowest, ...defaults, [name]: !value } });
@@ -525,9 +675,13 @@ if (!existsSync(CHROMIUM)) {
         // Passphrase: the default falls below. The API's message shows, and nothing is off.
         await page.locator('label[for="mode-passphrase"]').click();
         const passphrase = { wordCount: 4, separator: 'hyphen', capitalize: false, addNumber: false };
-        assert.equal(await page.locator('#error-minBits').textContent(), apiError({ mode: 'passphrase', options: passphrase }, FLOOR).error);
+        assert.equal(
+          await page.locator('#error-minBits').textContent(),
+          apiError({ mode: 'passphrase', options: passphrase }, FLOOR).error,
+        );
         assert.equal(await page.locator('#results li').count(), 0);
-        for (const s of ['hyphen', 'underscore', 'dot', 'space', 'digit', 'symbol']) assert.equal(await page.locator(`#opt-passphrase-separator-${s}`).isDisabled(), false, s);
+        for (const s of ['hyphen', 'underscore', 'dot', 'space', 'digit', 'symbol'])
+          assert.equal(await page.locator(`#opt-passphrase-separator-${s}`).isDisabled(), false, s);
         // A digit in each gap meets the floor: now the fixed separators are the ones below it.
         await page.locator('label[for="opt-passphrase-separator-digit"]').click();
         assert.equal(await page.locator('#error-minBits').isHidden(), true);
@@ -546,7 +700,9 @@ if (!existsSync(CHROMIUM)) {
 
     it('falls back to selecting the text when the clipboard API is unavailable', async () => {
       // As source text: tsx would wrap a named getter in __name(), which the page lacks.
-      const w = await open({ initScript: "Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined });" });
+      const w = await open({
+        initScript: "Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined });",
+      });
       await load(w);
       await w.page.locator('#results li .copy').first().click();
       await w.page.locator('#copy-hint').waitFor({ state: 'visible', timeout: READY_MS });
@@ -566,7 +722,11 @@ if (!existsSync(CHROMIUM)) {
               .filter((el) => {
                 const e = el as HTMLInputElement;
                 if (e.closest('[hidden]')) return false;
-                const named = (e.labels?.length ?? 0) > 0 || e.getAttribute('aria-label') || e.getAttribute('aria-labelledby') || (e.tagName === 'BUTTON' && e.textContent?.trim());
+                const named =
+                  (e.labels?.length ?? 0) > 0 ||
+                  e.getAttribute('aria-label') ||
+                  e.getAttribute('aria-labelledby') ||
+                  (e.tagName === 'BUTTON' && e.textContent?.trim());
                 return !named;
               })
               .map((el) => el.outerHTML.slice(0, 80)),
@@ -574,7 +734,9 @@ if (!existsSync(CHROMIUM)) {
           assert.deepEqual(unlabelled, [], `${state}: controls without a label`);
           // tsx (esbuild keepNames) wraps named inner functions in __name(); give the page a
           // no-op one so the function's source runs as written.
-          const failures = (await w.page.evaluate(`(() => { const __name = (f) => f; return (${contrastFailures.toString()})(); })()`)) as string[];
+          const failures = await w.page.evaluate<string[]>(
+            `(() => { const __name = (f) => f; return (${contrastFailures.toString()})(); })()`,
+          );
           assert.deepEqual(failures, [], `${state}: text below WCAG AA contrast`);
         };
         await check('password');
@@ -623,7 +785,10 @@ function contrastFailures(): string[] {
   const parse = (c: string): RGBA => {
     const m = /rgba?\(([^)]+)\)/.exec(c);
     if (!m) return [0, 0, 0, 0];
-    const p = m[1].split(/[\s,/]+/).filter(Boolean).map(Number);
+    const p = m[1]
+      .split(/[\s,/]+/)
+      .filter(Boolean)
+      .map(Number);
     return [p[0], p[1], p[2], p[3] ?? 1];
   };
   const over = (top: RGBA, bottom: RGBA): RGBA => {
@@ -670,7 +835,10 @@ function contrastFailures(): string[] {
     const size = parseFloat(style.fontSize);
     const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
     const need = large ? 3 : 4.5;
-    if (ratio < need) failures.push(`${ratio.toFixed(2)} < ${need}: <${el.tagName.toLowerCase()} class="${el.className}"> "${node.textContent.trim().slice(0, 30)}" ${style.color} on rgb(${bg.slice(0, 3).map(Math.round).join(',')})`);
+    if (ratio < need)
+      failures.push(
+        `${ratio.toFixed(2)} < ${need}: <${el.tagName.toLowerCase()} class="${el.className}"> "${node.textContent.trim().slice(0, 30)}" ${style.color} on rgb(${bg.slice(0, 3).map(Math.round).join(',')})`,
+      );
   }
   return failures;
 }

@@ -18,6 +18,9 @@ describe('BoundedCache', () => {
       cache.getOrMake(i, i, (x) => x * 2);
       assert.ok(cache.size <= 3);
     }
-    assert.equal(cache.getOrMake(9, 0, () => -1), 18);
+    assert.equal(
+      cache.getOrMake(9, 0, () => -1),
+      18,
+    );
   });
 });

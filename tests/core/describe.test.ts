@@ -5,9 +5,11 @@ import { requestSchema } from '../../lib/generated/schema.generated.ts';
 import { STRENGTH_LEVELS } from '../../lib/core/entropy.ts';
 
 type Json = Record<string, any>;
+/** describe() typed for walking: its document's values are read as `any` and checked by asserts. */
+const described = (...args: Parameters<typeof describe>): Json => describe(...args);
 
 suite('describe()', () => {
-  const d = describe() as Json;
+  const d: Json = describe();
 
   it('lists every option of both modes with the schema type, default, bounds and enum', () => {
     for (const [mode, def] of [
@@ -42,7 +44,12 @@ suite('describe()', () => {
   it('publishes the character sets, the ambiguous set and the wordlist with its credit', () => {
     assert.deepEqual(
       d.modes.password.characterClasses.map((c: Json) => [c.name, c.size]),
-      [['lowercase', 26], ['uppercase', 26], ['numbers', 10], ['symbols', 23]],
+      [
+        ['lowercase', 26],
+        ['uppercase', 26],
+        ['numbers', 10],
+        ['symbols', 23],
+      ],
     );
     assert.equal(d.modes.password.characterClasses[3].characters, '!@#$%^&*()-_=+[]{};:,.?');
     assert.equal(d.modes.password.ambiguousCharacters, '0O1Il5S8B');
@@ -69,7 +76,14 @@ suite('describe()', () => {
     assert.deepEqual(rules.lengths, { minimum: 8, maximum: 128, default: 24 });
     assert.equal(rules.maxRequiredSets, 8);
     assert.deepEqual(rules.identifiers, ['upper', 'lower', 'digit', 'special', 'ascii-printable', 'unicode']);
-    assert.deepEqual(rules.exclusiveWith, ['includeLowercase', 'includeUppercase', 'includeNumbers', 'includeSymbols', 'avoidAmbiguous', 'excludedCharacters']);
+    assert.deepEqual(rules.exclusiveWith, [
+      'includeLowercase',
+      'includeUppercase',
+      'includeNumbers',
+      'includeSymbols',
+      'avoidAmbiguous',
+      'excludedCharacters',
+    ]);
     assert.deepEqual(d.modes.password.options.passwordRules, {
       type: 'string',
       maxLength: 1024,
@@ -80,25 +94,35 @@ suite('describe()', () => {
   it('describes minBits and publishes the service floor (0 by default, else the setting)', () => {
     assert.deepEqual(d.request.minBits, { ...requestSchema.properties.minBits });
     assert.equal(d.limits.minEntropyBits, 0);
-    assert.equal((describe({ minEntropyBits: 64 }) as Json).limits.minEntropyBits, 64);
+    assert.equal(described({ minEntropyBits: 64 }).limits.minEntropyBits, 64);
     assert.match(d.entropy.floor, /higher of its minBits and limits\.minEntropyBits/);
   });
 
   it('publishes the label table', () => {
-    assert.deepEqual(d.entropy.labels, STRENGTH_LEVELS.map((s) => ({ ...s })));
+    assert.deepEqual(
+      d.entropy.labels,
+      STRENGTH_LEVELS.map((s) => ({ ...s })),
+    );
   });
 
   it('states the configured rate limit, 20 per minute by default', () => {
     assert.equal(d.limits.rateLimit.requestsPerMinute, 20);
-    assert.equal((describe({ rateLimitPerMinute: 600 }) as Json).limits.rateLimit.requestsPerMinute, 600);
+    assert.equal(described({ rateLimitPerMinute: 600 }).limits.rateLimit.requestsPerMinute, 600);
   });
 
   it('is plain JSON (round-trips unchanged) and a fresh object per call', () => {
     assert.deepEqual(JSON.parse(JSON.stringify(d)), d);
-    const a = describe() as Json;
+    const a: Json = describe();
     a.limits.bodyBytes = 1;
     a.modes.passphrase.options.separator.enum.push('tab');
-    assert.equal((describe() as Json).limits.bodyBytes, 16384);
-    assert.deepEqual(requestSchema.$defs.PassphraseOptions.properties.separator.enum, ['hyphen', 'underscore', 'dot', 'space', 'digit', 'symbol']);
+    assert.equal(described().limits.bodyBytes, 16384);
+    assert.deepEqual(requestSchema.$defs.PassphraseOptions.properties.separator.enum, [
+      'hyphen',
+      'underscore',
+      'dot',
+      'space',
+      'digit',
+      'symbol',
+    ]);
   });
 });

@@ -15,16 +15,22 @@ function values(input: unknown, random = seededRandom(42)): string[] {
 describe('passphrases', () => {
   it('gives the same output for the same seed (vectors, re-pinned for 31-bit draws)', () => {
     assert.deepEqual(values({ mode: 'passphrase' }), ['protozoan-casino-vacate-wing']);
-    assert.deepEqual(values({ mode: 'passphrase', count: 2, options: { wordCount: 6, separator: 'space', capitalize: true, addNumber: true } }), [
-      'Protozoan Casino Vacate Wing Crawfish Anger 47',
-      'Bundle Serpent Brush Eclair Reawake Mobster 37',
-    ]);
+    assert.deepEqual(
+      values({
+        mode: 'passphrase',
+        count: 2,
+        options: { wordCount: 6, separator: 'space', capitalize: true, addNumber: true },
+      }),
+      ['Protozoan Casino Vacate Wing Crawfish Anger 47', 'Bundle Serpent Brush Eclair Reawake Mobster 37'],
+    );
   });
 
   it('draws each word from the low 31 bits of a word, below 2^31 - 2^31 mod 7772', () => {
     const limit = 2 ** 31 - (2 ** 31 % 7772);
     const random = createRandom(scriptedFill([limit, 2 ** 31 + 3, limit - 1, 2 ** 31 - 1, 0, 7772 + 5]), 6);
-    assert.deepEqual(values({ mode: 'passphrase' }, random), [`${WORDLIST[3]}-${WORDLIST[7771]}-${WORDLIST[0]}-${WORDLIST[5]}`]);
+    assert.deepEqual(values({ mode: 'passphrase' }, random), [
+      `${WORDLIST[3]}-${WORDLIST[7771]}-${WORDLIST[0]}-${WORDLIST[5]}`,
+    ]);
   });
 
   it('gives a batch the draws of one passphrase after another, with or without the number', () => {
@@ -54,7 +60,11 @@ describe('passphrases', () => {
   }
 
   it('capitalises the first letter of every word and appends separator + two digits', () => {
-    for (const v of values({ mode: 'passphrase', count: 20, options: { capitalize: true, addNumber: true, separator: 'dot' } })) {
+    for (const v of values({
+      mode: 'passphrase',
+      count: 20,
+      options: { capitalize: true, addNumber: true, separator: 'dot' },
+    })) {
       const parts = v.split('.');
       assert.equal(parts.length, 5);
       assert.match(parts[4], /^\d\d$/);
@@ -66,11 +76,18 @@ describe('passphrases', () => {
   });
 
   it('draws a separator per gap with digit and symbol: seeded vectors (the words are those of the hyphen vector: words first, then gaps, then the number)', () => {
-    assert.deepEqual(values({ mode: 'passphrase', count: 2, options: { separator: 'digit' } }), ['protozoan9casino2vacate7wing', 'bundle0serpent5brush7eclair']);
-    assert.deepEqual(values({ mode: 'passphrase', count: 2, options: { separator: 'symbol', wordCount: 6, capitalize: true, addNumber: true } }), [
-      'Protozoan-Casino(Vacate!Wing{Crawfish@Anger{55',
-      'Elsewhere[Risk^Democracy.Upper*Salvation+Sensuous@24',
+    assert.deepEqual(values({ mode: 'passphrase', count: 2, options: { separator: 'digit' } }), [
+      'protozoan9casino2vacate7wing',
+      'bundle0serpent5brush7eclair',
     ]);
+    assert.deepEqual(
+      values({
+        mode: 'passphrase',
+        count: 2,
+        options: { separator: 'symbol', wordCount: 6, capitalize: true, addNumber: true },
+      }),
+      ['Protozoan-Casino(Vacate!Wing{Crawfish@Anger{55', 'Elsewhere[Risk^Democracy.Upper*Salvation+Sensuous@24'],
+    );
   });
 
   it('maps the draws directly: words, then one draw below |set| per gap, then the number', () => {
@@ -80,7 +97,9 @@ describe('passphrases', () => {
       `${WORDLIST[0]}9${WORDLIST[7771]}0${WORDLIST[1]}3${WORDLIST[2]}507`,
     ]);
     const symbols = createRandom(scriptedFill([5, 6, 7, 8, 22, 0, 11]), 7);
-    assert.deepEqual(values({ mode: 'passphrase', options: { separator: 'symbol' } }, symbols), [`${WORDLIST[5]}?${WORDLIST[6]}!${WORDLIST[7]}_${WORDLIST[8]}`]);
+    assert.deepEqual(values({ mode: 'passphrase', options: { separator: 'symbol' } }, symbols), [
+      `${WORDLIST[5]}?${WORDLIST[6]}!${WORDLIST[7]}_${WORDLIST[8]}`,
+    ]);
   });
 
   for (const [name, set] of Object.entries(RANDOM_SEPARATORS)) {
@@ -114,7 +133,11 @@ describe('passphrases', () => {
           if (r.status !== 200) return;
           const gaps = wordCount - 1 + (addNumber ? 1 : 0);
           const count = 7772n ** BigInt(wordCount) * BigInt(set.length) ** BigInt(gaps) * (addNumber ? 100n : 1n);
-          assert.equal(r.body.entropy.bits, Math.round(log2BigInt(count) * 100) / 100, `${name} ${wordCount} ${addNumber}`);
+          assert.equal(
+            r.body.entropy.bits,
+            Math.round(log2BigInt(count) * 100) / 100,
+            `${name} ${wordCount} ${addNumber}`,
+          );
           assert.equal(r.body.metadata.entropyMode === 'wordlist' && r.body.metadata.separator, name);
         }
       }

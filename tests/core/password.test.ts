@@ -1,7 +1,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from '../../lib/core/generate.ts';
-import { buildPoolTables, cachedPlanPassword, generatePassword, generatePasswords, isPlan, planPassword, type PasswordPlan } from '../../lib/core/password.ts';
+import {
+  buildPoolTables,
+  cachedPlanPassword,
+  generatePassword,
+  generatePasswords,
+  isPlan,
+  planPassword,
+  type PasswordPlan,
+} from '../../lib/core/password.ts';
 import { createRandom } from '../../lib/core/random.ts';
 import { validateRequest, type PasswordOptions } from '../../lib/core/validate.ts';
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES } from '../../lib/core/charsets.ts';
@@ -46,19 +54,28 @@ describe('password pool', () => {
   it('leaves out 0O1Il5S8B with avoidAmbiguous', () => {
     const p = plan({ avoidAmbiguous: true });
     for (const c of AMBIGUOUS_CHARACTERS) assert.ok(!p.pool.includes(c), c);
-    assert.deepEqual(p.metadata.classes.map((c) => c.size), [25, 22, 6]);
+    assert.deepEqual(
+      p.metadata.classes.map((c) => c.size),
+      [25, 22, 6],
+    );
     assert.equal(p.metadata.poolSize, 53);
   });
 
   it('leaves out excludedCharacters, ignoring characters outside the pool and repeats', () => {
     const p = plan({ excludedCharacters: 'aaé€ 🙂Z9' });
-    assert.deepEqual(p.metadata.classes.map((c) => c.size), [25, 25, 9]);
+    assert.deepEqual(
+      p.metadata.classes.map((c) => c.size),
+      [25, 25, 9],
+    );
     for (const c of 'aZ9') assert.ok(!p.pool.includes(c));
   });
 
   it('uses only the enabled classes', () => {
     const p = plan({ includeLowercase: false, includeUppercase: false, includeSymbols: true });
-    assert.deepEqual(p.metadata.classes.map((c) => c.name), ['numbers', 'symbols']);
+    assert.deepEqual(
+      p.metadata.classes.map((c) => c.name),
+      ['numbers', 'symbols'],
+    );
     assert.equal(p.pool.length, 33);
   });
 
@@ -68,11 +85,14 @@ describe('password pool', () => {
   });
 
   it('reports errors as 400 bodies with the field', () => {
-    assert.deepEqual(planPassword(options({ includeLowercase: false, includeUppercase: false, includeNumbers: false })), {
-      error: 'options must enable at least one of includeLowercase, includeUppercase, includeNumbers, includeSymbols',
-      status: 400,
-      field: 'options',
-    });
+    assert.deepEqual(
+      planPassword(options({ includeLowercase: false, includeUppercase: false, includeNumbers: false })),
+      {
+        error: 'options must enable at least one of includeLowercase, includeUppercase, includeNumbers, includeSymbols',
+        status: 400,
+        field: 'options',
+      },
+    );
     const symbolsGone = planPassword(options({ includeSymbols: true, excludedCharacters: CHARACTER_CLASSES[3].chars }));
     assert.equal(isPlan(symbolsGone), false);
     assert.equal((symbolsGone as { field: string }).field, 'options.excludedCharacters');
@@ -90,9 +110,15 @@ describe('generatePassword', () => {
   it('gives the same output for the same seed (vectors, re-pinned for four characters per draw)', () => {
     const vectors: [unknown, string[]][] = [
       [{ mode: 'password' }, ['7sDrJMLijfBSSN2QTK7dMR1s']],
-      [{ mode: 'password', count: 3, options: { length: 8, includeSymbols: true } }, ['RK?.iuO3', 'X_(eqwA5', 'Gs?7ClHm']],
       [
-        { mode: 'password', options: { length: 12, avoidAmbiguous: true, includeSymbols: true, excludedCharacters: '{}[]' } },
+        { mode: 'password', count: 3, options: { length: 8, includeSymbols: true } },
+        ['RK?.iuO3', 'X_(eqwA5', 'Gs?7ClHm'],
+      ],
+      [
+        {
+          mode: 'password',
+          options: { length: 12, avoidAmbiguous: true, includeSymbols: true, excludedCharacters: '{}[]' },
+        },
         ['sU+#ad9=;aTP'],
       ],
     ];
@@ -103,7 +129,10 @@ describe('generatePassword', () => {
       assert.deepEqual(a, b);
       assert.deepEqual(a.status === 200 && a.body.results.map((r) => r.value), expected);
     }
-    assert.notDeepEqual(generate({ mode: 'password' }, seededRandom(43)), generate({ mode: 'password' }, seededRandom(42)));
+    assert.notDeepEqual(
+      generate({ mode: 'password' }, seededRandom(43)),
+      generate({ mode: 'password' }, seededRandom(42)),
+    );
   });
 
   /**
@@ -146,7 +175,8 @@ describe('generatePassword', () => {
       const rng = seededRandom(7);
       const words = seededWords(7);
       const p = plan({ length });
-      for (let i = 0; i < 20; i++) assert.equal(generatePassword(p, rng), decodeWords(POOL_62, length, words, hasAll), `length ${length}, #${i}`);
+      for (let i = 0; i < 20; i++)
+        assert.equal(generatePassword(p, rng), decodeWords(POOL_62, length, words, hasAll), `length ${length}, #${i}`);
     }
   });
 
@@ -165,7 +195,10 @@ describe('generatePassword', () => {
     assert.equal(batch.length, 40);
     for (const v of batch) assert.match(v, /^[a-zA-Z0-9!@#$%^&*()\-_=+[\]{};:,.?]{128}$/);
     const single = seededRandom(3);
-    assert.deepEqual(batch, Array.from({ length: 40 }, () => generatePassword(p, single)));
+    assert.deepEqual(
+      batch,
+      Array.from({ length: 40 }, () => generatePassword(p, single)),
+    );
     assert.equal(generatePassword(plan({ length: 8 }), seededRandom(3)).length, 8, 'shorter views after the growth');
   });
 
@@ -205,9 +238,19 @@ describe('generatePassword', () => {
 
   it('always holds every enabled class, only pool characters, and the exact length', () => {
     const rng = seededRandom(1);
-    for (const given of [{}, { includeSymbols: true, length: 8 }, { avoidAmbiguous: true, length: 128 }, { includeLowercase: false, excludedCharacters: 'ABCDEFGHIJKLMNOPQRSTUVWXY' }, { length: 9, includeSymbols: true }, { length: 11 }]) {
+    for (const given of [
+      {},
+      { includeSymbols: true, length: 8 },
+      { avoidAmbiguous: true, length: 128 },
+      { includeLowercase: false, excludedCharacters: 'ABCDEFGHIJKLMNOPQRSTUVWXY' },
+      { length: 9, includeSymbols: true },
+      { length: 11 },
+    ]) {
       const p = plan(given);
-      for (const v of [...generatePasswords(p, rng, 20), ...Array.from({ length: 100 }, () => generatePassword(p, rng))]) {
+      for (const v of [
+        ...generatePasswords(p, rng, 20),
+        ...Array.from({ length: 100 }, () => generatePassword(p, rng)),
+      ]) {
         assert.equal(v.length, p.length);
         const classesSeen = new Set<number>();
         for (const ch of v) {
@@ -244,7 +287,11 @@ describe('plan caches follow the schema', () => {
         assert.ok(values.length > 0, `no other value known for ${def}.${key}: extend otherValues`);
         for (const value of values) {
           const changed = { ...defaults, [key]: value };
-          assert.deepEqual((cached as (o: unknown) => unknown)(changed), (plain as (o: unknown) => unknown)(changed), `${def}.${key} = ${JSON.stringify(value)}`);
+          assert.deepEqual(
+            (cached as (o: unknown) => unknown)(changed),
+            (plain as (o: unknown) => unknown)(changed),
+            `${def}.${key} = ${JSON.stringify(value)}`,
+          );
         }
       }
     });

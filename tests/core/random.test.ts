@@ -73,7 +73,7 @@ describe('createRandom().below', () => {
     let calls = 0;
     const spy = <T extends ArrayBufferView | null>(array: T): T => {
       calls++;
-      return original(array as never) as T;
+      return original(array as never);
     };
     Object.defineProperty(globalThis.crypto, 'getRandomValues', { value: spy, configurable: true, writable: true });
     try {
@@ -82,7 +82,11 @@ describe('createRandom().below', () => {
       assert.ok(Number.isInteger(v) && v >= 0 && v < 10);
       assert.equal(calls, 1);
     } finally {
-      Object.defineProperty(globalThis.crypto, 'getRandomValues', { value: original, configurable: true, writable: true });
+      Object.defineProperty(globalThis.crypto, 'getRandomValues', {
+        value: original,
+        configurable: true,
+        writable: true,
+      });
     }
     const d = defaultRandom.below(7);
     assert.ok(d >= 0 && d < 7);
@@ -125,7 +129,10 @@ describe('createRandom().belowMany (31-bit draws)', () => {
     const many = new Uint32Array(5);
     createRandom(scriptedFill(words), 5).belowMany(7772, 5, many);
     const single = createRandom(scriptedFill(words), 5);
-    assert.deepEqual([...many], words.map(() => single.below(7772)));
+    assert.deepEqual(
+      [...many],
+      words.map(() => single.below(7772)),
+    );
   });
 
   it('zeroes every word it consumes, rejected ones included', () => {
@@ -140,7 +147,8 @@ describe('createRandom().belowMany (31-bit draws)', () => {
 
   it('throws RangeError for n outside [1, 2^31] or not an integer', () => {
     const r = createRandom(scriptedFill([]), 1);
-    for (const n of [0, -1, 1.5, NaN, Infinity, 2 ** 31 + 1]) assert.throws(() => r.belowMany(n, 1, new Uint32Array(1)), RangeError);
+    for (const n of [0, -1, 1.5, NaN, Infinity, 2 ** 31 + 1])
+      assert.throws(() => r.belowMany(n, 1, new Uint32Array(1)), RangeError);
   });
 });
 
@@ -162,7 +170,8 @@ describe('createRandom().pairsBelow (two table entries per draw)', () => {
     createRandom(scriptedFill(words), 5).belowMany(m * m, 4, expected);
     assert.deepEqual([...expected], [99, 0, 42, 7]); // 100 = m^2 is redrawn
     assert.equal(out[0], 0, 'writes from `at` on');
-    for (let i = 0; i < 4; i++) assert.deepEqual(halves(out[1 + i]), [100 + Math.floor(expected[i] / m), 100 + (expected[i] % m)]);
+    for (let i = 0; i < 4; i++)
+      assert.deepEqual(halves(out[1 + i]), [100 + Math.floor(expected[i] / m), 100 + (expected[i] % m)]);
   });
 
   it('returns the OR of every entry it read (flags above bit 16 pass through, a store keeps only 16 bits each)', () => {

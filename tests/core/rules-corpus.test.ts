@@ -21,12 +21,15 @@ import { defaultRandom } from '../../lib/core/random.ts';
 import { generate } from '../../lib/core/generate.ts';
 import { readRule, violation } from '../helpers/rules-checker.ts';
 
-const RULES: [string, string][] = Object.entries(corpus as Record<string, { 'password-rules': string }>).map(([site, v]) => [site, v['password-rules']]);
+const RULES: [string, string][] = Object.entries(corpus as Record<string, { 'password-rules': string }>).map(
+  ([site, v]) => [site, v['password-rules']],
+);
 
 /** Why a refused rule is refused: the message each reason must match. */
 const REASONS = {
   'maxlength below 8': /^options\.passwordRules: maxlength [0-7] is below the service's minimum length 8$/,
-  'a character outside printable ASCII': /^options\.passwordRules: character "\\u[0-9a-f]{4}" in a character class is not printable ASCII, at position \d+$/,
+  'a character outside printable ASCII':
+    /^options\.passwordRules: character "\\u[0-9a-f]{4}" in a character class is not printable ASCII, at position \d+$/,
 } as const;
 
 const REFUSED: Record<string, keyof typeof REASONS> = {
@@ -78,7 +81,11 @@ describe('the corpus of 434 real rules', () => {
       // The canonical text reads back as the same rule.
       const again = parsePasswordRules(rule.text);
       assert.ok(again.ok);
-      assert.deepEqual({ ...again.rule, unicodeAsAsciiPrintable: rule.unicodeAsAsciiPrintable }, rule, `${site}: canonical text`);
+      assert.deepEqual(
+        { ...again.rule, unicodeAsAsciiPrintable: rule.unicodeAsAsciiPrintable },
+        rule,
+        `${site}: canonical text`,
+      );
 
       const atDefault = planPasswordRules(rule);
       if (!isRulesPlan(atDefault)) {
@@ -91,7 +98,10 @@ describe('the corpus of 434 real rules', () => {
       acceptance.push(atDefault.acceptance);
       const { min, max } = rulesLengthBounds(rule);
       const plans: [keyof typeof exactPlans, RulesPlan][] = [['default', atDefault]];
-      for (const [which, length] of [['min', min], ['max', max]] as const) {
+      for (const [which, length] of [
+        ['min', min],
+        ['max', max],
+      ] as const) {
         const p = planPasswordRules(rule, length);
         assert.ok(isRulesPlan(p), `${site} at length ${length}`);
         plans.push([which, p]);
@@ -102,7 +112,11 @@ describe('the corpus of 434 real rules', () => {
           const password = generateRulesPassword(p, defaultRandom);
           passwords++;
           assert.equal(password.length, p.length);
-          assert.equal(violation(checker, password), null, `${site} (${which} length ${p.length}): ${violation(checker, password)}`);
+          assert.equal(
+            violation(checker, password),
+            null,
+            `${site} (${which} length ${p.length}): ${violation(checker, password)}`,
+          );
         }
       }
     }
@@ -114,9 +128,12 @@ describe('the corpus of 434 real rules', () => {
       `rules corpus: acceptance at the default length: min ${sorted[0].toFixed(3)}, 10th percentile ${sorted[Math.floor(sorted.length / 10)].toFixed(3)}, median ${median(sorted).toFixed(3)}, ` +
         `below 1/2: ${sorted.filter((a) => a < 0.5).length}, below 1/32: ${sorted.filter((a) => a < 1 / 32).length}\n`,
     );
-    process.stdout.write(`rules corpus: exact sampler at the default length ${exactPlans.default}, at the minimum ${exactPlans.min}, at the maximum ${exactPlans.max}\n`);
+    process.stdout.write(
+      `rules corpus: exact sampler at the default length ${exactPlans.default}, at the minimum ${exactPlans.min}, at the maximum ${exactPlans.max}\n`,
+    );
     assert.equal(accepted + Object.keys(REFUSED).length, RULES.length);
-    for (const reason of Object.keys(REASONS)) assert.ok(byReason.has(reason), `no rule refused for "${reason}": drop it from the table`);
+    for (const reason of Object.keys(REASONS))
+      assert.ok(byReason.has(reason), `no rule refused for "${reason}": drop it from the table`);
   });
 
   it('through the request path: every rule as options.passwordRules gives passwords the checker confirms, or a 400 for a listed reason', () => {
@@ -145,12 +162,21 @@ describe('the corpus of 434 real rules', () => {
         for (const { value } of r.body.results) {
           passwords++;
           assert.equal(value.length, expected, `${site} (length ${String(length)})`);
-          assert.equal(violation(checker, value), null, `${site} (length ${String(length)}): ${violation(checker, value)}`);
+          assert.equal(
+            violation(checker, value),
+            null,
+            `${site} (length ${String(length)}): ${violation(checker, value)}`,
+          );
         }
       }
     }
-    process.stdout.write(`rules corpus through generate(): ${passwords} passwords checked; refused: ${[...refused].map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
-    assert.equal([...refused.values()].reduce((a, b) => a + b, 0), Object.keys(REFUSED).length);
+    process.stdout.write(
+      `rules corpus through generate(): ${passwords} passwords checked; refused: ${[...refused].map(([k, n]) => `${k} ${n}`).join(', ')}\n`,
+    );
+    assert.equal(
+      [...refused.values()].reduce((a, b) => a + b, 0),
+      Object.keys(REFUSED).length,
+    );
   });
 
   it('times parse, plan and one sample per rule on a second, warm pass (printed, not asserted)', () => {
@@ -175,7 +201,9 @@ describe('the corpus of 434 real rules', () => {
       }
     }
     for (const [name, xs] of Object.entries(times)) {
-      process.stdout.write(`rules corpus: ${name} median ${fmt(median(xs))}, worst ${fmt(Math.max(...xs))} (${xs.length} rules, wall clock)\n`);
+      process.stdout.write(
+        `rules corpus: ${name} median ${fmt(median(xs))}, worst ${fmt(Math.max(...xs))} (${xs.length} rules, wall clock)\n`,
+      );
     }
     assert.equal(times.sample.length, 420);
   });

@@ -73,7 +73,12 @@ function bruteForceCount(text: string, length: number): bigint {
 }
 
 const countOf = (r: PasswordRules, length: number) =>
-  countRulePasswords(atomsOf(r.allowed, r.required), r.required.length, Math.min(r.maxConsecutive ?? length, length), length);
+  countRulePasswords(
+    atomsOf(r.allowed, r.required),
+    r.required.length,
+    Math.min(r.maxConsecutive ?? length, length),
+    length,
+  );
 
 /** A small seeded generator of test cases (sfc32 words). */
 function caseRandom(seed: number) {
@@ -101,7 +106,8 @@ describe('run-limited counts f(n, L)', () => {
   });
 
   it('are n^L when the run limit is the length', () => {
-    for (const n of [1, 2, 10, 95]) for (const L of [1, 8, 128]) assert.equal(runLimitedCount(n, L, L), BigInt(n) ** BigInt(L));
+    for (const n of [1, 2, 10, 95])
+      for (const L of [1, 8, 128]) assert.equal(runLimitedCount(n, L, L), BigInt(n) ** BigInt(L));
   });
 });
 
@@ -118,7 +124,8 @@ describe('exact counts by inclusion-exclusion', () => {
         const set = [...alphabet].filter(() => pick(2) === 1);
         if (set.length > 0) sets.push(set.join(''));
       }
-      const cls = (s: string) => `[${s.includes('-') ? '-' : ''}${s.replace(/[-\]]/g, '')}${s.includes(']') ? ']' : ''}]`;
+      const cls = (s: string) =>
+        `[${s.includes('-') ? '-' : ''}${s.replace(/[-\]]/g, '')}${s.includes(']') ? ']' : ''}]`;
       const maxRun = pick(3) === 0 ? null : 1 + pick(length);
       const text = [
         `allowed: ${cls(alphabet)}`,
@@ -147,11 +154,18 @@ describe('exact counts by inclusion-exclusion', () => {
 
 describe('hand-computed vectors', () => {
   it('length 16, ascii-printable with one each of upper, lower, digit, special: 104.83 bits (naive 105.12)', () => {
-    const p = plan('required: upper; required: lower; required: digit; required: special; allowed: ascii-printable', 16);
+    const p = plan(
+      'required: upper; required: lower; required: digit; required: special; allowed: ascii-printable',
+      16,
+    );
     // 95^16 - (69^16 + 69^16 + 85^16 + 62^16) + (43^16 + 59^16 + 36^16 + 59^16 + 36^16 + 52^16)
     //  - (33^16 + 10^16 + 26^16 + 26^16) + 0
     const e = (n: number) => BigInt(n) ** 16n;
-    const expected = e(95) - (e(69) + e(69) + e(85) + e(62)) + (e(43) + e(59) + e(36) + e(59) + e(36) + e(52)) - (e(33) + e(10) + e(26) + e(26));
+    const expected =
+      e(95) -
+      (e(69) + e(69) + e(85) + e(62)) +
+      (e(43) + e(59) + e(36) + e(59) + e(36) + e(52)) -
+      (e(33) + e(10) + e(26) + e(26));
     assert.equal(p.count, expected);
     assert.equal(p.bits.toFixed(2), '104.83');
     assert.equal((16 * Math.log2(95)).toFixed(2), '105.12');
@@ -214,7 +228,10 @@ describe('the exact sampler is a bijection from [0, |V|) onto V', () => {
   it('on large rules the first, last and random ranks give valid passwords of the right length', () => {
     const random = seededRandom(7);
     for (const [text, length] of [
-      ['required: [a]; required: [b]; required: [c]; required: [d]; required: [e]; required: [f]; required: [g]; required: [h]', 8],
+      [
+        'required: [a]; required: [b]; required: [c]; required: [d]; required: [e]; required: [f]; required: [g]; required: [h]',
+        8,
+      ],
       ['max-consecutive: 1; required: lower; required: upper; required: digit; required: special', 128],
       ['required: [ab]; allowed: ascii-printable', 128],
     ] as const) {
@@ -229,7 +246,10 @@ describe('the exact sampler is a bijection from [0, |V|) onto V', () => {
   });
 
   it('the completion table splits the count exactly by first run', () => {
-    for (const text of ['max-consecutive: 2; required: lower; required: [!]', 'required: upper; required: digit, [#]']) {
+    for (const text of [
+      'max-consecutive: 2; required: lower; required: [!]',
+      'required: upper; required: digit, [#]',
+    ]) {
       const r = rule(text);
       const L = 12;
       const atoms = atomsOf(r.allowed, r.required);
@@ -274,7 +294,8 @@ describe('feasibility: every refusal says why', () => {
   }
 
   it('8 required sets are accepted, even in 8 characters with max-consecutive 1', () => {
-    const eight = 'required: [a]; required: [b]; required: [c]; required: [d]; required: [e]; required: [f]; required: [g]; required: [h]; max-consecutive: 1';
+    const eight =
+      'required: [a]; required: [b]; required: [c]; required: [d]; required: [e]; required: [f]; required: [g]; required: [h]; max-consecutive: 1';
     assert.equal(MAX_REQUIRED_SETS, 8);
     const p = plan(eight, 8);
     assert.equal(p.count, 40320n); // 8! arrangements of the 8 letters
@@ -388,6 +409,11 @@ describe('uniformBigIntBelow', () => {
     const random = seededRandom(99);
     const counts = new Array<number>(12).fill(0);
     for (let i = 0; i < 24_000; i++) counts[Number((uniformBigIntBelow(n, random) * 12n) / n)]++;
-    assert.ok(chiSquareTest(counts, counts.map(() => 1 / 12)).p > 1e-6);
+    assert.ok(
+      chiSquareTest(
+        counts,
+        counts.map(() => 1 / 12),
+      ).p > 1e-6,
+    );
   });
 });

@@ -4,7 +4,12 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatPasswordRules, MAX_RULES_LENGTH, parsePasswordRules, type PasswordRules } from '../../lib/core/rules/index.ts';
+import {
+  formatPasswordRules,
+  MAX_RULES_LENGTH,
+  parsePasswordRules,
+  type PasswordRules,
+} from '../../lib/core/rules/index.ts';
 import { quoteToken } from '../../lib/core/rules/parse.ts';
 import { formatSet, maskOf, PRINTABLE_MASK, SPECIAL_MASK, charactersOf } from '../../lib/core/rules/charset.ts';
 
@@ -72,7 +77,9 @@ describe('normalisation', () => {
   });
 
   it('repeated minlength takes the largest, maxlength and max-consecutive the smallest', () => {
-    const r = rule('minlength: 8; minlength: 12; minlength: 10; maxlength: 30; maxlength: 20; maxlength: 64; max-consecutive: 3; max-consecutive: 2; max-consecutive: 5');
+    const r = rule(
+      'minlength: 8; minlength: 12; minlength: 10; maxlength: 30; maxlength: 20; maxlength: 64; max-consecutive: 3; max-consecutive: 2; max-consecutive: 5',
+    );
     assert.equal(r.minLength, 12);
     assert.equal(r.maxLength, 20);
     assert.equal(r.maxConsecutive, 2);
@@ -84,7 +91,10 @@ describe('normalisation', () => {
 
   it('drops duplicate and implied required sets, keeping first-appearance order', () => {
     // duplicates
-    assert.deepEqual(rule('required: upper; required: upper; required: digit; required: digit').required, [UPPER, DIGIT]);
+    assert.deepEqual(rule('required: upper; required: upper; required: digit; required: digit').required, [
+      UPPER,
+      DIGIT,
+    ]);
     // a superset of another required set is implied by it, wherever it appears
     assert.deepEqual(rule('required: lower, upper; required: digit; required: upper').required, [DIGIT, UPPER]);
     assert.deepEqual(rule('required: upper; required: lower, upper').required, [UPPER]);
@@ -123,13 +133,19 @@ describe('normalisation', () => {
 describe('canonical text', () => {
   it('spells lengths, then required sets, then the whole allowed set', () => {
     assert.equal(
-      rule('required: upper; max-consecutive: 2; allowed: [-_]; required: digit,[!]; minlength: 10; maxlength: 20').text,
-      'minlength: 10; maxlength: 20; max-consecutive: 2; required: upper; required: digit, [!]; allowed: upper, digit, [!-_];'.replace('[!-_]', '[-!_]'),
+      rule('required: upper; max-consecutive: 2; allowed: [-_]; required: digit,[!]; minlength: 10; maxlength: 20')
+        .text,
+      'minlength: 10; maxlength: 20; max-consecutive: 2; required: upper; required: digit, [!]; allowed: upper, digit, [!-_];'.replace(
+        '[!-_]',
+        '[-!_]',
+      ),
     );
     assert.equal(rule('minlength: 8').text, 'minlength: 8; allowed: ascii-printable;');
     assert.equal(rule('allowed: unicode').text, 'allowed: ascii-printable;');
-    assert.equal(rule('required: lower; required: upper; required: digit; required: special').text,
-      'required: lower; required: upper; required: digit; required: special; allowed: ascii-printable;');
+    assert.equal(
+      rule('required: lower; required: upper; required: digit; required: special').text,
+      'required: lower; required: upper; required: digit; required: special; allowed: ascii-printable;',
+    );
   });
 
   it('formatSet puts complete named classes first, then one class with "-" first and "]" last', () => {
@@ -175,7 +191,10 @@ describe('errors name the token and its 0-based position', () => {
     ['maxlength: 1e3', 'maxlength must be a whole number, got "1e3" at position 11'],
     ['max-consecutive: 2.5', 'max-consecutive must be a whole number, got "2.5" at position 17'],
     ['maxlength: 10000', 'maxlength "10000" is out of range (at most 9999) at position 11'],
-    ['maxlength: 99999999999999999999999999', `maxlength "${'9'.repeat(24)}..." is out of range (at most 9999) at position 11`],
+    [
+      'maxlength: 99999999999999999999999999',
+      `maxlength "${'9'.repeat(24)}..." is out of range (at most 9999) at position 11`,
+    ],
     ['minlength: 8 9', 'unexpected "9" at position 13 (expected ";")'],
     ['required: lower upper', 'unexpected "upper" at position 16 (expected "," or ";")'],
     ['required: lower,', 'missing character class after "," at position 16'],
@@ -188,12 +207,21 @@ describe('errors name the token and its 0-based position', () => {
     ['allowed: []', 'empty character class at position 9'],
     ['allowed: [abc', 'unterminated character class "[abc" at position 9'],
     ['allowed: [', 'unterminated character class "[" at position 9'],
-    ['allowed: [a-z]', '"-" may only be the first character of a character class (ranges are not supported), at position 11'],
-    ['allowed: [--]', '"-" may only be the first character of a character class (ranges are not supported), at position 11'],
+    [
+      'allowed: [a-z]',
+      '"-" may only be the first character of a character class (ranges are not supported), at position 11',
+    ],
+    [
+      'allowed: [--]',
+      '"-" may only be the first character of a character class (ranges are not supported), at position 11',
+    ],
     ['allowed: [ab]]]', 'unexpected "]" at position 14 (expected "," or ";")'],
     ['allowed: [a\tb]', 'character "\\u0009" in a character class is not printable ASCII, at position 11'],
     ['allowed: [\u00a7]', 'character "\\u00a7" in a character class is not printable ASCII, at position 10'],
-    ['allowed: [\ud83d\ude00]', 'character "\\ud83d\\ude00" in a character class is not printable ASCII, at position 10'],
+    [
+      'allowed: [\ud83d\ude00]',
+      'character "\\ud83d\\ude00" in a character class is not printable ASCII, at position 10',
+    ],
     ['allowed: [\ud800]', 'character "\\ud800" in a character class is not printable ASCII, at position 10'],
     ['minlength: 8; \u00e9', 'unknown property "\\u00e9" at position 14'],
     ['\ud83d\ude00', 'unknown property "\\ud83d\\ude00" at position 0'],
@@ -212,7 +240,7 @@ describe('errors name the token and its 0-based position', () => {
 
   it('a non-string is refused, not thrown on', () => {
     for (const v of [undefined, null, 12, {}, ['minlength: 8']]) {
-      const r = parsePasswordRules(v as unknown as string);
+      const r = parsePasswordRules(v as string);
       assert.ok(!r.ok);
       assert.equal(r.error.error, 'options.passwordRules must be a string');
     }
@@ -239,7 +267,12 @@ describe('length limit', () => {
   });
 
   it('every error message stays short (<= 200 characters) whatever the token', () => {
-    for (const text of ['x'.repeat(1000), 'allowed: [' + 'a'.repeat(1000), 'minlength: ' + '9'.repeat(1000), `required: ${'\u0001'.repeat(900)}`]) {
+    for (const text of [
+      'x'.repeat(1000),
+      'allowed: [' + 'a'.repeat(1000),
+      'minlength: ' + '9'.repeat(1000),
+      `required: ${'\u0001'.repeat(900)}`,
+    ]) {
       assert.ok(error(text).length <= 200, error(text));
     }
   });

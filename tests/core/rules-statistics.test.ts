@@ -19,7 +19,15 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { generateRulesPassword, isRulesPlan, parsePasswordRules, planPasswordRules, unrankPassword, type RulesPlan, type RulesSampler } from '../../lib/core/rules/index.ts';
+import {
+  generateRulesPassword,
+  isRulesPlan,
+  parsePasswordRules,
+  planPasswordRules,
+  unrankPassword,
+  type RulesPlan,
+  type RulesSampler,
+} from '../../lib/core/rules/index.ts';
 import { uniformBigIntBelow } from '../../lib/core/rules/uniform-bigint.ts';
 import { defaultRandom } from '../../lib/core/random.ts';
 import { generate as generateRequest } from '../../lib/core/generate.ts';
@@ -57,7 +65,10 @@ function uniformityTest(text: string, p: RulesPlan, source: Source): { p: number
   }
   const expectedPositions = positionDistribution(oracle);
   const positionP = Math.min(...positions.map((counts, i) => chiSquareTest(counts, expectedPositions[i]).p)) * p.length;
-  const classP = Math.min(...classCounts.map((counts, c) => chiSquareTest(counts, classCountDistribution(oracle, oracle.required[c])).p)) * oracle.required.length;
+  const classP =
+    Math.min(
+      ...classCounts.map((counts, c) => chiSquareTest(counts, classCountDistribution(oracle, oracle.required[c])).p),
+    ) * oracle.required.length;
   return { p: Math.min(1, 2 * Math.min(positionP, classP)), invalid };
 }
 
@@ -100,7 +111,7 @@ function unrankCopy(plan: RulesPlan, rank: bigint, offByOne: boolean): string {
   let previousIndex = -1;
   while (left > 0) {
     let a = 0;
-    let perCharacter = 0n;
+    let perCharacter: bigint;
     for (; ; a++) {
       const available = atoms[a].codes.length - (a === previousAtom && !offByOne ? 1 : 0);
       perCharacter = afterCharacter(left, unhit & ~atoms[a].signature);

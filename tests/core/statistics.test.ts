@@ -19,7 +19,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generatePassword, isPlan, planPassword, type PasswordPlan } from '../../lib/core/password.ts';
-import { generatePassphrase, generatePassphrases, planPassphrase, RANDOM_SEPARATORS, WORDLIST } from '../../lib/core/passphrase.ts';
+import {
+  generatePassphrase,
+  generatePassphrases,
+  planPassphrase,
+  RANDOM_SEPARATORS,
+  WORDLIST,
+} from '../../lib/core/passphrase.ts';
 import { defaultRandom, type RandomSource } from '../../lib/core/random.ts';
 import { validateRequest, type PasswordOptions } from '../../lib/core/validate.ts';
 import { chiSquarePValue, chiSquareTest } from '../helpers/stats.ts';
@@ -72,7 +78,16 @@ function positionProbabilities(p: PasswordPlan): number[] {
   const sizes = classSizes(p);
   const N = p.pool.length;
   const total = countCovering(sizes, N, p.length);
-  const perClass = sizes.map((_, j) => ratio(countCovering(sizes.filter((__, i) => i !== j), N, p.length - 1), total));
+  const perClass = sizes.map((_, j) =>
+    ratio(
+      countCovering(
+        sizes.filter((__, i) => i !== j),
+        N,
+        p.length - 1,
+      ),
+      total,
+    ),
+  );
   return p.pool.map((_, idx) => perClass[Math.log2(p.classBit[idx])]);
 }
 
@@ -132,7 +147,10 @@ function pooledCharacterTest(p: PasswordPlan, source: PasswordSource, passwords:
   const counts = new Array<number>(p.pool.length).fill(0);
   const index = new Map(p.pool.map((c, i) => [c, i]));
   for (let i = 0; i < passwords; i++) for (const ch of source(p)) counts[index.get(ch)!]++;
-  return chiSquareTest(counts, counts.map(() => 1 / p.pool.length)).p;
+  return chiSquareTest(
+    counts,
+    counts.map(() => 1 / p.pool.length),
+  ).p;
 }
 
 /** Smallest per-position p-value times the number of positions (Bonferroni). */
@@ -179,8 +197,14 @@ describe('password characters (alpha = 1e-6 per test)', () => {
   const singleClassPools: [string, Partial<PasswordOptions>][] = [
     ['a-z (26)', { includeUppercase: false, includeNumbers: false, length: 16 }],
     ['0-9 (10)', { includeLowercase: false, includeUppercase: false, length: 16 }],
-    ['symbols (23)', { includeLowercase: false, includeUppercase: false, includeNumbers: false, includeSymbols: true, length: 16 }],
-    ['A-Z without ambiguous and QXZ (20)', { includeLowercase: false, includeNumbers: false, avoidAmbiguous: true, excludedCharacters: 'QXZ', length: 16 }],
+    [
+      'symbols (23)',
+      { includeLowercase: false, includeUppercase: false, includeNumbers: false, includeSymbols: true, length: 16 },
+    ],
+    [
+      'A-Z without ambiguous and QXZ (20)',
+      { includeLowercase: false, includeNumbers: false, avoidAmbiguous: true, excludedCharacters: 'QXZ', length: 16 },
+    ],
   ];
   for (const [name, given] of singleClassPools) {
     it(`pooled per-character chi-square is uniform for ${name}`, () => {
@@ -211,7 +235,10 @@ describe('password characters (alpha = 1e-6 per test)', () => {
 
 describe('the tests have teeth: biased generators are rejected', () => {
   it('byte % n fails the pooled character test (a-z: 22 letters get 10/256, 4 get 9/256)', () => {
-    assert.ok(pooledCharacterTest(plan({ includeUppercase: false, includeNumbers: false, length: 16 }), moduloPassword, 4000) < ALPHA);
+    assert.ok(
+      pooledCharacterTest(plan({ includeUppercase: false, includeNumbers: false, length: 16 }), moduloPassword, 4000) <
+        ALPHA,
+    );
   });
   it('byte % n fails the per-position test (default pool: 8 characters get 5/256, 54 get 4/256)', () => {
     assert.ok(perPositionTest(plan({ length: 8 }), moduloPassword, 20000) < ALPHA);
@@ -268,7 +295,10 @@ describe('the sampler tricks (alpha = 1e-6 per test), each with the mutant it mu
       const v = source(p);
       counts[index.get(v[a])! * n + index.get(v[b])!]++;
     }
-    return chiSquareTest(counts, counts.map(() => 1 / (n * n))).p;
+    return chiSquareTest(
+      counts,
+      counts.map(() => 1 / (n * n)),
+    ).p;
   }
 
   /** Mutant: the 32-bit bound applied to 31-bit draws, i.e. no rejection at all. */
@@ -347,7 +377,8 @@ describe('the sampler tricks (alpha = 1e-6 per test), each with the mutant it mu
   });
 
   it('teeth: a class check that counts the cut-off characters fails the class-count test (lengths 9, 10, 11)', () => {
-    for (const length of [9, 10, 11]) assert.ok(classCountTest(plan({ length }), countsCutOff, 20000) < ALPHA, `length ${length}`);
+    for (const length of [9, 10, 11])
+      assert.ok(classCountTest(plan({ length }), countsCutOff, 20000) < ALPHA, `length ${length}`);
   });
 });
 
@@ -357,14 +388,18 @@ describe('passphrase words and numbers (alpha = 1e-6 per test)', () => {
   const wordTest = (draw: () => number) => {
     const counts = new Array<number>(WORDLIST.length).fill(0);
     for (let i = 0; i < WORDS; i++) counts[draw()]++;
-    return chiSquareTest(counts, counts.map(() => 1 / WORDLIST.length)).p;
+    return chiSquareTest(
+      counts,
+      counts.map(() => 1 / WORDLIST.length),
+    ).p;
   };
 
   it('word indices are uniform over the 7,772 words (chi-square, 400,000 words)', () => {
     const p = planPassphrase({ wordCount: 8, separator: 'space', capitalize: false, addNumber: false });
     const queue: number[] = [];
     const draw = () => {
-      if (queue.length === 0) for (const w of generatePassphrase(p, defaultRandom).split(' ')) queue.push(wordIndex.get(w)!);
+      if (queue.length === 0)
+        for (const w of generatePassphrase(p, defaultRandom).split(' ')) queue.push(wordIndex.get(w)!);
       return queue.pop()!;
     };
     assert.ok(wordTest(draw) > ALPHA);
@@ -374,7 +409,12 @@ describe('passphrase words and numbers (alpha = 1e-6 per test)', () => {
     const p = planPassphrase({ wordCount: 4, separator: 'dot', capitalize: false, addNumber: true });
     const counts = new Array<number>(100).fill(0);
     for (let i = 0; i < 40_000; i++) counts[Number(generatePassphrase(p, defaultRandom).split('.')[4])]++;
-    assert.ok(chiSquareTest(counts, counts.map(() => 0.01)).p > ALPHA);
+    assert.ok(
+      chiSquareTest(
+        counts,
+        counts.map(() => 0.01),
+      ).p > ALPHA,
+    );
   });
 
   it('teeth: u16 % 7772 (3,360 words get 9/65536, the rest 8/65536) is rejected', () => {
@@ -389,7 +429,6 @@ describe('passphrase words and numbers (alpha = 1e-6 per test)', () => {
     };
     assert.ok(wordTest(biased) < ALPHA);
   });
-
 });
 
 /**
@@ -443,7 +482,10 @@ describe('passphrase separators drawn per gap (alpha = 1e-6 per test)', () => {
     const ps = Array.from({ length: WORDS }, (_, k) => {
       const counts = new Array<number>(set.length).fill(0);
       for (const s of samples) counts[set.indexOf(s.gaps[k])]++;
-      return chiSquareTest(counts, counts.map(() => 1 / set.length)).p;
+      return chiSquareTest(
+        counts,
+        counts.map(() => 1 / set.length),
+      ).p;
     });
     return Math.min(1, Math.min(...ps) * WORDS);
   }
@@ -453,7 +495,10 @@ describe('passphrase separators drawn per gap (alpha = 1e-6 per test)', () => {
     const ps = [1, WORDS - 1].map((k) => {
       const counts = new Array<number>(n * n).fill(0);
       for (const s of samples) counts[set.indexOf(s.gaps[0]) * n + set.indexOf(s.gaps[k])]++;
-      return chiSquareTest(counts, counts.map(() => 1 / (n * n))).p;
+      return chiSquareTest(
+        counts,
+        counts.map(() => 1 / (n * n)),
+      ).p;
     });
     return Math.min(1, Math.min(...ps) * 2);
   }
@@ -464,7 +509,10 @@ describe('passphrase separators drawn per gap (alpha = 1e-6 per test)', () => {
     for (let i = 0; i < WORDLIST.length; i++) residue[i % 10]++;
     const counts = new Array<number>(n * 10).fill(0);
     for (const s of samples) counts[set.indexOf(s.gaps[0]) * 10 + (s.words[0] % 10)]++;
-    return chiSquareTest(counts, counts.map((_, cell) => (1 / n) * (residue[cell % 10] / WORDLIST.length))).p;
+    return chiSquareTest(
+      counts,
+      counts.map((_, cell) => (1 / n) * (residue[cell % 10] / WORDLIST.length)),
+    ).p;
   }
 
   const cache = new Map<string, Parsed[]>();
@@ -477,7 +525,9 @@ describe('passphrase separators drawn per gap (alpha = 1e-6 per test)', () => {
     const set = RANDOM_SEPARATORS[separator];
     it(`${separator}: each gap is uniform over its ${set.length} characters, independent of the other gaps and of the words`, () => {
       const ps = [perGapTest(set, real(separator)), pairTest(set, real(separator)), wordTest(set, real(separator))];
-      process.stdout.write(`separator statistics: ${separator}, per-gap p = ${ps[0].toFixed(3)}, pairs p = ${ps[1].toFixed(3)}, words p = ${ps[2].toFixed(3)}\n`);
+      process.stdout.write(
+        `separator statistics: ${separator}, per-gap p = ${ps[0].toFixed(3)}, pairs p = ${ps[1].toFixed(3)}, words p = ${ps[2].toFixed(3)}\n`,
+      );
       // Three statistics in one test: Bonferroni, so the test's alpha stays 1e-6.
       assert.ok(Math.min(...ps) * ps.length > ALPHA);
     });
@@ -488,7 +538,9 @@ describe('passphrase separators drawn per gap (alpha = 1e-6 per test)', () => {
       const reused = real(separator).map((s) => ({ words: s.words, gaps: s.gaps.map(() => s.gaps[0]) }));
       assert.ok(perGapTest(RANDOM_SEPARATORS[separator], reused) > ALPHA, 'each gap alone still looks uniform');
       const p = pairTest(RANDOM_SEPARATORS[separator], reused);
-      process.stdout.write(`separator statistics: ${separator}, one separator reused, pair test p = ${p.toExponential(2)}\n`);
+      process.stdout.write(
+        `separator statistics: ${separator}, one separator reused, pair test p = ${p.toExponential(2)}\n`,
+      );
       assert.ok(p < ALPHA);
     }
   });
@@ -497,16 +549,24 @@ describe('passphrase separators drawn per gap (alpha = 1e-6 per test)', () => {
     for (const separator of ['digit', 'symbol'] as const) {
       const set = RANDOM_SEPARATORS[separator];
       const biased = set + set[0];
-      const skewed = real(separator).map((s) => ({ words: s.words, gaps: s.gaps.map(() => biased[defaultRandom.below(biased.length)]) }));
+      const skewed = real(separator).map((s) => ({
+        words: s.words,
+        gaps: s.gaps.map(() => biased[defaultRandom.below(biased.length)]),
+      }));
       const p = perGapTest(set, skewed);
-      process.stdout.write(`separator statistics: ${separator}, one character twice as likely, per-gap test p = ${p.toExponential(2)}\n`);
+      process.stdout.write(
+        `separator statistics: ${separator}, one character twice as likely, per-gap test p = ${p.toExponential(2)}\n`,
+      );
       assert.ok(p < ALPHA);
     }
   });
 
   it('teeth: a digit derived from the word before it fails the word test', () => {
     const set = RANDOM_SEPARATORS.digit;
-    const derived = real('digit').map((s) => ({ words: s.words, gaps: s.gaps.map((g, k) => (k === 0 ? set[s.words[0] % 10] : g)) }));
+    const derived = real('digit').map((s) => ({
+      words: s.words,
+      gaps: s.gaps.map((g, k) => (k === 0 ? set[s.words[0] % 10] : g)),
+    }));
     const p = wordTest(set, derived);
     process.stdout.write(`separator statistics: digit derived from the word, word test p = ${p.toExponential(2)}\n`);
     assert.ok(p < ALPHA);

@@ -52,7 +52,10 @@ describe('validateRequest: integer bounds read from the schema', () => {
     ];
     for (const [name, value, message] of bad) {
       it(`${path}: 400 for ${name}`, () => {
-        assert.deepEqual(generate(requestWith(mode, path, value)), { status: 400, body: { error: message, status: 400, field: path } });
+        assert.deepEqual(generate(requestWith(mode, path, value)), {
+          status: 400,
+          body: { error: message, status: 400, field: path },
+        });
       });
     }
   }
@@ -108,8 +111,14 @@ describe('validateRequest: defaults and normalisation', () => {
     const r = validateRequest({ mode: 'password', count: undefined, options: { length: undefined } });
     assert.ok(r.ok && r.request.mode === 'password' && r.request.count === 1 && r.request.options.length === 24);
     // An undefined passwordRules is no rule: the class options beside it are fine.
-    const rules = validateRequest({ mode: 'password', minBits: undefined, options: { passwordRules: undefined, includeSymbols: true } });
-    assert.ok(rules.ok && rules.request.mode === 'password' && rules.request.rules === null && rules.request.minBits === 0);
+    const rules = validateRequest({
+      mode: 'password',
+      minBits: undefined,
+      options: { passwordRules: undefined, includeSymbols: true },
+    });
+    assert.ok(
+      rules.ok && rules.request.mode === 'password' && rules.request.rules === null && rules.request.minBits === 0,
+    );
   });
 
   it('never mutates the input', () => {
@@ -136,9 +145,21 @@ describe('validateRequest: defaults and normalisation', () => {
   });
 
   it('answers 400 for an input whose properties throw', () => {
-    const hostile = new Proxy({}, { ownKeys: () => { throw new Error('boom'); } });
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('boom');
+        },
+      },
+    );
     assert.deepEqual(generate(hostile), { status: 400, body: { error: 'the request could not be read', status: 400 } });
-    const getter = { mode: 'password', get options() { throw new Error('boom'); } };
+    const getter = {
+      mode: 'password',
+      get options() {
+        throw new Error('boom');
+      },
+    };
     assert.deepEqual(generate(getter), { status: 400, body: { error: 'the request could not be read', status: 400 } });
   });
 
@@ -170,7 +191,9 @@ describe('validateRequest: defaults and normalisation', () => {
 });
 
 describe('the one validator: the generated code against the published schema', () => {
-  type Validator = ((data: unknown) => boolean) & { errors?: { instancePath: string; schemaPath: string; keyword: string; params: unknown }[] | null };
+  type Validator = ((data: unknown) => boolean) & {
+    errors?: { instancePath: string; schemaPath: string; keyword: string; params: unknown }[] | null;
+  };
   const published = JSON.parse(readFileSync(join(ROOT, 'spec/generate-request.schema.json'), 'utf8')) as object;
   const reference = new Ajv2020(VALIDATOR_OPTIONS).compile(published) as Validator;
   const generated = validateSchema as unknown as Validator;
@@ -197,11 +220,18 @@ describe('the one validator: the generated code against the published schema', (
   });
 
   it('has teeth: a validator compiled without one bound of the schema is caught', () => {
-    const loose = JSON.parse(JSON.stringify(published)) as { $defs: Record<string, { properties: Record<string, Record<string, unknown>> }> };
-    const [def, field] = Object.entries(loose.$defs).flatMap(([d, v]) => Object.keys(v.properties).map((f) => [d, f])).find(([d, f]) => 'maximum' in loose.$defs[d].properties[f])!;
+    const loose = JSON.parse(JSON.stringify(published)) as {
+      $defs: Record<string, { properties: Record<string, Record<string, unknown>> }>;
+    };
+    const [def, field] = Object.entries(loose.$defs)
+      .flatMap(([d, v]) => Object.keys(v.properties).map((f) => [d, f]))
+      .find(([d, f]) => 'maximum' in loose.$defs[d].properties[f])!;
     delete loose.$defs[def].properties[field].maximum;
     const mutant = new Ajv2020(VALIDATOR_OPTIONS).compile(loose) as Validator;
-    const outcome = fc.check(fc.property(schemaRequest, (body) => mutant(body) === reference(body)), { seed: 1, numRuns: 50_000 });
+    const outcome = fc.check(
+      fc.property(schemaRequest, (body) => mutant(body) === reference(body)),
+      { seed: 1, numRuns: 50_000 },
+    );
     assert.equal(outcome.failed, true, `${def}.${field} without its maximum went unnoticed`);
   });
 
@@ -225,7 +255,10 @@ describe('generate never throws (property, fast-check, seed printed)', () => {
   it('returns a 200 or a well-formed 400 for any JSON-like value', () => {
     const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
     console.log(`fast-check seed ${seed} (FC_SEED=${seed} to replay)`);
-    const field = fc.oneof(fc.constantFrom('mode', 'count', 'options', 'length', 'wordCount', 'separator', '__proto__'), fc.string());
+    const field = fc.oneof(
+      fc.constantFrom('mode', 'count', 'options', 'length', 'wordCount', 'separator', '__proto__'),
+      fc.string(),
+    );
     const value = fc.oneof(fc.anything(), fc.constantFrom('password', 'passphrase', 8, 24, 129, true, '', null));
     const request = fc.dictionary(field, fc.oneof(value, fc.dictionary(field, value)));
     fc.assert(

@@ -38,11 +38,14 @@ async function refusedPort(): Promise<{ port: number; release(): void }> {
 
 /** Dockerfile instructions of one stage, continuation lines joined. */
 function stages(text: string): string[][] {
-  const lines = text.replace(/\\\n\s*/g, ' ').split('\n').filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#'));
+  const lines = text
+    .replace(/\\\n\s*/g, ' ')
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#'));
   const out: string[][] = [];
   for (const line of lines) {
     if (/^FROM\s/i.test(line)) out.push([]);
-    out[out.length - 1]!.push(line.trim());
+    out[out.length - 1].push(line.trim());
   }
   return out;
 }
@@ -58,7 +61,14 @@ describe('systemd unit', () => {
 
   it('runs as a dedicated user with the sandbox the docs describe', (t) => {
     const unit = readFileSync(UNIT, 'utf8');
-    for (const line of ['User=credential-generator', 'NoNewPrivileges=yes', 'ProtectSystem=strict', 'Restart=on-failure', 'Environment=API_KEYS_FILE=/var/lib/credential-generator/keys.json', 'StateDirectory=credential-generator']) {
+    for (const line of [
+      'User=credential-generator',
+      'NoNewPrivileges=yes',
+      'ProtectSystem=strict',
+      'Restart=on-failure',
+      'Environment=API_KEYS_FILE=/var/lib/credential-generator/keys.json',
+      'StateDirectory=credential-generator',
+    ]) {
       assert.match(unit, new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`, 'm'), line);
     }
     assert.match(unit, /^ExecStart=\/usr\/bin\/node \/opt\/credential-generator\/credential-generator\.mjs$/m);
@@ -75,11 +85,16 @@ describe('Dockerfile', () => {
 
   it('has a build stage and a runtime stage on a Node LTS image holding only the single file', () => {
     assert.equal(stages(DOCKERFILE).length, 2);
-    assert.match(build[0]!, /^FROM node:(24|26)-\S+ AS build$/);
-    assert.match(runtime[0]!, /^FROM node:(24|26)-\S+$/);
+    assert.match(build[0], /^FROM node:(24|26)-\S+ AS build$/);
+    assert.match(runtime[0], /^FROM node:(24|26)-\S+$/);
     const copies = runtime.filter((l) => l.startsWith('COPY'));
-    assert.deepEqual(copies, ['COPY --from=build --chmod=0444 /src/dist/credential-generator.mjs /app/credential-generator.mjs']);
-    assert.ok(build.some((l) => l.includes('sha256sum -c credential-generator.mjs.sha256')), 'the build checks the printed digest');
+    assert.deepEqual(copies, [
+      'COPY --from=build --chmod=0444 /src/dist/credential-generator.mjs /app/credential-generator.mjs',
+    ]);
+    assert.ok(
+      build.some((l) => l.includes('sha256sum -c credential-generator.mjs.sha256')),
+      'the build checks the printed digest',
+    );
   });
 
   it('runs as a non-root user, listens on all addresses, keeps keys on a volume, exposes the port, and execs node directly', () => {
@@ -92,7 +107,10 @@ describe('Dockerfile', () => {
     assert.match(env, /API_KEYS_FILE=\/keys\/keys\.json/);
     assert.ok(runtime.includes('VOLUME ["/keys"]'));
     assert.ok(runtime.includes('EXPOSE 8080'));
-    assert.ok(runtime.includes('ENTRYPOINT ["node", "/app/credential-generator.mjs"]'), 'exec form: node is PID 1 and gets SIGTERM');
+    assert.ok(
+      runtime.includes('ENTRYPOINT ["node", "/app/credential-generator.mjs"]'),
+      'exec form: node is PID 1 and gets SIGTERM',
+    );
     assert.ok(runtime.some((l) => /^RUN mkdir -m 0700 \/keys && chown node:node \/keys$/.test(l)));
   });
 
@@ -105,7 +123,12 @@ describe('Dockerfile', () => {
       const probe = (port: number): ReturnType<typeof spawnSync> =>
         spawnSync(process.execPath, ['--import', TSX, join(ROOT, 'server.ts'), 'health'], {
           encoding: 'utf8',
-          env: { PATH: process.env.PATH, NODE_V8_COVERAGE: process.env.NODE_V8_COVERAGE, PORT: String(port), HOST: '0.0.0.0' },
+          env: {
+            PATH: process.env.PATH,
+            NODE_V8_COVERAGE: process.env.NODE_V8_COVERAGE,
+            PORT: String(port),
+            HOST: '0.0.0.0',
+          },
         });
       const healthy = probe(server.port);
       assert.equal(healthy.status, 0, String(healthy.stderr));

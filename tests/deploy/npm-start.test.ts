@@ -38,12 +38,20 @@ describe('npm start', () => {
   it('drains on a SIGTERM sent to the npm process: in-flight requests answered, exit 0, no server left', async () => {
     const key = randomApiKey();
     seen.add(key);
-    const server = await startServer({ command: ['npm', 'start', '--silent'], apiKey: key, rateLimitPerMinute: 1_000_000 });
+    const server = await startServer({
+      command: ['npm', 'start', '--silent'],
+      apiKey: key,
+      rateLimitPerMinute: 1_000_000,
+    });
     const children = childrenOf(server.pid);
     assert.equal(children.length, 1, 'npm has one child');
-    const node = children[0]!;
+    const node = children[0];
     const cmdline = readFileSync(`/proc/${node}/cmdline`, 'utf8').split('\0');
-    assert.equal(cmdline[1], 'dist/credential-generator.mjs', `npm's child is node running the single file (exec, no shell): ${cmdline.join(' ')}`);
+    assert.equal(
+      cmdline[1],
+      'dist/credential-generator.mjs',
+      `npm's child is node running the single file (exec, no shell): ${cmdline.join(' ')}`,
+    );
     assert.deepEqual(childrenOf(node), [], 'and nothing runs below it');
 
     const figures = await sigtermUnderLoad(server, key, seen, { inFlight: 10, lanes: 4 });
@@ -58,10 +66,21 @@ describe('npm start', () => {
     const project = join(scratch, 'project');
     mkdirSync(join(project, 'dist'), { recursive: true });
     for (const name of ['package.json', 'server.ts']) copyFileSync(join(ROOT, name), join(project, name));
-    for (const dir of ['lib', 'browser', 'spec', 'wordlist', 'deploy']) cpSync(join(ROOT, dir), join(project, dir), { recursive: true });
+    for (const dir of ['lib', 'browser', 'spec', 'wordlist', 'deploy'])
+      cpSync(join(ROOT, dir), join(project, dir), { recursive: true });
     const start = (): { status: number | null; stderr: string } => {
-      const r = spawnSync('npm', ['start', '--silent', '--', '--help'], { cwd: project, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME } });
-      return { status: r.status, stderr: r.stderr.split('\n').filter((l) => !l.startsWith('npm warn')).join('\n') };
+      const r = spawnSync('npm', ['start', '--silent', '--', '--help'], {
+        cwd: project,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, HOME: process.env.HOME },
+      });
+      return {
+        status: r.status,
+        stderr: r.stderr
+          .split('\n')
+          .filter((l) => !l.startsWith('npm warn'))
+          .join('\n'),
+      };
     };
 
     const missing = start();
@@ -78,7 +97,11 @@ describe('npm start', () => {
 
     const fresh = new Date(Date.now() + 60_000);
     utimesSync(bundle, fresh, fresh);
-    const ok = spawnSync('npm', ['start', '--silent', '--', '--help'], { cwd: project, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+    const ok = spawnSync('npm', ['start', '--silent', '--', '--help'], {
+      cwd: project,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    });
     assert.equal(ok.status, 0);
     assert.match(ok.stdout, /^usage: npm start -- \[serve\] /);
   });

@@ -64,7 +64,11 @@ describe('the single file, deployed alone', () => {
       assert.ok(!existsSync(join(dir, 'package.json')), `package.json in ${dir}`);
       if (dirname(dir) === dir) break;
     }
-    const write = spawnSync(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(join(appDir, 'probe'))}, '')`], { encoding: 'utf8', ...(user ?? {}) });
+    const write = spawnSync(
+      process.execPath,
+      ['-e', `require('fs').writeFileSync(${JSON.stringify(join(appDir, 'probe'))}, '')`],
+      { encoding: 'utf8', ...(user ?? {}) },
+    );
     assert.notEqual(write.status, 0);
     assert.match(write.stderr, /EACCES/);
     if (!asRoot) t.diagnostic('not root: runs as the current user with a read-only directory instead of as nobody');
@@ -93,7 +97,7 @@ describe('the single file, deployed alone', () => {
     assert.equal(issued.status, 0, issued.stderr);
     const key = issued.stdout.trim();
     ledger.add(key);
-    const id = /^cgk_([0-9A-Za-z]{8})_/.exec(key)![1]!;
+    const id = /^cgk_([0-9A-Za-z]{8})_/.exec(key)![1];
     assert.ok(existsSync(keysFile));
     // A second holder stays active, so after the revocation a key is still configured (with
     // none left, every POST would be a 503, not a 401).
@@ -103,10 +107,20 @@ describe('the single file, deployed alone', () => {
 
     let server: RunningServer | null = null;
     try {
-      server = await startServer({ command: [process.execPath, file], cwd: appDir, keysFile, rateLimitPerMinute: 10_000, ...(user === undefined ? {} : { user }) });
+      server = await startServer({
+        command: [process.execPath, file],
+        cwd: appDir,
+        keysFile,
+        rateLimitPerMinute: 10_000,
+        ...(user === undefined ? {} : { user }),
+      });
       const health = await request(server.url, '/health');
       assert.deepEqual([health.status, health.json], [200, { status: 'ok' }]);
-      const probe = spawnSync(process.execPath, [file, 'health'], { encoding: 'utf8', env: { PATH: process.env.PATH, PORT: String(server.port) }, ...(user ?? {}) });
+      const probe = spawnSync(process.execPath, [file, 'health'], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, PORT: String(server.port) },
+        ...(user ?? {}),
+      });
       assert.equal(probe.status, 0, probe.stderr);
       const home = await request(server.url, '/');
       assert.equal(home.status, 200);
@@ -119,13 +133,20 @@ describe('the single file, deployed alone', () => {
       const openapi = await request(server.url, '/openapi.json');
       assert.equal(openapi.status, 200);
       assert.equal(openapi.text, readFileSync(join(ROOT, 'spec', 'openapi.json'), 'utf8'));
-      for (const name of ['credential-generator.postman_collection.json', 'credential-generator.postman_environment.json']) {
+      for (const name of [
+        'credential-generator.postman_collection.json',
+        'credential-generator.postman_environment.json',
+      ]) {
         const reply = await request(server.url, `/postman/${name}`);
         assert.equal(reply.status, 200, name);
         assert.equal(reply.text, readFileSync(join(ROOT, 'spec', name), 'utf8'), name);
       }
       const post = (): Promise<Awaited<ReturnType<typeof request>>> =>
-        request(server!.url, '/generate', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: '{"mode":"passphrase"}' });
+        request(server!.url, '/generate', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': key },
+          body: '{"mode":"passphrase"}',
+        });
       const ok = await post();
       assert.equal(ok.status, 200);
       ledger.addGenerated(ok.json);
@@ -151,11 +172,20 @@ describe('the single file, deployed alone', () => {
   });
 
   it('writes MIN_ENTROPY_BITS into the page it carries, and publishes it at GET /generate', async () => {
-    const server = await startServer({ command: [process.execPath, file], cwd: appDir, keysFile, env: { MIN_ENTROPY_BITS: '60' }, ...(user === undefined ? {} : { user }) });
+    const server = await startServer({
+      command: [process.execPath, file],
+      cwd: appDir,
+      keysFile,
+      env: { MIN_ENTROPY_BITS: '60' },
+      ...(user === undefined ? {} : { user }),
+    });
     try {
       const built = readFileSync(join(ROOT, 'dist', 'browser', 'index.html'), 'utf8');
       const home = await request(server.url, '/');
-      assert.equal(home.text, built.replace('<meta name="min-entropy-bits" content="0">', '<meta name="min-entropy-bits" content="60">'));
+      assert.equal(
+        home.text,
+        built.replace('<meta name="min-entropy-bits" content="0">', '<meta name="min-entropy-bits" content="60">'),
+      );
       assert.notEqual(home.text, built);
       const described = await request(server.url, '/generate');
       assert.equal((described.json as { limits: { minEntropyBits: number } }).limits.minEntropyBits, 60);

@@ -36,7 +36,7 @@ describe('start-up', () => {
       const warned = warnings(server.output());
       assert.equal(warned.length, 1);
       assert.deepEqual(warned[0], {
-        time: warned[0]!.time,
+        time: warned[0].time,
         level: 'warn',
         msg: 'no API key configured: POST /generate answers 503 until a key is issued',
         keysFile,
@@ -60,12 +60,22 @@ describe('start-up', () => {
     const project = join(scratch, 'half-built');
     mkdirSync(project);
     cpSync(join(ROOT, 'package.json'), join(project, 'package.json'));
-    cpSync(join(ROOT, 'dist'), join(project, 'dist'), { recursive: true, filter: (src) => !src.includes(join('dist', 'browser')) });
+    cpSync(join(ROOT, 'dist'), join(project, 'dist'), {
+      recursive: true,
+      filter: (src) => !src.includes(join('dist', 'browser')),
+    });
     cpSync(join(ROOT, 'spec'), join(project, 'spec'), { recursive: true });
-    const launched = launchServer({ apiKey: randomApiKey(), command: [process.execPath, join(project, 'dist', 'server.js')], cwd: scratch });
+    const launched = launchServer({
+      apiKey: randomApiKey(),
+      command: [process.execPath, join(project, 'dist', 'server.js')],
+      cwd: scratch,
+    });
     const exit = await launched.exited;
     assert.equal(exit.code, 1);
-    assert.equal(launched.output(), 'cannot start: dist/browser/index.html is missing (the build is incomplete: run npm run build)\n');
+    assert.equal(
+      launched.output(),
+      'cannot start: dist/browser/index.html is missing (the build is incomplete: run npm run build)\n',
+    );
   });
 
   it('health probes are not request-logged at the default level, and are at debug', async () => {
@@ -76,7 +86,9 @@ describe('start-up', () => {
         assert.equal((await request(server.url, '/generate')).status, 200);
         // Lines are written once per event-loop turn: the last one being there means all are.
         await server.waitForOutput(/"msg":"request","method":"GET","route":"\/generate"/);
-        const routes = lines(server.output()).filter((l) => l.msg === 'request').map((l) => l.route);
+        const routes = lines(server.output())
+          .filter((l) => l.msg === 'request')
+          .map((l) => l.route);
         assert.deepEqual(routes, logLevel === 'info' ? ['/generate'] : ['/health', '/health', '/health', '/generate']);
       } finally {
         await server.stop();

@@ -12,7 +12,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { crc32, isWellFormedKey, KEY_PREFIX, newKey, newKeyId, sha256, verifyKey, type ActiveKey } from '../../lib/keys/api-keys.ts';
+import {
+  crc32,
+  isWellFormedKey,
+  KEY_PREFIX,
+  newKey,
+  newKeyId,
+  sha256,
+  verifyKey,
+  type ActiveKey,
+} from '../../lib/keys/api-keys.ts';
 import { fuzzSeed, runsFrom } from '../helpers/fuzz-bodies.ts';
 import { postBytes, rawRequest, Seen } from '../helpers/hardening-kit.ts';
 import { randomApiKey, startServer } from '../helpers/server.ts';
@@ -50,7 +59,9 @@ describe('API key verification', () => {
           fc.tuple(base62(8), base62(38)).map(([id, rest]) => `${KEY_PREFIX}${id}_${rest}`),
           fc.tuple(base62(8), base62(32)).map(([id, secret]) => checksummed(id, secret)),
           fc.tuple(fc.constantFrom(...issued), base62(32)).map(([k, secret]) => checksummed(k.slice(4, 12), secret)),
-          fc.tuple(fc.constantFrom(...issued, plain), fc.nat(60)).map(([k, n]) => (n % 2 === 0 ? k.slice(0, n % k.length) : k.slice(n % k.length))),
+          fc
+            .tuple(fc.constantFrom(...issued, plain), fc.nat(60))
+            .map(([k, n]) => (n % 2 === 0 ? k.slice(0, n % k.length) : k.slice(n % k.length))),
         ),
         (candidate) => {
           fc.pre(!issued.includes(candidate) && candidate !== plain);
@@ -96,7 +107,7 @@ describe('API key verification', () => {
 
   it('over HTTP, one-character changes get the same 401 body as no key at all', async () => {
     const seen = new Seen();
-    const key = issued[0]!;
+    const key = issued[0];
     seen.add(key);
     const server = await startServer({ apiKey: plain, rateLimitPerMinute: 1_000_000 });
     try {
@@ -106,14 +117,17 @@ describe('API key verification', () => {
         const changed = plain.slice(0, i) + (plain[i] === ch ? (ch === 'a' ? 'b' : 'a') : ch) + plain.slice(i + 1);
         const r = await rawRequest(server.port, postBytes(changed, '{"mode":"password"}', 'Connection: close\r\n'));
         assert.equal(r?.status, 401);
-        bodies.add(`${r!.body}|${r!.headers['www-authenticate']}`);
+        bodies.add(`${r.body}|${r.headers['www-authenticate']}`);
       }
-      const none = await rawRequest(server.port, 'POST /generate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}');
+      const none = await rawRequest(
+        server.port,
+        'POST /generate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+      );
       bodies.add(`${none!.body}|${none!.headers['www-authenticate']}`);
       assert.equal(bodies.size, 1, 'one identical 401 for every failure');
       const good = await rawRequest(server.port, postBytes(plain, '{"mode":"password"}', 'Connection: close\r\n'));
       assert.equal(good?.status, 200);
-      seen.addGenerated(JSON.parse(good!.body));
+      seen.addGenerated(JSON.parse(good.body));
     } finally {
       assert.equal((await server.stop()).code, 0);
     }

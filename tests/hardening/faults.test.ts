@@ -34,7 +34,11 @@ describe('faults', () => {
   it('1,000 clients aborting mid-body: no crash, fds and RSS back to baseline', async () => {
     const key = randomApiKey();
     seen.add(key);
-    const server = await startServer({ apiKey: key, rateLimitPerMinute: 1_000_000, env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect-port=0`.trim() } });
+    const server = await startServer({
+      apiKey: key,
+      rateLimitPerMinute: 1_000_000,
+      env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect-port=0`.trim() },
+    });
     outputs.push(server);
     try {
       const f = await abortsMidBody(server, key, 1_000, seen, { rssSlackKb: 10_240 });

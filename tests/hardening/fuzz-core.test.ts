@@ -12,7 +12,9 @@ import { fuzzCore } from '../helpers/fuzz-core.ts';
 it('generate() survives 100,000 fuzzed bodies: 200 or a contract-shaped 400, prototypes untouched', () => {
   const runs = runsFrom('FUZZ_CORE_RUNS', 100_000);
   const r = fuzzCore(runs, 'core fuzz');
-  process.stdout.write(`core fuzz: ${r.bodies} bodies (${r.parsed} parsed as JSON: ${r.ok} x 200, ${r.rejected} x 400) in ${r.ms} ms\n`);
+  process.stdout.write(
+    `core fuzz: ${r.bodies} bodies (${r.parsed} parsed as JSON: ${r.ok} x 200, ${r.rejected} x 400) in ${r.ms} ms\n`,
+  );
   assert.equal(r.bodies, runs);
   assert.ok(r.ok > runs / 20, 'a fair share of valid requests');
   assert.ok(r.rejected > runs / 4, 'a fair share of invalid ones');

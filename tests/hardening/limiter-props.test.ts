@@ -30,7 +30,13 @@ type Op = { dt: number; client: number; kind: 'consume' | 'peek' };
 const schedule = fc.array(
   fc.record({
     // Bursts (0 ms), steady arrivals, and long pauses.
-    dt: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 500 }), fc.integer({ min: 0, max: 10_000 }), fc.integer({ min: 0, max: 120_000 }), fc.double({ min: 0, max: 5_000, noNaN: true })),
+    dt: fc.oneof(
+      fc.constant(0),
+      fc.integer({ min: 0, max: 500 }),
+      fc.integer({ min: 0, max: 10_000 }),
+      fc.integer({ min: 0, max: 120_000 }),
+      fc.double({ min: 0, max: 5_000, noNaN: true }),
+    ),
     client: fc.integer({ min: 0, max: 3 }),
     kind: fc.constantFrom<'consume' | 'peek'>('consume', 'consume', 'consume', 'peek'),
   }),
@@ -39,7 +45,12 @@ const schedule = fc.array(
 
 function makeLimiter(perMinute: number, start = 5_000, maxClients?: number) {
   const clock = { now: start };
-  const rl = new RateLimiter({ perMinute, clock: () => clock.now, sweepIntervalMs: 0, ...(maxClients === undefined ? {} : { maxClients }) });
+  const rl = new RateLimiter({
+    perMinute,
+    clock: () => clock.now,
+    sweepIntervalMs: 0,
+    ...(maxClients === undefined ? {} : { maxClients }),
+  });
   return { rl, clock };
 }
 
@@ -48,10 +59,15 @@ function replay(perMinute: number, ops: readonly Op[], upto = ops.length) {
   const { rl, clock } = makeLimiter(perMinute);
   const states: { at: number; client: number; kind: Op['kind']; s: RateLimitState }[] = [];
   for (let i = 0; i < upto; i++) {
-    const op = ops[i]!;
+    const op = ops[i];
     clock.now += op.dt;
     const key = `c${op.client}`;
-    states.push({ at: clock.now, client: op.client, kind: op.kind, s: { ...(op.kind === 'consume' ? rl.consume(key) : rl.peek(key)) } });
+    states.push({
+      at: clock.now,
+      client: op.client,
+      kind: op.kind,
+      s: { ...(op.kind === 'consume' ? rl.consume(key) : rl.peek(key)) },
+    });
   }
   return { rl, clock, states };
 }
@@ -71,7 +87,7 @@ describe('rate limiter under random schedules (fake monotonic clock)', () => {
             for (let j = i; j < grants.length; j++) {
               windows++;
               const n = j - i + 1;
-              const w = grants[j]! - grants[i]!;
+              const w = grants[j] - grants[i];
               assert.ok(n <= perMinute + rate * w + 1e-6, `${n} grants in ${w} ms with capacity ${perMinute}`);
               if (w <= 60_000) assert.ok(n <= 2 * perMinute);
             }
@@ -88,7 +104,7 @@ describe('rate limiter under random schedules (fake monotonic clock)', () => {
       fc.property(perMinuteArb, schedule, fc.nat(), (perMinute, ops, pick) => {
         const at = 1 + (pick % ops.length);
         const { rl, clock, states } = replay(perMinute, ops, at);
-        const last = states[states.length - 1]!;
+        const last = states[states.length - 1];
         const key = `c${last.client}`;
         const s = rl.peek(key);
         // Shape.
@@ -106,7 +122,8 @@ describe('rate limiter under random schedules (fake monotonic clock)', () => {
         // remaining: exactly that many more succeed now, the next one is refused.
         {
           const fork = replay(perMinute, ops, at);
-          for (let i = 0; i < s.remaining; i++) assert.equal(fork.rl.consume(key).allowed, true, `request ${i + 1} of ${s.remaining} remaining`);
+          for (let i = 0; i < s.remaining; i++)
+            assert.equal(fork.rl.consume(key).allowed, true, `request ${i + 1} of ${s.remaining} remaining`);
           assert.equal(fork.rl.consume(key).allowed, false, 'one more than remaining is refused');
         }
         // Retry-After: after that many seconds one succeeds; a second less is too early.
@@ -135,7 +152,9 @@ describe('rate limiter under random schedules (fake monotonic clock)', () => {
   it("isolates clients: other clients' traffic never changes one client's answers", () => {
     fc.assert(
       fc.property(perMinuteArb, schedule, (perMinute, ops) => {
-        const mixed = replay(perMinute, ops).states.filter((x) => x.client === 0).map((x) => x.s);
+        const mixed = replay(perMinute, ops)
+          .states.filter((x) => x.client === 0)
+          .map((x) => x.s);
         // The same timeline with only client 0's requests (others' time still passes).
         const alone: RateLimitState[] = [];
         const { rl, clock } = makeLimiter(perMinute);
@@ -184,14 +203,22 @@ describe('hard cap on tracked clients (documented: the least recently seen bucke
 
   it('reports each timed sweep (the debug line the memory soak reads)', async () => {
     const calls: [number, number][] = [];
-    const rl = new RateLimiter({ perMinute: 6_000_000, sweepIntervalMs: 20, onSweep: (dropped, tracked) => calls.push([dropped, tracked]) });
+    const rl = new RateLimiter({
+      perMinute: 6_000_000,
+      sweepIntervalMs: 20,
+      onSweep: (dropped, tracked) => calls.push([dropped, tracked]),
+    });
     rl.consume('a');
     rl.consume('b');
     await new Promise((r) => setTimeout(r, 120));
     rl.close();
     assert.ok(calls.length >= 1);
-    assert.deepEqual(calls.reduce((sum, [d]) => sum + d, 0), 2, 'both refilled buckets swept');
-    assert.equal(calls[calls.length - 1]![1], 0);
+    assert.deepEqual(
+      calls.reduce((sum, [d]) => sum + d, 0),
+      2,
+      'both refilled buckets swept',
+    );
+    assert.equal(calls[calls.length - 1][1], 0);
   });
 
   it('50,000 clients: tracked while active, all dropped once refilled (sweep), heap bounded', () => {
@@ -228,12 +255,15 @@ function spell(groups: number[], style: number): string {
     case 0:
       return hex.join(':');
     case 1:
-      return groups.map((g) => g.toString(16).padStart(4, '0')).join(':').toUpperCase();
+      return groups
+        .map((g) => g.toString(16).padStart(4, '0'))
+        .join(':')
+        .toUpperCase();
     case 2: {
       // Compress the longest run of zeros (if any) to ::.
       let best = -1;
       let bestLen = 0;
-      for (let i = 0; i < 8; ) {
+      for (let i = 0; i < 8;) {
         let j = i;
         while (j < 8 && groups[j] === 0) j++;
         if (j - i > bestLen) {
@@ -253,7 +283,13 @@ function spell(groups: number[], style: number): string {
 /** The ranges not grouped by /56: IPv4-mapped, NAT64 (64:ff9b::/96), 6to4, Teredo, link-local. */
 function notByPrefix(g: readonly number[]): boolean {
   const zeros = (from: number, to: number): boolean => g.slice(from, to).every((x) => x === 0);
-  return (zeros(0, 5) && g[5] === 0xffff) || (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) || g[0] === 0x2002 || (g[0] === 0x2001 && g[1] === 0) || (g[0]! & 0xffc0) === 0xfe80;
+  return (
+    (zeros(0, 5) && g[5] === 0xffff) ||
+    (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) ||
+    g[0] === 0x2002 ||
+    (g[0] === 0x2001 && g[1] === 0) ||
+    (g[0] & 0xffc0) === 0xfe80
+  );
 }
 
 describe('client key', () => {
@@ -262,11 +298,11 @@ describe('client key', () => {
       fc.property(ipv6Groups, ipv6Groups, fc.nat(3), fc.nat(3), (a, b, sa, sb) => {
         fc.pre(!notByPrefix(a));
         // b shares a's /56 prefix (first 3.5 hextets), anything after.
-        const sameNet = [a[0]!, a[1]!, a[2]!, (a[3]! & 0xff00) | (b[3]! & 0xff), b[4]!, b[5]!, b[6]!, b[7]!];
+        const sameNet = [a[0], a[1], a[2], (a[3] & 0xff00) | (b[3] & 0xff), b[4], b[5], b[6], b[7]];
         fc.pre(!notByPrefix(sameNet));
         assert.equal(clientKeyOf(spell(a, sa)), clientKeyOf(spell(sameNet, sb)));
         assert.match(clientKeyOf(spell(a, sa)), /::\/56$/);
-        const differs = a[0] !== b[0] || a[1] !== b[1] || a[2] !== b[2] || (a[3]! & 0xff00) !== (b[3]! & 0xff00);
+        const differs = a[0] !== b[0] || a[1] !== b[1] || a[2] !== b[2] || (a[3] & 0xff00) !== (b[3] & 0xff00);
         fc.pre(!notByPrefix(b));
         assert.equal(clientKeyOf(spell(a, sa)) === clientKeyOf(spell(b, sb)), !differs);
       }),
@@ -280,8 +316,14 @@ describe('client key', () => {
         const [a, b, c, d] = v4.split('.').map(Number) as [number, number, number, number];
         const hi = ((a << 8) | b).toString(16);
         const lo = ((c << 8) | d).toString(16);
-        const spellings = [`::ffff:${v4}`, `::FFFF:${v4}`, `0:0:0:0:0:ffff:${v4}`, `::ffff:${hi}:${lo}`, `0000:0000:0000:0000:0000:FFFF:${hi.padStart(4, '0')}:${lo.padStart(4, '0')}`];
-        assert.equal(clientKeyOf(spellings[style]!), v4);
+        const spellings = [
+          `::ffff:${v4}`,
+          `::FFFF:${v4}`,
+          `0:0:0:0:0:ffff:${v4}`,
+          `::ffff:${hi}:${lo}`,
+          `0000:0000:0000:0000:0000:FFFF:${hi.padStart(4, '0')}:${lo.padStart(4, '0')}`,
+        ];
+        assert.equal(clientKeyOf(spellings[style]), v4);
         assert.equal(clientKeyOf(v4), v4);
       }),
       { seed, numRuns: RUNS * 10 },
@@ -296,20 +338,29 @@ describe('client key', () => {
         const lo = (c << 8) | d;
         const forms = [
           [0x64, 0xff9b, 0, 0, 0, 0, hi, lo],
-          [0x2002, hi, lo, rest[3]!, rest[4]!, rest[5]!, rest[6]!, rest[7]!],
-          [0x2001, 0, rest[2]!, rest[3]!, rest[4]!, rest[5]!, hi ^ 0xffff, lo ^ 0xffff],
+          [0x2002, hi, lo, rest[3], rest[4], rest[5], rest[6], rest[7]],
+          [0x2001, 0, rest[2], rest[3], rest[4], rest[5], hi ^ 0xffff, lo ^ 0xffff],
         ];
         for (const form of forms) assert.equal(clientKeyOf(spell(form, style)), v4, spell(form, style));
-        const local = [0xfe80 | (rest[0]! & 0x3f), 0, 0, 0, rest[4]!, rest[5]!, rest[6]!, rest[7]!];
-        const other = [...local.slice(0, 7), local[7]! ^ 1];
-        assert.notEqual(clientKeyOf(spell(local, style)), clientKeyOf(spell(other, style)), 'two link-local hosts, two buckets');
+        const local = [0xfe80 | (rest[0] & 0x3f), 0, 0, 0, rest[4], rest[5], rest[6], rest[7]];
+        const other = [...local.slice(0, 7), local[7] ^ 1];
+        assert.notEqual(
+          clientKeyOf(spell(local, style)),
+          clientKeyOf(spell(other, style)),
+          'two link-local hosts, two buckets',
+        );
         assert.equal(clientKeyOf(spell(local, 0)), clientKeyOf(spell(local, 1)), 'link-local: whatever the spelling');
       }),
       { seed, numRuns: RUNS * 10 },
     );
   });
 
-  const xffEntry = fc.oneof(ipv4, ipv6Groups.map((g) => spell(g, 0)), fc.string({ maxLength: 20 }), fc.constantFrom('unknown', '', ' ', '1.2.3.4, 5.6.7.8', '::1', '127.0.0.1'));
+  const xffEntry = fc.oneof(
+    ipv4,
+    ipv6Groups.map((g) => spell(g, 0)),
+    fc.string({ maxLength: 20 }),
+    fc.constantFrom('unknown', '', ' ', '1.2.3.4, 5.6.7.8', '::1', '127.0.0.1'),
+  );
   const peer = fc.oneof(ipv4, fc.constantFrom('::1', '::ffff:127.0.0.1'));
 
   it('ignores X-Forwarded-For entirely with TRUST_PROXY_HOPS=0', () => {
@@ -324,18 +375,24 @@ describe('client key', () => {
 
   it('with TRUST_PROXY_HOPS=1 uses the right-most entry: random left-most values never change the key', () => {
     fc.assert(
-      fc.property(peer, fc.array(xffEntry, { maxLength: 6 }), fc.array(xffEntry, { maxLength: 6 }), ipv4, (socket, left1, left2, appended) => {
-        // The proxy appends the address it saw; everything to its left is client-written.
-        const k1 = clientKeyOf(clientAddress(socket, [...left1, appended].join(', '), 1));
-        const k2 = clientKeyOf(clientAddress(socket, [...left2, appended].join(','), 1));
-        assert.equal(k1, appended);
-        assert.equal(k2, appended);
-        // A client-written header alone, with no proxy entry, cannot pick a bucket either: the
-        // right-most entry then is whatever the client wrote last, so the test is that an
-        // unparseable one falls back to the peer.
-        const garbage = clientKeyOf(clientAddress(socket, `${left1.join(',')},not-an-ip`, 1));
-        assert.equal(garbage, clientKeyOf(socket));
-      }),
+      fc.property(
+        peer,
+        fc.array(xffEntry, { maxLength: 6 }),
+        fc.array(xffEntry, { maxLength: 6 }),
+        ipv4,
+        (socket, left1, left2, appended) => {
+          // The proxy appends the address it saw; everything to its left is client-written.
+          const k1 = clientKeyOf(clientAddress(socket, [...left1, appended].join(', '), 1));
+          const k2 = clientKeyOf(clientAddress(socket, [...left2, appended].join(','), 1));
+          assert.equal(k1, appended);
+          assert.equal(k2, appended);
+          // A client-written header alone, with no proxy entry, cannot pick a bucket either: the
+          // right-most entry then is whatever the client wrote last, so the test is that an
+          // unparseable one falls back to the peer.
+          const garbage = clientKeyOf(clientAddress(socket, `${left1.join(',')},not-an-ip`, 1));
+          assert.equal(garbage, clientKeyOf(socket));
+        },
+      ),
       { seed, numRuns: RUNS * 10 },
     );
   });

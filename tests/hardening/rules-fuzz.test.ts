@@ -12,7 +12,14 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { generateRulesPassword, isRulesPlan, parsePasswordRules, planPasswordRules, type RulesError, type RulesPlan } from '../../lib/core/rules/index.ts';
+import {
+  generateRulesPassword,
+  isRulesPlan,
+  parsePasswordRules,
+  planPasswordRules,
+  type RulesError,
+  type RulesPlan,
+} from '../../lib/core/rules/index.ts';
 import { generate, type GenerateOutcome } from '../../lib/core/generate.ts';
 import { fuzzSeed, runsFrom } from '../helpers/fuzz-bodies.ts';
 import { readRule, violation } from '../helpers/rules-checker.ts';
@@ -38,12 +45,23 @@ const ADVERSARIAL: { text: string; length: number | undefined }[] = [
   // 8 overlapping sets splitting the 95 characters into many atoms
   {
     text: `minlength: 128; max-consecutive: 2; ${[0, 1, 2, 3, 4, 5, 6]
-      .map((b) => `required: [${Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).filter((c, i) => (i >> b) & 1 && c !== '-' && c !== ']').join('')}]`)
+      .map(
+        (b) =>
+          `required: [${Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i))
+            .filter((c, i) => (i >> b) & 1 && c !== '-' && c !== ']')
+            .join('')}]`,
+      )
       .join('; ')}; required: [-]`,
     length: undefined,
   },
   // 1,024 characters: ~90 required lines, and one long class
-  { text: Array.from({ length: 90 }, (_, i) => `required: [${String.fromCharCode(33 + i)}]`).join(';').slice(0, 1024).replace(/;[^;]*$/, ''), length: undefined },
+  {
+    text: Array.from({ length: 90 }, (_, i) => `required: [${String.fromCharCode(33 + i)}]`)
+      .join(';')
+      .slice(0, 1024)
+      .replace(/;[^;]*$/, ''),
+    length: undefined,
+  },
   { text: `allowed: [${'a'.repeat(1010)}]`, length: 128 },
 ];
 
@@ -60,26 +78,45 @@ function cpuMs(work: () => void): number {
  * in the schema's words; anything else must be the direct path's error body, or a password of
  * the direct path's plan that the checker accepts.
  */
-function checkRequest(r: GenerateOutcome, text: string, length: number | undefined, parsed: ReturnType<typeof parsePasswordRules>, planned: RulesPlan | RulesError | undefined): void {
+function checkRequest(
+  r: GenerateOutcome,
+  text: string,
+  length: number | undefined,
+  parsed: ReturnType<typeof parsePasswordRules>,
+  planned: RulesPlan | RulesError | undefined,
+): void {
   const schemaLength = length !== undefined && !(Number.isInteger(length) && length >= 8 && length <= 128);
   if (r.status === 400) {
     checkError(r.body as RulesError, length !== undefined, text);
     if (schemaLength) return assert.equal(r.body.field, 'options.length', text);
     const direct = parsed.ok ? planned! : parsed.error;
-    assert.ok(!isRulesPlan(direct), `generate() refused what the direct path planned: ${JSON.stringify(text)}: ${r.body.error}`);
+    assert.ok(
+      !isRulesPlan(direct),
+      `generate() refused what the direct path planned: ${JSON.stringify(text)}: ${r.body.error}`,
+    );
     assert.deepEqual(r.body, { ...direct }, text);
     return;
   }
-  assert.ok(parsed.ok && planned !== undefined && isRulesPlan(planned), `generate() accepted what the direct path refused: ${JSON.stringify(text)}`);
+  assert.ok(
+    parsed.ok && planned !== undefined && isRulesPlan(planned),
+    `generate() accepted what the direct path refused: ${JSON.stringify(text)}`,
+  );
   assert.deepEqual(r.body.metadata, planned.metadata, text);
   assert.equal(r.body.value.length, planned.length);
-  assert.equal(violation(readRule(text), r.body.value), null, `${JSON.stringify(text)} gave a password the checker refuses through generate()`);
+  assert.equal(
+    violation(readRule(text), r.body.value),
+    null,
+    `${JSON.stringify(text)} gave a password the checker refuses through generate()`,
+  );
 }
 
 function checkError(e: RulesError, fromLength: boolean, text: string): void {
   assert.deepEqual(Object.keys(e).sort(), ['error', 'field', 'status'], text);
   assert.equal(e.status, 400);
-  assert.ok(e.field === 'options.passwordRules' || (fromLength && e.field === 'options.length'), `field ${e.field} for ${JSON.stringify(text)}`);
+  assert.ok(
+    e.field === 'options.passwordRules' || (fromLength && e.field === 'options.length'),
+    `field ${e.field} for ${JSON.stringify(text)}`,
+  );
   assert.ok(e.error.startsWith(e.field), `message does not name ${e.field}: ${e.error}`);
   assert.ok(e.error.length <= 200, `message too long: ${e.error}`);
   assert.match(e.error, /^[\x20-\x7e]+$/, 'message is plain printable ASCII');
@@ -148,7 +185,11 @@ it('100,000 fuzzed rule strings, directly and through generate(): no throw, fiel
     outcome.parsed++;
     const again = parsePasswordRules(parsed.rule.text);
     assert.ok(again.ok, `canonical text refused: ${parsed.rule.text}`);
-    assert.deepEqual({ ...again.rule, unicodeAsAsciiPrintable: parsed.rule.unicodeAsAsciiPrintable }, parsed.rule, input.text);
+    assert.deepEqual(
+      { ...again.rule, unicodeAsAsciiPrintable: parsed.rule.unicodeAsAsciiPrintable },
+      parsed.rule,
+      input.text,
+    );
     if (!isRulesPlan(planned!)) {
       outcome.refusedByPlan++;
       checkError(planned!, length !== undefined, input.text);
@@ -157,13 +198,18 @@ it('100,000 fuzzed rule strings, directly and through generate(): no throw, fiel
     outcome.planned++;
     if (planned.sampler === 'exact') outcome.exact++;
     assert.equal(password!.length, planned.length);
-    assert.equal(violation(readRule(input.text), password!), null, `${JSON.stringify(input.text)} gave a password the checker refuses`);
+    assert.equal(
+      violation(readRule(input.text), password!),
+      null,
+      `${JSON.stringify(input.text)} gave a password the checker refuses`,
+    );
   }
 
   const sorted = Float64Array.from(times).sort();
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
   const requestSorted = Float64Array.from(requestCpu).sort();
-  const requestAt = (q: number) => requestSorted[Math.min(requestSorted.length - 1, Math.floor(q * requestSorted.length))];
+  const requestAt = (q: number) =>
+    requestSorted[Math.min(requestSorted.length - 1, Math.floor(q * requestSorted.length))];
   // Re-time the slowest inputs and the adversarial ones: least CPU time of 5 runs each.
   const retimed = [...slowest, ...ADVERSARIAL].map(({ text, length }) => {
     let best = Infinity;
@@ -194,9 +240,15 @@ it('100,000 fuzzed rule strings, directly and through generate(): no throw, fiel
     `rules fuzz: generate() per request, CPU time: median ${requestAt(0.5).toFixed(0)} us, 99.9th percentile ${(requestAt(0.999) / 1000).toFixed(2)} ms, ` +
       `worst ${(worstRequest.us / 1000).toFixed(2)} ms (${JSON.stringify(worstRequest.text.slice(0, 80))}...)\n`,
   );
-  assert.ok(worstRequest.us / 1000 < BOUND_CPU_MS, `a request took ${(worstRequest.us / 1000).toFixed(1)} ms of CPU: ${JSON.stringify(worstRequest.text.slice(0, 200))}`);
+  assert.ok(
+    worstRequest.us / 1000 < BOUND_CPU_MS,
+    `a request took ${(worstRequest.us / 1000).toFixed(1)} ms of CPU: ${JSON.stringify(worstRequest.text.slice(0, 200))}`,
+  );
   assert.ok(outcome.planned > runs / 10, 'a fair share of rules planned');
   assert.ok(outcome.exact > 0, 'some rules take the exact sampler');
   assert.ok(outcome.refusedByParse > runs / 10 && outcome.refusedByPlan > runs / 100, 'a fair share of refusals');
-  assert.ok(retimed[0].cpu < BOUND_CPU_MS, `an input took ${retimed[0].cpu.toFixed(1)} ms of CPU: ${JSON.stringify(retimed[0].text.slice(0, 200))}`);
+  assert.ok(
+    retimed[0].cpu < BOUND_CPU_MS,
+    `an input took ${retimed[0].cpu.toFixed(1)} ms of CPU: ${JSON.stringify(retimed[0].text.slice(0, 200))}`,
+  );
 });

@@ -11,7 +11,20 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { LIMITS } from '../../lib/http/service.ts';
 import { sha256Hex, newKey, newKeyId, serializeKeyFile } from '../../lib/keys/api-keys.ts';
-import { assertHealthy, fdsAtMost, heapAfterGc, inLanes, isAlive, percentile, postBytes, procStats, RawConnection, rawRequest, sleep, type Seen } from './hardening-kit.ts';
+import {
+  assertHealthy,
+  fdsAtMost,
+  heapAfterGc,
+  inLanes,
+  isAlive,
+  percentile,
+  postBytes,
+  procStats,
+  RawConnection,
+  rawRequest,
+  sleep,
+  type Seen,
+} from './hardening-kit.ts';
 import type { RunningServer } from './server.ts';
 
 const BODY = '{"mode":"password","count":2}';
@@ -39,16 +52,22 @@ async function abortOnce(port: number, key: string, i: number): Promise<void> {
       c.write(postBytes(key, body).slice(0, -Math.floor(body.length / 2)));
       break;
     case 1: // chunked, one chunk, never the last
-      c.write(`POST /generate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Api-Key: ${key}\r\nTransfer-Encoding: chunked\r\n\r\n${(body.length - 5).toString(16)}\r\n${body.slice(0, -5)}\r\n`);
+      c.write(
+        `POST /generate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Api-Key: ${key}\r\nTransfer-Encoding: chunked\r\n\r\n${(body.length - 5).toString(16)}\r\n${body.slice(0, -5)}\r\n`,
+      );
       break;
     case 2: // mid-headers
       c.write(`POST /generate HTTP/1.1\r\nHost: x\r\nContent-Type: appl`);
       break;
     case 3: // headers only, Expect: 100-continue, then gone
-      c.write(`POST /generate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Api-Key: ${key}\r\nExpect: 100-continue\r\nContent-Length: ${body.length}\r\n\r\n`);
+      c.write(
+        `POST /generate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Api-Key: ${key}\r\nExpect: 100-continue\r\nContent-Length: ${body.length}\r\n\r\n`,
+      );
       break;
     default: // most of a large body
-      c.write(postBytes(key, `{"mode":"password","options":{"excludedCharacters":"${'b'.repeat(15_000)}"}}`).slice(0, 12_000));
+      c.write(
+        postBytes(key, `{"mode":"password","options":{"excludedCharacters":"${'b'.repeat(15_000)}"}}`).slice(0, 12_000),
+      );
   }
   await sleep(2 + (i % 4) * 3);
   if (i % 2 === 0) c.socket.resetAndDestroy();
@@ -58,7 +77,13 @@ async function abortOnce(port: number, key: string, i: number): Promise<void> {
 /** Warm up, take a baseline of RSS, open fds and heap after a full GC, abort `count` requests
  * mid-body, and wait for the numbers to settle. The server must run with
  * NODE_OPTIONS=--inspect-port=0 (see heapAfterGc). */
-export async function abortsMidBody(server: RunningServer, key: string, count: number, seen: Seen, opts: { rssSlackKb: number; lanes?: number }): Promise<AbortFigures> {
+export async function abortsMidBody(
+  server: RunningServer,
+  key: string,
+  count: number,
+  seen: Seen,
+  opts: { rssSlackKb: number; lanes?: number },
+): Promise<AbortFigures> {
   const fdsIdle = procStats(server.pid).fds; // no client connection yet
   const warm = new RawConnection(server.port);
   await warm.ready();
@@ -66,10 +91,14 @@ export async function abortsMidBody(server: RunningServer, key: string, count: n
     warm.write(postBytes(key, BODY));
     const r = await warm.next(false, 5_000);
     assert.equal(r?.status, 200);
-    seen.addGenerated(JSON.parse(r!.body));
+    seen.addGenerated(JSON.parse(r.body));
   }
   warm.destroy();
-  await inLanes(Array.from({ length: 200 }, (_, i) => i), 20, (i) => abortOnce(server.port, key, i));
+  await inLanes(
+    Array.from({ length: 200 }, (_, i) => i),
+    20,
+    (i) => abortOnce(server.port, key, i),
+  );
   // The baseline once the warm-up's sockets are closed on the server side (its open fds back
   // to the count before the first connection), not after a guessed pause.
   await fdsAtMost(server.pid, fdsIdle);
@@ -86,7 +115,11 @@ export async function abortsMidBody(server: RunningServer, key: string, count: n
       await sleep(50);
     }
   })();
-  await inLanes(Array.from({ length: count }, (_, i) => i), opts.lanes ?? 25, (i) => abortOnce(server.port, key, i));
+  await inLanes(
+    Array.from({ length: count }, (_, i) => i),
+    opts.lanes ?? 25,
+    (i) => abortOnce(server.port, key, i),
+  );
   const ms = Math.round(performance.now() - started);
   // Settle: every socket closed on the server side (fds back to the baseline).
   const settleStart = performance.now();
@@ -105,10 +138,17 @@ export async function abortsMidBody(server: RunningServer, key: string, count: n
   await assertHealthy(server.port, server.pid, 'after the aborts');
   const ok = await rawRequest(server.port, postBytes(key, BODY, 'Connection: close\r\n'));
   assert.equal(ok?.status, 200, 'the service still generates');
-  seen.addGenerated(JSON.parse(ok!.body));
-  return { aborts: count, heapAfterGcKb: { baseline: Math.round(baseHeap / 1024), after: Math.round(afterHeap / 1024) }, baseline, peak, after, settleMs, ms };
+  seen.addGenerated(JSON.parse(ok.body));
+  return {
+    aborts: count,
+    heapAfterGcKb: { baseline: Math.round(baseHeap / 1024), after: Math.round(afterHeap / 1024) },
+    baseline,
+    peak,
+    after,
+    settleMs,
+    ms,
+  };
 }
-
 
 // --- SIGTERM under load --------------------------------------------------------------------
 
@@ -130,8 +170,22 @@ export interface SigtermFigures {
  * last request is answered (none is dropped with its connection), no response is a 5xx or
  * cut short, the drain ends within the 10 s grace period, and the process exits 0.
  */
-export async function sigtermUnderLoad(server: RunningServer, key: string, seen: Seen, opts: { inFlight: number; lanes: number }): Promise<SigtermFigures> {
-  const figures: SigtermFigures = { inFlight: opts.inFlight, inFlightAnswered: 0, loadAnswered: 0, loadUnansweredOnClose: 0, refusedAfterSignal: 0, acceptedAfterSignal: 0, exitMs: 0, code: null };
+export async function sigtermUnderLoad(
+  server: RunningServer,
+  key: string,
+  seen: Seen,
+  opts: { inFlight: number; lanes: number },
+): Promise<SigtermFigures> {
+  const figures: SigtermFigures = {
+    inFlight: opts.inFlight,
+    inFlightAnswered: 0,
+    loadAnswered: 0,
+    loadUnansweredOnClose: 0,
+    refusedAfterSignal: 0,
+    acceptedAfterSignal: 0,
+    exitMs: 0,
+    code: null,
+  };
   let stopLoad = false;
   const load = Array.from({ length: opts.lanes }, async () => {
     const c = new RawConnection(server.port);
@@ -223,11 +277,24 @@ export interface KeyChaosFigures {
 }
 
 function keyFileWith(keys: { id: string; key: string }[]): string {
-  return serializeKeyFile({ version: 1, keys: keys.map(({ id, key }) => ({ id, holder: `holder-${id}`, created: '2026-11-21T00:00:00Z', revoked: null, sha256: sha256Hex(key) })) });
+  return serializeKeyFile({
+    version: 1,
+    keys: keys.map(({ id, key }) => ({
+      id,
+      holder: `holder-${id}`,
+      created: '2026-11-21T00:00:00Z',
+      revoked: null,
+      sha256: sha256Hex(key),
+    })),
+  });
 }
 
 /** A key file for `startServer({ keysFile })`: two fresh keys, A in the file from the start. */
-export function chaosKeys(dir: string): { file: string; a: { id: string; key: string }; b: { id: string; key: string } } {
+export function chaosKeys(dir: string): {
+  file: string;
+  a: { id: string; key: string };
+  b: { id: string; key: string };
+} {
   const ida = newKeyId();
   const idb = newKeyId();
   const a = { id: ida, key: newKey(ida) };
@@ -243,7 +310,12 @@ export function chaosKeys(dir: string): { file: string; a: { id: string; key: st
  * keeps working (never a 401 or 503) and each event logs one clear line; after it, B works
  * and A is refused within 2 s.
  */
-export async function keyFileChaos(server: RunningServer, keys: ReturnType<typeof chaosKeys>, seen: Seen, opts: { lanes: number }): Promise<KeyChaosFigures> {
+export async function keyFileChaos(
+  server: RunningServer,
+  keys: ReturnType<typeof chaosKeys>,
+  seen: Seen,
+  opts: { lanes: number },
+): Promise<KeyChaosFigures> {
   const { file, a, b } = keys;
   const figures: KeyChaosFigures = { requests: 0, byStatus: {}, steps: [], switchMs: 0 };
   let phase: 'a-valid' | 'switching' | 'b-valid' = 'a-valid';
@@ -263,7 +335,8 @@ export async function keyFileChaos(server: RunningServer, keys: ReturnType<typeo
       figures.requests++;
       figures.byStatus[r.status] = (figures.byStatus[r.status] ?? 0) + 1;
       if (r.status === 200) seen.addGenerated(JSON.parse(r.body));
-      if (before === 'a-valid' && phase === 'a-valid' && r.status !== 200) failures.push(`key A refused (${r.status}) while the last good file had it`);
+      if (before === 'a-valid' && phase === 'a-valid' && r.status !== 200)
+        failures.push(`key A refused (${r.status}) while the last good file had it`);
       if (before === 'b-valid' && r.status !== 401) failures.push(`key A got ${r.status} after the switch`);
       if (r.headers.connection === 'close') {
         c.destroy();
@@ -282,19 +355,32 @@ export async function keyFileChaos(server: RunningServer, keys: ReturnType<typeo
     act();
     const out = await server.waitForOutput(pattern, 30_000, from);
     const ms = Math.round(performance.now() - t);
-    const line = out.slice(from).split('\n').find((l) => pattern.test(l))!;
+    const line = out
+      .slice(from)
+      .split('\n')
+      .find((l) => pattern.test(l))!;
     figures.steps.push({ step, logLine: line.replace(/^\{"time":"[^"]+",/, '{'), ms });
     return ms;
   };
 
   await sleep(300);
   const good = keyFileWith([a]);
-  await expectLog('truncated', /"msg":"key file rejected; keeping the last good keys".*"reason":"is not valid JSON"/, () => writeFileSync(file, good.slice(0, Math.floor(good.length / 2))));
+  await expectLog(
+    'truncated',
+    /"msg":"key file rejected; keeping the last good keys".*"reason":"is not valid JSON"/,
+    () => writeFileSync(file, good.slice(0, Math.floor(good.length / 2))),
+  );
   await sleep(300);
-  await expectLog('invalid JSON', /"msg":"key file rejected; keeping the last good keys".*"reason":"is not valid JSON"/, () => writeFileSync(file, '{"version":1,"keys":[{]}'));
+  await expectLog(
+    'invalid JSON',
+    /"msg":"key file rejected; keeping the last good keys".*"reason":"is not valid JSON"/,
+    () => writeFileSync(file, '{"version":1,"keys":[{]}'),
+  );
   await sleep(300);
-  await expectLog('invalid schema', /"msg":"key file rejected; keeping the last good keys".*"reason":"keys\[0\]\.sha256 must be 64 lower-case hex digits"/, () =>
-    writeFileSync(file, good.replace(/"sha256": "[0-9a-f]+"/, '"sha256": "not-a-digest"')),
+  await expectLog(
+    'invalid schema',
+    /"msg":"key file rejected; keeping the last good keys".*"reason":"keys\[0\]\.sha256 must be 64 lower-case hex digits"/,
+    () => writeFileSync(file, good.replace(/"sha256": "[0-9a-f]+"/, '"sha256": "not-a-digest"')),
   );
   await sleep(300);
   await expectLog('deleted', /"msg":"key file missing; keeping the last good keys"/, () => rmSync(file));
@@ -337,13 +423,30 @@ export interface SlowFigures {
   slowBodies: number;
   bodyCutMs: { min: number; max: number };
   bodyReplies: Record<string, number>;
-  normal: { requests: number; failures: number; p50: number; p99: number; max: number; baselineP50: number; baselineP99: number };
+  normal: {
+    requests: number;
+    failures: number;
+    p50: number;
+    p99: number;
+    max: number;
+    baselineP50: number;
+    baselineP99: number;
+  };
 }
 
-async function normalClient(port: number, key: string, seen: Seen, until: () => boolean, latencies: number[], failures: string[]): Promise<void> {
+async function normalClient(
+  port: number,
+  key: string,
+  seen: Seen,
+  until: () => boolean,
+  latencies: number[],
+  failures: string[],
+): Promise<void> {
   for (let n = 0; n < 10_000 && !until(); n++) {
     const t = performance.now();
-    const r = await rawRequest(port, postBytes(key, BODY, 'Connection: close\r\n'), { timeoutMs: 5_000 }).catch(() => null);
+    const r = await rawRequest(port, postBytes(key, BODY, 'Connection: close\r\n'), { timeoutMs: 5_000 }).catch(
+      () => null,
+    );
     latencies.push(performance.now() - t);
     if (r?.status !== 200) failures.push(String(r?.status ?? 'no reply'));
     else seen.addGenerated(JSON.parse(r.body));
@@ -353,7 +456,13 @@ async function normalClient(port: number, key: string, seen: Seen, until: () => 
 
 /** A socket that dribbles: `first` at once, then one byte of `rest` every `everyMs`. Resolves
  * with when and how the server ended it. */
-function dribble(port: number, first: string, rest: string, everyMs: number, giveUpMs: number): Promise<{ ms: number; status: number | null }> {
+function dribble(
+  port: number,
+  first: string,
+  rest: string,
+  everyMs: number,
+  giveUpMs: number,
+): Promise<{ ms: number; status: number | null }> {
   return new Promise((resolve) => {
     const started = performance.now();
     const socket = connect({ host: '127.0.0.1', port });
@@ -363,7 +472,7 @@ function dribble(port: number, first: string, rest: string, everyMs: number, giv
     socket.on('connect', () => {
       socket.write(first);
       timer = setInterval(() => {
-        if (socket.writable && i < rest.length) socket.write(rest[i++]!);
+        if (socket.writable && i < rest.length) socket.write(rest[i++]);
       }, everyMs);
     });
     socket.on('data', (c: Buffer) => (text += c.toString('latin1')));
@@ -390,7 +499,12 @@ const CUT_SLACK_MS = 3_500;
 /** `headers` slow-header sockets and `bodies` slow-body sockets at once, while a normal client
  * keeps generating; the slow ones must be cut (408) at the header timeout (5 s, checked every
  * 500 ms) and the request timeout (10 s), the normal one must keep succeeding. */
-export async function slowClients(server: RunningServer, key: string, seen: Seen, opts: { headers: number; bodies: number }): Promise<SlowFigures> {
+export async function slowClients(
+  server: RunningServer,
+  key: string,
+  seen: Seen,
+  opts: { headers: number; bodies: number },
+): Promise<SlowFigures> {
   // Baseline latencies of the normal client, no attack.
   const baseline: number[] = [];
   const baseFailures: string[] = [];
@@ -403,17 +517,26 @@ export async function slowClients(server: RunningServer, key: string, seen: Seen
   const failures: string[] = [];
   const attackStarted = performance.now();
   const normal = normalClient(server.port, key, seen, () => attackOver, latencies, failures);
-  const headerSockets = Array.from({ length: opts.headers }, (_, i) => dribble(server.port, `GET /health HTTP/1.1\r\nHost: x\r\nX-Slow-${i}: `, 'a'.repeat(1_000), 500, 15_000));
+  const headerSockets = Array.from({ length: opts.headers }, (_, i) =>
+    dribble(server.port, `GET /health HTTP/1.1\r\nHost: x\r\nX-Slow-${i}: `, 'a'.repeat(1_000), 500, 15_000),
+  );
   const body = '{"mode":"passphrase"}';
   const bodySockets = Array.from({ length: opts.bodies }, () =>
-    dribble(server.port, `POST /generate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Api-Key: ${key}\r\nContent-Length: ${body.length}\r\n\r\n`, body, 1_000, 20_000),
+    dribble(
+      server.port,
+      `POST /generate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Api-Key: ${key}\r\nContent-Length: ${body.length}\r\n\r\n`,
+      body,
+      1_000,
+      20_000,
+    ),
   );
   const heads = await Promise.all(headerSockets);
   const bodies = await Promise.all(bodySockets);
   attackOver = true;
   const attackMs = performance.now() - attackStarted;
   await normal;
-  const count = (xs: { status: number | null }[]) => xs.reduce<Record<string, number>>((m, x) => ((m[String(x.status)] = (m[String(x.status)] ?? 0) + 1), m), {});
+  const count = (xs: { status: number | null }[]) =>
+    xs.reduce<Record<string, number>>((m, x) => ((m[String(x.status)] = (m[String(x.status)] ?? 0) + 1), m), {});
   const figures: SlowFigures = {
     slowHeaders: heads.length,
     headerCutMs: { min: Math.min(...heads.map((h) => h.ms)), max: Math.max(...heads.map((h) => h.ms)) },
@@ -433,15 +556,24 @@ export async function slowClients(server: RunningServer, key: string, seen: Seen
   };
   const { headersTimeout, requestTimeout, connectionsCheckingInterval } = LIMITS;
   assert.ok(figures.headerCutMs.min >= headersTimeout, `a slow-headers socket cut after ${figures.headerCutMs.min} ms`);
-  assert.ok(figures.headerCutMs.max <= headersTimeout + connectionsCheckingInterval + CUT_SLACK_MS, `slow headers cut after ${figures.headerCutMs.max} ms`);
+  assert.ok(
+    figures.headerCutMs.max <= headersTimeout + connectionsCheckingInterval + CUT_SLACK_MS,
+    `slow headers cut after ${figures.headerCutMs.max} ms`,
+  );
   assert.deepEqual(figures.headerReplies, { 408: opts.headers });
   assert.ok(figures.bodyCutMs.min >= requestTimeout, `a slow-body socket cut after ${figures.bodyCutMs.min} ms`);
-  assert.ok(figures.bodyCutMs.max <= requestTimeout + connectionsCheckingInterval + CUT_SLACK_MS, `slow body cut after ${figures.bodyCutMs.max} ms`);
+  assert.ok(
+    figures.bodyCutMs.max <= requestTimeout + connectionsCheckingInterval + CUT_SLACK_MS,
+    `slow body cut after ${figures.bodyCutMs.max} ms`,
+  );
   assert.deepEqual(figures.bodyReplies, { 408: opts.bodies });
   assert.deepEqual(failures, [], 'the normal client kept succeeding (each request answered within 5 s)');
   // Kept making requests: one answer a second on average at least (about 10 ms each idle).
   // A fixed count would measure the machine instead: 100 need 90 ms or less a request.
-  assert.ok(latencies.length >= Math.floor(attackMs / 1_000), `the normal client made ${latencies.length} requests in ${Math.round(attackMs)} ms`);
+  assert.ok(
+    latencies.length >= Math.floor(attackMs / 1_000),
+    `the normal client made ${latencies.length} requests in ${Math.round(attackMs)} ms`,
+  );
   await assertHealthy(server.port, server.pid, 'after the slow clients');
   return figures;
 }
@@ -456,16 +588,29 @@ export function sourceAddress(i: number): string {
 }
 
 /** One POST /generate from each of `count` distinct source addresses (fresh connection each). */
-export async function distinctSources(server: RunningServer, key: string, count: number, seen: Seen, opts: { offset?: number; lanes?: number; onProgress?: () => void }): Promise<{ ms: number; byStatus: Record<string, number> }> {
+export async function distinctSources(
+  server: RunningServer,
+  key: string,
+  count: number,
+  seen: Seen,
+  opts: { offset?: number; lanes?: number; onProgress?: () => void },
+): Promise<{ ms: number; byStatus: Record<string, number> }> {
   const started = performance.now();
   const byStatus: Record<string, number> = {};
   let done = 0;
-  await inLanes(Array.from({ length: count }, (_, i) => i + (opts.offset ?? 0)), opts.lanes ?? 48, async (i) => {
-    const r = await rawRequest(server.port, postBytes(key, BODY, 'Connection: close\r\n'), { localAddress: sourceAddress(i), timeoutMs: 10_000 });
-    const s = String(r?.status ?? 'none');
-    byStatus[s] = (byStatus[s] ?? 0) + 1;
-    if (r?.status === 200) seen.addGenerated(JSON.parse(r.body));
-    if (++done % 1_000 === 0) opts.onProgress?.();
-  });
+  await inLanes(
+    Array.from({ length: count }, (_, i) => i + (opts.offset ?? 0)),
+    opts.lanes ?? 48,
+    async (i) => {
+      const r = await rawRequest(server.port, postBytes(key, BODY, 'Connection: close\r\n'), {
+        localAddress: sourceAddress(i),
+        timeoutMs: 10_000,
+      });
+      const s = String(r?.status ?? 'none');
+      byStatus[s] = (byStatus[s] ?? 0) + 1;
+      if (r?.status === 200) seen.addGenerated(JSON.parse(r.body));
+      if (++done % 1_000 === 0) opts.onProgress?.();
+    },
+  );
   return { ms: Math.round(performance.now() - started), byStatus };
 }

@@ -28,7 +28,18 @@ export const openapi: Json = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')) as J
 const ajv = new Ajv2020({ strict: true, allErrors: true });
 // The document is added whole so that `#/components/...` refs resolve inside it; its top-level
 // OpenAPI fields are declared as annotations so strict mode accepts the root.
-ajv.addVocabulary(['openapi', 'info', 'jsonSchemaDialect', 'servers', 'tags', 'paths', 'components', 'security', 'webhooks', 'externalDocs']);
+ajv.addVocabulary([
+  'openapi',
+  'info',
+  'jsonSchemaDialect',
+  'servers',
+  'tags',
+  'paths',
+  'components',
+  'security',
+  'webhooks',
+  'externalDocs',
+]);
 ajv.addSchema(openapi, DOC_ID);
 const compiled = new Map<string, ValidateFunction>();
 
@@ -101,8 +112,16 @@ export function documentedResponse(method: string, path: string, status: number)
   }
   const opPointer = `/paths/${escapePointer(template)}/${m}/responses`;
   const ops = (item[m] as Json).responses as Json;
-  const key = String(status) in ops ? String(status) : `${String(status)[0]}XX` in ops ? `${String(status)[0]}XX` : 'default' in ops ? 'default' : undefined;
-  if (key === undefined) return `${method} ${template}: status ${status} not documented (documented: ${Object.keys(ops).join(', ')})`;
+  const key =
+    String(status) in ops
+      ? String(status)
+      : `${String(status)[0]}XX` in ops
+        ? `${String(status)[0]}XX`
+        : 'default' in ops
+          ? 'default'
+          : undefined;
+  if (key === undefined)
+    return `${method} ${template}: status ${status} not documented (documented: ${Object.keys(ops).join(', ')})`;
   const { node, pointer } = deref(ops[key], `${opPointer}/${escapePointer(key)}`);
   return { pointer, response: node };
 }
@@ -153,7 +172,12 @@ export function contractErrors(r: ObservedResponse): string[] {
       continue;
     }
     const schema = node.schema as Json;
-    const typed = schema.type === 'integer' || schema.type === 'number' ? (/^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value) : value;
+    const typed =
+      schema.type === 'integer' || schema.type === 'number'
+        ? /^-?\d+(\.\d+)?$/.test(value)
+          ? Number(value)
+          : value
+        : value;
     const v = validatorAt(`${pointer}/schema`);
     if (!v(typed)) errors.push(`${where}: header ${name}: ${JSON.stringify(value)} ${ajvText(v)}`);
   }
@@ -163,7 +187,9 @@ export function contractErrors(r: ObservedResponse): string[] {
   if (content === undefined) return errors;
   const contentType = (headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
   if (!(contentType in content)) {
-    errors.push(`${where}: Content-Type ${JSON.stringify(contentType)} not documented (${Object.keys(content).join(', ')})`);
+    errors.push(
+      `${where}: Content-Type ${JSON.stringify(contentType)} not documented (${Object.keys(content).join(', ')})`,
+    );
     return errors;
   }
   if (r.method.toUpperCase() === 'HEAD') return errors;
@@ -188,7 +214,8 @@ export function documentedStatuses(): string[] {
   for (const [template, item] of Object.entries(openapi.paths as Json)) {
     for (const [method, op] of Object.entries(item as Json)) {
       if (!METHODS.includes(method)) continue;
-      for (const status of Object.keys((op as Json).responses as Json)) out.push(`${method.toUpperCase()} ${template} ${status}`);
+      for (const status of Object.keys((op as Json).responses as Json))
+        out.push(`${method.toUpperCase()} ${template} ${status}`);
     }
   }
   return out;

@@ -11,7 +11,8 @@ export interface ErrorCase {
   readonly expected: { readonly error: string; readonly status: 400; readonly field?: string };
 }
 
-const e = (error: string, field?: string) => (field === undefined ? { error, status: 400 as const } : { error, status: 400 as const, field });
+const e = (error: string, field?: string) =>
+  field === undefined ? { error, status: 400 as const } : { error, status: 400 as const, field };
 
 const LENGTH = e('options.length must be between 8 and 128', 'options.length');
 const LENGTH_TYPE = e('options.length must be an integer between 8 and 128', 'options.length');
@@ -21,12 +22,16 @@ const WORDS = e('options.wordCount must be between 4 and 8', 'options.wordCount'
 const WORDS_TYPE = e('options.wordCount must be an integer between 4 and 8', 'options.wordCount');
 const NOT_OBJECT = e('the request body must be a JSON object');
 const MODE = e('mode must be one of "password", "passphrase"', 'mode');
-const SEPARATOR = e('options.separator must be one of "hyphen", "underscore", "dot", "space", "digit", "symbol"', 'options.separator');
+const SEPARATOR = e(
+  'options.separator must be one of "hyphen", "underscore", "dot", "space", "digit", "symbol"',
+  'options.separator',
+);
 const MIN_BITS = e('minBits must be between 0 and 256', 'minBits');
 const MIN_BITS_TYPE = e('minBits must be a number between 0 and 256', 'minBits');
 const RULES = 'options.passwordRules';
 const rulesError = (error: string) => e(error, RULES);
-const combined = (option: string) => e(`options.${option} cannot be combined with options.passwordRules`, `options.${option}`);
+const combined = (option: string) =>
+  e(`options.${option} cannot be combined with options.passwordRules`, `options.${option}`);
 
 const pw = (options: unknown) => ({ mode: 'password', options });
 const pp = (options: unknown) => ({ mode: 'passphrase', options });
@@ -37,14 +42,30 @@ export const ERROR_CASES: readonly ErrorCase[] = [
   { name: 'body is a string', input: 'password', expected: NOT_OBJECT },
   { name: 'body is a number', input: 42, expected: NOT_OBJECT },
   { name: 'mode missing', input: {}, expected: e('mode is required', 'mode') },
-  { name: 'mode missing with options', input: { count: 2, options: { length: 12 } }, expected: e('mode is required', 'mode') },
+  {
+    name: 'mode missing with options',
+    input: { count: 2, options: { length: 12 } },
+    expected: e('mode is required', 'mode'),
+  },
   { name: 'mode unknown', input: { mode: 'pin' }, expected: MODE },
   { name: 'mode wrong case', input: { mode: 'Password' }, expected: MODE },
   { name: 'mode a number', input: { mode: 1 }, expected: MODE },
   { name: 'mode null', input: { mode: null }, expected: MODE },
-  { name: 'unknown top-level field', input: { mode: 'password', length: 12 }, expected: e('length is not a field of the request', 'length') },
-  { name: 'own __proto__ key', input: JSON.parse('{"mode":"password","__proto__":{"polluted":true}}'), expected: e('__proto__ is not a field of the request', '__proto__') },
-  { name: 'constructor key in options', input: pw({ constructor: { prototype: {} } }), expected: e('options.constructor is not an option of mode password', 'options.constructor') },
+  {
+    name: 'unknown top-level field',
+    input: { mode: 'password', length: 12 },
+    expected: e('length is not a field of the request', 'length'),
+  },
+  {
+    name: 'own __proto__ key',
+    input: JSON.parse('{"mode":"password","__proto__":{"polluted":true}}'),
+    expected: e('__proto__ is not a field of the request', '__proto__'),
+  },
+  {
+    name: 'constructor key in options',
+    input: pw({ constructor: { prototype: {} } }),
+    expected: e('options.constructor is not an option of mode password', 'options.constructor'),
+  },
   { name: 'count 0 (min-1)', input: { mode: 'password', count: 0 }, expected: COUNT },
   { name: 'count 21 (max+1)', input: { mode: 'password', count: 21 }, expected: COUNT },
   { name: 'count -1', input: { mode: 'passphrase', count: -1 }, expected: COUNT },
@@ -65,21 +86,90 @@ export const ERROR_CASES: readonly ErrorCase[] = [
   { name: 'length null', input: pw({ length: null }), expected: LENGTH_TYPE },
   { name: 'length false', input: pw({ length: false }), expected: LENGTH_TYPE },
   { name: 'length [24]', input: pw({ length: [24] }), expected: LENGTH_TYPE },
-  { name: 'includeLowercase "true"', input: pw({ includeLowercase: 'true' }), expected: e('options.includeLowercase must be true or false', 'options.includeLowercase') },
-  { name: 'includeUppercase 1', input: pw({ includeUppercase: 1 }), expected: e('options.includeUppercase must be true or false', 'options.includeUppercase') },
-  { name: 'includeNumbers null', input: pw({ includeNumbers: null }), expected: e('options.includeNumbers must be true or false', 'options.includeNumbers') },
-  { name: 'includeSymbols "yes"', input: pw({ includeSymbols: 'yes' }), expected: e('options.includeSymbols must be true or false', 'options.includeSymbols') },
-  { name: 'avoidAmbiguous 0', input: pw({ avoidAmbiguous: 0 }), expected: e('options.avoidAmbiguous must be true or false', 'options.avoidAmbiguous') },
-  { name: 'excludedCharacters a number', input: pw({ excludedCharacters: 5 }), expected: e('options.excludedCharacters must be a string', 'options.excludedCharacters') },
-  { name: 'excludedCharacters an array', input: pw({ excludedCharacters: ['a'] }), expected: e('options.excludedCharacters must be a string', 'options.excludedCharacters') },
-  { name: 'excludedCharacters 257 characters', input: pw({ excludedCharacters: 'x'.repeat(257) }), expected: e('options.excludedCharacters must be at most 256 characters', 'options.excludedCharacters') },
-  { name: 'passphrase option in password mode', input: pw({ wordCount: 5 }), expected: e('options.wordCount is not an option of mode password', 'options.wordCount') },
-  { name: 'password option in passphrase mode', input: pp({ length: 20 }), expected: e('options.length is not an option of mode passphrase', 'options.length') },
-  { name: 'unknown option', input: pp({ words: 5 }), expected: e('options.words is not an option of mode passphrase', 'options.words') },
-  { name: 'no class enabled', input: pw({ includeLowercase: false, includeUppercase: false, includeNumbers: false }), expected: e('options must enable at least one of includeLowercase, includeUppercase, includeNumbers, includeSymbols', 'options') },
-  { name: 'an enabled class emptied', input: pw({ excludedCharacters: '0123456789' }), expected: e('options.excludedCharacters removes every character of the enabled class numbers', 'options.excludedCharacters') },
-  { name: 'ambiguity plus exclusions empty a class', input: pw({ includeLowercase: false, includeUppercase: false, avoidAmbiguous: true, excludedCharacters: '234679' }), expected: e('options.excludedCharacters removes every character of the enabled class numbers', 'options.excludedCharacters') },
-  { name: 'pool of one character', input: pw({ includeLowercase: false, includeUppercase: false, excludedCharacters: '012345678' }), expected: e('options.excludedCharacters leaves fewer than 2 characters in the pool', 'options.excludedCharacters') },
+  {
+    name: 'includeLowercase "true"',
+    input: pw({ includeLowercase: 'true' }),
+    expected: e('options.includeLowercase must be true or false', 'options.includeLowercase'),
+  },
+  {
+    name: 'includeUppercase 1',
+    input: pw({ includeUppercase: 1 }),
+    expected: e('options.includeUppercase must be true or false', 'options.includeUppercase'),
+  },
+  {
+    name: 'includeNumbers null',
+    input: pw({ includeNumbers: null }),
+    expected: e('options.includeNumbers must be true or false', 'options.includeNumbers'),
+  },
+  {
+    name: 'includeSymbols "yes"',
+    input: pw({ includeSymbols: 'yes' }),
+    expected: e('options.includeSymbols must be true or false', 'options.includeSymbols'),
+  },
+  {
+    name: 'avoidAmbiguous 0',
+    input: pw({ avoidAmbiguous: 0 }),
+    expected: e('options.avoidAmbiguous must be true or false', 'options.avoidAmbiguous'),
+  },
+  {
+    name: 'excludedCharacters a number',
+    input: pw({ excludedCharacters: 5 }),
+    expected: e('options.excludedCharacters must be a string', 'options.excludedCharacters'),
+  },
+  {
+    name: 'excludedCharacters an array',
+    input: pw({ excludedCharacters: ['a'] }),
+    expected: e('options.excludedCharacters must be a string', 'options.excludedCharacters'),
+  },
+  {
+    name: 'excludedCharacters 257 characters',
+    input: pw({ excludedCharacters: 'x'.repeat(257) }),
+    expected: e('options.excludedCharacters must be at most 256 characters', 'options.excludedCharacters'),
+  },
+  {
+    name: 'passphrase option in password mode',
+    input: pw({ wordCount: 5 }),
+    expected: e('options.wordCount is not an option of mode password', 'options.wordCount'),
+  },
+  {
+    name: 'password option in passphrase mode',
+    input: pp({ length: 20 }),
+    expected: e('options.length is not an option of mode passphrase', 'options.length'),
+  },
+  {
+    name: 'unknown option',
+    input: pp({ words: 5 }),
+    expected: e('options.words is not an option of mode passphrase', 'options.words'),
+  },
+  {
+    name: 'no class enabled',
+    input: pw({ includeLowercase: false, includeUppercase: false, includeNumbers: false }),
+    expected: e(
+      'options must enable at least one of includeLowercase, includeUppercase, includeNumbers, includeSymbols',
+      'options',
+    ),
+  },
+  {
+    name: 'an enabled class emptied',
+    input: pw({ excludedCharacters: '0123456789' }),
+    expected: e(
+      'options.excludedCharacters removes every character of the enabled class numbers',
+      'options.excludedCharacters',
+    ),
+  },
+  {
+    name: 'ambiguity plus exclusions empty a class',
+    input: pw({ includeLowercase: false, includeUppercase: false, avoidAmbiguous: true, excludedCharacters: '234679' }),
+    expected: e(
+      'options.excludedCharacters removes every character of the enabled class numbers',
+      'options.excludedCharacters',
+    ),
+  },
+  {
+    name: 'pool of one character',
+    input: pw({ includeLowercase: false, includeUppercase: false, excludedCharacters: '012345678' }),
+    expected: e('options.excludedCharacters leaves fewer than 2 characters in the pool', 'options.excludedCharacters'),
+  },
   { name: 'wordCount 3 (min-1)', input: pp({ wordCount: 3 }), expected: WORDS },
   { name: 'wordCount 9 (max+1)', input: pp({ wordCount: 9 }), expected: WORDS },
   { name: 'wordCount 4.5', input: pp({ wordCount: 4.5 }), expected: WORDS_TYPE },
@@ -88,42 +178,172 @@ export const ERROR_CASES: readonly ErrorCase[] = [
   { name: 'separator unknown', input: pp({ separator: 'tab' }), expected: SEPARATOR },
   { name: 'separator a character', input: pp({ separator: '-' }), expected: SEPARATOR },
   { name: 'separator a number', input: pp({ separator: 1 }), expected: SEPARATOR },
-  { name: 'capitalize "true"', input: pp({ capitalize: 'true' }), expected: e('options.capitalize must be true or false', 'options.capitalize') },
-  { name: 'addNumber null', input: pp({ addNumber: null }), expected: e('options.addNumber must be true or false', 'options.addNumber') },
+  {
+    name: 'capitalize "true"',
+    input: pp({ capitalize: 'true' }),
+    expected: e('options.capitalize must be true or false', 'options.capitalize'),
+  },
+  {
+    name: 'addNumber null',
+    input: pp({ addNumber: null }),
+    expected: e('options.addNumber must be true or false', 'options.addNumber'),
+  },
   { name: 'separator "digits" (a near miss)', input: pp({ separator: 'digits' }), expected: SEPARATOR },
   // passwordRules: the schema's checks, then the rules module's, each with its field.
-  { name: 'passwordRules a number', input: pw({ passwordRules: 12 }), expected: e('options.passwordRules must be a string', RULES) },
-  { name: 'passwordRules null', input: pw({ passwordRules: null }), expected: e('options.passwordRules must be a string', RULES) },
-  { name: 'passwordRules 1,025 characters', input: pw({ passwordRules: `minlength: 8;${' '.repeat(1012)}` }), expected: e('options.passwordRules must be at most 1024 characters', RULES) },
-  { name: 'passwordRules in passphrase mode', input: pp({ passwordRules: 'minlength: 8' }), expected: e('options.passwordRules is not an option of mode passphrase', RULES) },
-  { name: 'passwordRules with includeLowercase', input: pw({ passwordRules: 'minlength: 8', includeLowercase: true }), expected: combined('includeLowercase') },
-  { name: 'passwordRules with includeUppercase false', input: pw({ passwordRules: 'minlength: 8', includeUppercase: false }), expected: combined('includeUppercase') },
-  { name: 'passwordRules with includeNumbers', input: pw({ includeNumbers: true, passwordRules: 'minlength: 8' }), expected: combined('includeNumbers') },
-  { name: 'passwordRules with includeSymbols', input: pw({ passwordRules: 'minlength: 8', includeSymbols: true }), expected: combined('includeSymbols') },
-  { name: 'passwordRules with avoidAmbiguous', input: pw({ passwordRules: 'minlength: 8', avoidAmbiguous: false }), expected: combined('avoidAmbiguous') },
-  { name: 'passwordRules with excludedCharacters', input: pw({ passwordRules: 'minlength: 8', excludedCharacters: '' }), expected: combined('excludedCharacters') },
-  { name: 'passwordRules empty', input: pw({ passwordRules: '' }), expected: rulesError('options.passwordRules: the rule is empty (expected e.g. "minlength: 12; required: digit")') },
-  { name: 'passwordRules unknown property', input: pw({ passwordRules: 'minlength: 8; foo: 1' }), expected: rulesError('options.passwordRules: unknown property "foo" at position 14') },
-  { name: 'passwordRules unknown class', input: pw({ passwordRules: 'required: lowercase' }), expected: rulesError('options.passwordRules: unknown character class "lowercase" at position 10') },
-  { name: 'passwordRules a range in a class', input: pw({ passwordRules: 'allowed: [a-z]' }), expected: rulesError('options.passwordRules: "-" may only be the first character of a character class (ranges are not supported), at position 11') },
-  { name: 'passwordRules a non-ASCII class character', input: pw({ passwordRules: 'allowed: [§a]' }), expected: rulesError('options.passwordRules: character "\\u00a7" in a character class is not printable ASCII, at position 10') },
-  { name: 'passwordRules maxlength below 8', input: pw({ passwordRules: 'maxlength: 6' }), expected: rulesError("options.passwordRules: maxlength 6 is below the service's minimum length 8") },
-  { name: 'passwordRules minlength above maxlength', input: pw({ passwordRules: 'minlength: 20; maxlength: 12' }), expected: rulesError('options.passwordRules: minlength 20 is greater than maxlength 12') },
-  { name: 'passwordRules one allowed character', input: pw({ passwordRules: 'allowed: [a]' }), expected: rulesError('options.passwordRules: allows only the character "a"; a password needs at least 2 to choose from') },
-  { name: 'passwordRules max-consecutive 0', input: pw({ passwordRules: 'max-consecutive: 0' }), expected: rulesError('options.passwordRules: max-consecutive 0 allows no character at all (it must be at least 1)') },
-  { name: 'length below the minlength of passwordRules', input: pw({ passwordRules: 'minlength: 12', length: 10 }), expected: e('options.length 10 is below the minlength 12 of options.passwordRules', 'options.length') },
-  { name: 'length above the maxlength of passwordRules', input: pw({ passwordRules: 'maxlength: 16', length: 24 }), expected: e('options.length 24 is above the maxlength 16 of options.passwordRules', 'options.length') },
-  { name: 'length 7 with passwordRules (the schema first)', input: pw({ passwordRules: 'minlength: 4', length: 7 }), expected: LENGTH },
+  {
+    name: 'passwordRules a number',
+    input: pw({ passwordRules: 12 }),
+    expected: e('options.passwordRules must be a string', RULES),
+  },
+  {
+    name: 'passwordRules null',
+    input: pw({ passwordRules: null }),
+    expected: e('options.passwordRules must be a string', RULES),
+  },
+  {
+    name: 'passwordRules 1,025 characters',
+    input: pw({ passwordRules: `minlength: 8;${' '.repeat(1012)}` }),
+    expected: e('options.passwordRules must be at most 1024 characters', RULES),
+  },
+  {
+    name: 'passwordRules in passphrase mode',
+    input: pp({ passwordRules: 'minlength: 8' }),
+    expected: e('options.passwordRules is not an option of mode passphrase', RULES),
+  },
+  {
+    name: 'passwordRules with includeLowercase',
+    input: pw({ passwordRules: 'minlength: 8', includeLowercase: true }),
+    expected: combined('includeLowercase'),
+  },
+  {
+    name: 'passwordRules with includeUppercase false',
+    input: pw({ passwordRules: 'minlength: 8', includeUppercase: false }),
+    expected: combined('includeUppercase'),
+  },
+  {
+    name: 'passwordRules with includeNumbers',
+    input: pw({ includeNumbers: true, passwordRules: 'minlength: 8' }),
+    expected: combined('includeNumbers'),
+  },
+  {
+    name: 'passwordRules with includeSymbols',
+    input: pw({ passwordRules: 'minlength: 8', includeSymbols: true }),
+    expected: combined('includeSymbols'),
+  },
+  {
+    name: 'passwordRules with avoidAmbiguous',
+    input: pw({ passwordRules: 'minlength: 8', avoidAmbiguous: false }),
+    expected: combined('avoidAmbiguous'),
+  },
+  {
+    name: 'passwordRules with excludedCharacters',
+    input: pw({ passwordRules: 'minlength: 8', excludedCharacters: '' }),
+    expected: combined('excludedCharacters'),
+  },
+  {
+    name: 'passwordRules empty',
+    input: pw({ passwordRules: '' }),
+    expected: rulesError('options.passwordRules: the rule is empty (expected e.g. "minlength: 12; required: digit")'),
+  },
+  {
+    name: 'passwordRules unknown property',
+    input: pw({ passwordRules: 'minlength: 8; foo: 1' }),
+    expected: rulesError('options.passwordRules: unknown property "foo" at position 14'),
+  },
+  {
+    name: 'passwordRules unknown class',
+    input: pw({ passwordRules: 'required: lowercase' }),
+    expected: rulesError('options.passwordRules: unknown character class "lowercase" at position 10'),
+  },
+  {
+    name: 'passwordRules a range in a class',
+    input: pw({ passwordRules: 'allowed: [a-z]' }),
+    expected: rulesError(
+      'options.passwordRules: "-" may only be the first character of a character class (ranges are not supported), at position 11',
+    ),
+  },
+  {
+    name: 'passwordRules a non-ASCII class character',
+    input: pw({ passwordRules: 'allowed: [§a]' }),
+    expected: rulesError(
+      'options.passwordRules: character "\\u00a7" in a character class is not printable ASCII, at position 10',
+    ),
+  },
+  {
+    name: 'passwordRules maxlength below 8',
+    input: pw({ passwordRules: 'maxlength: 6' }),
+    expected: rulesError("options.passwordRules: maxlength 6 is below the service's minimum length 8"),
+  },
+  {
+    name: 'passwordRules minlength above maxlength',
+    input: pw({ passwordRules: 'minlength: 20; maxlength: 12' }),
+    expected: rulesError('options.passwordRules: minlength 20 is greater than maxlength 12'),
+  },
+  {
+    name: 'passwordRules one allowed character',
+    input: pw({ passwordRules: 'allowed: [a]' }),
+    expected: rulesError(
+      'options.passwordRules: allows only the character "a"; a password needs at least 2 to choose from',
+    ),
+  },
+  {
+    name: 'passwordRules max-consecutive 0',
+    input: pw({ passwordRules: 'max-consecutive: 0' }),
+    expected: rulesError('options.passwordRules: max-consecutive 0 allows no character at all (it must be at least 1)'),
+  },
+  {
+    name: 'length below the minlength of passwordRules',
+    input: pw({ passwordRules: 'minlength: 12', length: 10 }),
+    expected: e('options.length 10 is below the minlength 12 of options.passwordRules', 'options.length'),
+  },
+  {
+    name: 'length above the maxlength of passwordRules',
+    input: pw({ passwordRules: 'maxlength: 16', length: 24 }),
+    expected: e('options.length 24 is above the maxlength 16 of options.passwordRules', 'options.length'),
+  },
+  {
+    name: 'length 7 with passwordRules (the schema first)',
+    input: pw({ passwordRules: 'minlength: 4', length: 7 }),
+    expected: LENGTH,
+  },
   // minBits: the schema's bounds, then the floor decided from the options' exact bits.
   { name: 'minBits -1', input: { mode: 'password', minBits: -1 }, expected: MIN_BITS },
   { name: 'minBits 257', input: { mode: 'passphrase', minBits: 257 }, expected: MIN_BITS },
   { name: 'minBits "64"', input: { mode: 'password', minBits: '64' }, expected: MIN_BITS_TYPE },
   { name: 'minBits null', input: { mode: 'password', minBits: null }, expected: MIN_BITS_TYPE },
   { name: 'minBits true', input: { mode: 'password', minBits: true }, expected: MIN_BITS_TYPE },
-  { name: 'minBits in options', input: pw({ minBits: 64 }), expected: e('options.minBits is not an option of mode password', 'options.minBits') },
-  { name: 'minBits above a passphrase (51.70 bits)', input: { mode: 'passphrase', minBits: 60 }, expected: e('minBits: these options give 51.70 bits, below the requested minimum of 60 bits', 'minBits') },
-  { name: 'minBits above 8 alphanumerics (47.18 bits)', input: { mode: 'password', minBits: 47.5, options: { length: 8 } }, expected: e('minBits: these options give 47.18 bits, below the requested minimum of 47.5 bits', 'minBits') },
-  { name: 'minBits above a rule (119.04 bits)', input: { mode: 'password', minBits: 128, options: { length: 20, passwordRules: 'required: lower, upper; required: digit' } }, expected: e('minBits: these options give 119.04 bits, below the requested minimum of 128 bits', 'minBits') },
-  { name: 'minBits above digit separators (71.63 bits)', input: { mode: 'passphrase', minBits: 72, options: { separator: 'digit', capitalize: true, addNumber: true } }, expected: e('minBits: these options give 71.63 bits, below the requested minimum of 72 bits', 'minBits') },
-  { name: 'minBits: a bad option is named before the floor', input: { mode: 'passphrase', minBits: 256, options: { wordCount: 9 } }, expected: WORDS },
+  {
+    name: 'minBits in options',
+    input: pw({ minBits: 64 }),
+    expected: e('options.minBits is not an option of mode password', 'options.minBits'),
+  },
+  {
+    name: 'minBits above a passphrase (51.70 bits)',
+    input: { mode: 'passphrase', minBits: 60 },
+    expected: e('minBits: these options give 51.70 bits, below the requested minimum of 60 bits', 'minBits'),
+  },
+  {
+    name: 'minBits above 8 alphanumerics (47.18 bits)',
+    input: { mode: 'password', minBits: 47.5, options: { length: 8 } },
+    expected: e('minBits: these options give 47.18 bits, below the requested minimum of 47.5 bits', 'minBits'),
+  },
+  {
+    name: 'minBits above a rule (119.04 bits)',
+    input: {
+      mode: 'password',
+      minBits: 128,
+      options: { length: 20, passwordRules: 'required: lower, upper; required: digit' },
+    },
+    expected: e('minBits: these options give 119.04 bits, below the requested minimum of 128 bits', 'minBits'),
+  },
+  {
+    name: 'minBits above digit separators (71.63 bits)',
+    input: { mode: 'passphrase', minBits: 72, options: { separator: 'digit', capitalize: true, addNumber: true } },
+    expected: e('minBits: these options give 71.63 bits, below the requested minimum of 72 bits', 'minBits'),
+  },
+  {
+    name: 'minBits: a bad option is named before the floor',
+    input: { mode: 'passphrase', minBits: 256, options: { wordCount: 9 } },
+    expected: WORDS,
+  },
 ];

@@ -27,9 +27,28 @@ export function runsFrom(variable: string, fallback: number): number {
   return raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : fallback;
 }
 
-const PASSWORD_KEYS = ['length', 'includeLowercase', 'includeUppercase', 'includeNumbers', 'includeSymbols', 'avoidAmbiguous', 'excludedCharacters'];
+const PASSWORD_KEYS = [
+  'length',
+  'includeLowercase',
+  'includeUppercase',
+  'includeNumbers',
+  'includeSymbols',
+  'avoidAmbiguous',
+  'excludedCharacters',
+];
 const PASSPHRASE_KEYS = ['wordCount', 'separator', 'capitalize', 'addNumber'];
-const EVIL_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'isPrototypeOf', 'polluted', ''];
+const EVIL_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  '__defineGetter__',
+  'isPrototypeOf',
+  'polluted',
+  '',
+];
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -38,7 +57,21 @@ export const nastyString: fc.Arbitrary<string> = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
-  fc.constantFrom('\ud800', '\udfff', '\ud83d\ude00', '\u0000', '\ufeff', '\u202e', '\u2028\u2029', 'A\u030a', 'password\u0000', 'pass\u200bword', 'PASSWORD', ' password', 'hyphen '),
+  fc.constantFrom(
+    '\ud800',
+    '\udfff',
+    '\ud83d\ude00',
+    '\u0000',
+    '\ufeff',
+    '\u202e',
+    '\u2028\u2029',
+    'A\u030a',
+    'password\u0000',
+    'pass\u200bword',
+    'PASSWORD',
+    ' password',
+    'hyphen ',
+  ),
   fc.integer({ min: 257, max: 20_000 }).map((n) => 'x'.repeat(n)),
   fc.constantFrom(...EVIL_KEYS),
 );
@@ -46,15 +79,45 @@ export const nastyString: fc.Arbitrary<string> = fc.oneof(
 /** Numbers a JSON parser and a schema validator can trip on (as JSON text fragments). */
 export const oddNumberText: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
-    '1e400', '-1e400', '1e-400', '-0', '0.0', '8.0', '20.0', '20.000000000000001', '1.0000000000000002', '4.999999999999999',
-    '9007199254740993', '99999999999999999999999999', '-99999999999999999999', '1E1', '2e1', '0.5e1', '128.0', '129', '7', '0',
-    '123456789012345678901234567890123456789012345678901234567890', '0.1e-999999', '1e+308', '1.7976931348623157e308',
+    '1e400',
+    '-1e400',
+    '1e-400',
+    '-0',
+    '0.0',
+    '8.0',
+    '20.0',
+    '20.000000000000001',
+    '1.0000000000000002',
+    '4.999999999999999',
+    '9007199254740993',
+    '99999999999999999999999999',
+    '-99999999999999999999',
+    '1E1',
+    '2e1',
+    '0.5e1',
+    '128.0',
+    '129',
+    '7',
+    '0',
+    '123456789012345678901234567890123456789012345678901234567890',
+    '0.1e-999999',
+    '1e+308',
+    '1.7976931348623157e308',
   ),
-  fc.double().filter(Number.isFinite).map((d) => JSON.stringify(d)),
+  fc
+    .double()
+    .filter(Number.isFinite)
+    .map((d) => JSON.stringify(d)),
   fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n }).map(String),
 );
 
-const jsonScalar: fc.Arbitrary<Json> = fc.oneof(fc.constant(null), fc.boolean(), fc.integer({ min: -1000, max: 1000 }), fc.double().filter(Number.isFinite), nastyString);
+const jsonScalar: fc.Arbitrary<Json> = fc.oneof(
+  fc.constant(null),
+  fc.boolean(),
+  fc.integer({ min: -1000, max: 1000 }),
+  fc.double().filter(Number.isFinite),
+  nastyString,
+);
 
 /** Any JSON value, a few levels deep, with evil keys mixed into objects. */
 export const anyJson: fc.Arbitrary<Json> = fc.letrec<{ value: Json }>((tie) => ({
@@ -62,7 +125,14 @@ export const anyJson: fc.Arbitrary<Json> = fc.letrec<{ value: Json }>((tie) => (
     { depthSize: 'small', withCrossShrink: true },
     jsonScalar,
     fc.array(tie('value'), { maxLength: 5 }),
-    fc.dictionary(fc.oneof(fc.constantFrom(...EVIL_KEYS, 'mode', 'count', 'options', ...PASSWORD_KEYS, ...PASSPHRASE_KEYS), fc.string({ maxLength: 8 })), tie('value'), { maxKeys: 5 }),
+    fc.dictionary(
+      fc.oneof(
+        fc.constantFrom(...EVIL_KEYS, 'mode', 'count', 'options', ...PASSWORD_KEYS, ...PASSPHRASE_KEYS),
+        fc.string({ maxLength: 8 }),
+      ),
+      tie('value'),
+      { maxKeys: 5 },
+    ),
   ),
 })).value;
 
@@ -92,15 +162,41 @@ export const validPassphrase = fc.record(
 /** Requests the schema accepts (a password pool may still be empty: that is a 400 too). Small
  * counts keep the fuzz fast; the count bound is covered by mutations. */
 export const validRequest: fc.Arbitrary<Record<string, Json>> = fc.oneof(
-  fc.record({ mode: fc.constant('password'), count: fc.integer({ min: 1, max: 3 }), options: validPassword }, { requiredKeys: ['mode'] }),
-  fc.record({ mode: fc.constant('passphrase'), count: fc.integer({ min: 1, max: 3 }), options: validPassphrase }, { requiredKeys: ['mode'] }),
-) as fc.Arbitrary<Record<string, Json>>;
+  fc.record(
+    { mode: fc.constant('password'), count: fc.integer({ min: 1, max: 3 }), options: validPassword },
+    { requiredKeys: ['mode'] },
+  ),
+  fc.record(
+    { mode: fc.constant('passphrase'), count: fc.integer({ min: 1, max: 3 }), options: validPassphrase },
+    { requiredKeys: ['mode'] },
+  ),
+);
 
 /** A JSON value of the wrong kind for wherever it lands. */
 const wrongValue: fc.Arbitrary<Json | { raw: string }> = fc.oneof(
   anyJson,
   oddNumberText.map((raw) => ({ raw })),
-  fc.constantFrom<Json>(null, true, false, '', '24', '20', 'true', [], {}, [20], { length: 20 }, -1, 0, 1, 21, 129, 3, 1.5, 'password'),
+  fc.constantFrom<Json>(
+    null,
+    true,
+    false,
+    '',
+    '24',
+    '20',
+    'true',
+    [],
+    {},
+    [20],
+    { length: 20 },
+    -1,
+    0,
+    1,
+    21,
+    129,
+    3,
+    1.5,
+    'password',
+  ),
 );
 
 const RAW = '\u0000raw\u0000';
@@ -109,26 +205,43 @@ const RAW = '\u0000raw\u0000';
 function toText(value: unknown): string {
   const raws: string[] = [];
   const text = JSON.stringify(value, (_key, v: unknown) => {
-    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && typeof (v as { raw?: unknown }).raw === 'string') {
+    if (
+      v !== null &&
+      typeof v === 'object' &&
+      !Array.isArray(v) &&
+      Object.keys(v).length === 1 &&
+      typeof (v as { raw?: unknown }).raw === 'string'
+    ) {
       raws.push((v as { raw: string }).raw);
       return `${RAW}${raws.length - 1}`;
     }
     return v;
   });
-  return text.replace(new RegExp(`"${RAW.replace(/\u0000/g, '\\\\u0000')}(\\d+)"`, 'g'), (_m, i: string) => raws[Number(i)]!);
+  return text.replace(
+    // eslint-disable-next-line no-control-regex -- the placeholder is a NUL-prefixed token no JSON text contains
+    new RegExp(`"${RAW.replace(/\u0000/g, '\\\\u0000')}(\\d+)"`, 'g'),
+    (_m, i: string) => raws[Number(i)],
+  );
 }
 
 /** Builds `{ ...obj }` with a real own property named `key` (even `__proto__`). */
 function withOwn(obj: Record<string, unknown>, key: string, value: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(obj))
+    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   return out;
 }
 
 /** One path of a valid request mutated. */
 export const mutatedRequest: fc.Arbitrary<string> = fc
-  .tuple(validRequest, fc.constantFrom('replace', 'add', 'delete', 'replace-top', 'add-top'), fc.nat(), wrongValue, fc.oneof(fc.constantFrom(...EVIL_KEYS, ...PASSWORD_KEYS, ...PASSPHRASE_KEYS), fc.string({ maxLength: 6 })))
+  .tuple(
+    validRequest,
+    fc.constantFrom('replace', 'add', 'delete', 'replace-top', 'add-top'),
+    fc.nat(),
+    wrongValue,
+    fc.oneof(fc.constantFrom(...EVIL_KEYS, ...PASSWORD_KEYS, ...PASSPHRASE_KEYS), fc.string({ maxLength: 6 })),
+  )
   .map(([req, how, pick, value, key]) => {
     const options = (req.options ?? {}) as Record<string, Json>;
     const optionKeys = Object.keys(options);
@@ -136,19 +249,19 @@ export const mutatedRequest: fc.Arbitrary<string> = fc
     switch (how) {
       case 'replace': {
         if (optionKeys.length === 0) return toText({ ...req, options: value });
-        const k = optionKeys[pick % optionKeys.length]!;
+        const k = optionKeys[pick % optionKeys.length];
         return toText({ ...req, options: { ...options, [k]: value } });
       }
       case 'add':
         return toText({ ...req, options: withOwn(options, key, value) });
       case 'delete': {
-        const k = topKeys[pick % topKeys.length]!;
+        const k = topKeys[pick % topKeys.length];
         const copy = { ...req };
         delete copy[k];
         return toText(copy);
       }
       case 'replace-top': {
-        const k = topKeys[pick % topKeys.length]!;
+        const k = topKeys[pick % topKeys.length];
         return toText({ ...req, [k]: value });
       }
       default:
@@ -168,7 +281,23 @@ export const deepText: fc.Arbitrary<string> = fc
 
 /** Text that is not JSON, or only nearly. */
 export const brokenText: fc.Arbitrary<string> = fc
-  .tuple(fc.oneof(validRequest.map(toText), mutatedRequest), fc.constantFrom('truncate', 'insert', 'delete', 'replace', 'dupkey', 'trailing', 'bom', 'comment', 'single-quotes', 'nan'), fc.nat(), fc.string({ unit: 'binary', minLength: 1, maxLength: 3 }))
+  .tuple(
+    fc.oneof(validRequest.map(toText), mutatedRequest),
+    fc.constantFrom(
+      'truncate',
+      'insert',
+      'delete',
+      'replace',
+      'dupkey',
+      'trailing',
+      'bom',
+      'comment',
+      'single-quotes',
+      'nan',
+    ),
+    fc.nat(),
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 3 }),
+  )
   .map(([text, how, at, junk]) => {
     const i = text.length === 0 ? 0 : at % text.length;
     switch (how) {
@@ -200,7 +329,16 @@ export const bodyText: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: validRequest.map(toText), weight: 3 },
   { arbitrary: mutatedRequest, weight: 6 },
   { arbitrary: anyJson.map(toText), weight: 2 },
-  { arbitrary: fc.tuple(validRequest, oddNumberText, fc.constantFrom('count', 'length', 'wordCount')).map(([r, n, k]) => (k === 'count' ? toText({ ...r, count: { raw: n } }) : toText({ ...r, options: { ...((r.options ?? {}) as object), [k]: { raw: n } } }))), weight: 2 },
+  {
+    arbitrary: fc
+      .tuple(validRequest, oddNumberText, fc.constantFrom('count', 'length', 'wordCount'))
+      .map(([r, n, k]) =>
+        k === 'count'
+          ? toText({ ...r, count: { raw: n } })
+          : toText({ ...r, options: { ...((r.options ?? {}) as object), [k]: { raw: n } } }),
+      ),
+    weight: 2,
+  },
   { arbitrary: deepText, weight: 1 },
   { arbitrary: brokenText, weight: 3 },
   { arbitrary: fc.string({ unit: 'binary', maxLength: 64 }), weight: 1 },
@@ -209,7 +347,12 @@ export const bodyText: fc.Arbitrary<string> = fc.oneof(
 /** A snapshot of the built-in prototypes: own property names and descriptors' shape. */
 export function prototypeSnapshot(): string {
   const parts: string[] = [];
-  for (const [name, proto] of [['Object', Object.prototype], ['Array', Array.prototype], ['Function', Function.prototype], ['String', String.prototype]] as const) {
+  for (const [name, proto] of [
+    ['Object', Object.prototype],
+    ['Array', Array.prototype],
+    ['Function', Function.prototype],
+    ['String', String.prototype],
+  ] as const) {
     const names = Object.getOwnPropertyNames(proto).sort();
     parts.push(`${name}:${names.join(',')}:${String(Object.getPrototypeOf(proto))}`);
   }

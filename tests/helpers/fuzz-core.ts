@@ -31,7 +31,10 @@ export function checkOutcome(outcome: { status: number; body: unknown }, input: 
   if (outcome.status === 400) {
     const body = outcome.body as Record<string, unknown>;
     const keys = Object.keys(body);
-    assert.ok(keys.every((k) => k === 'error' || k === 'status' || k === 'field'), `extra keys in error body: ${keys.join(',')}`);
+    assert.ok(
+      keys.every((k) => k === 'error' || k === 'status' || k === 'field'),
+      `extra keys in error body: ${keys.join(',')}`,
+    );
     assert.equal(typeof body.error, 'string');
     assert.ok((body.error as string).length > 0 && (body.error as string).length <= 200);
     assert.equal(body.status, 400);
@@ -42,11 +45,13 @@ export function checkOutcome(outcome: { status: number; body: unknown }, input: 
   assert.equal(outcome.status, 200, `status ${outcome.status} for ${JSON.stringify(input)?.slice(0, 200)}`);
   const body = outcome.body as { count: number; value: string; results: { value: string }[] };
   assert.equal(body.results.length, body.count);
-  assert.equal(body.value, body.results[0]!.value);
+  assert.equal(body.value, body.results[0].value);
   for (const r of body.results) assert.ok(typeof r.value === 'string' && r.value.length >= 8);
 }
 
-type Validator = ((data: unknown) => boolean) & { errors?: { instancePath: string; schemaPath: string; keyword: string; params: unknown }[] | null };
+type Validator = ((data: unknown) => boolean) & {
+  errors?: { instancePath: string; schemaPath: string; keyword: string; params: unknown }[] | null;
+};
 
 /** The generated validator and a 2020-12 compilation of the published schema agree on `body`. */
 function checkValidators(generated: Validator, reference: Validator, body: unknown): void {
@@ -55,7 +60,10 @@ function checkValidators(generated: Validator, reference: Validator, body: unkno
   if (generated(body) !== expected) assert.fail(`validators disagree (reference: ${String(expected)})`);
   if (!expected) {
     const [g, r] = [generated.errors?.[0], reference.errors?.[0]];
-    assert.deepEqual([g?.instancePath, g?.schemaPath, g?.keyword, g?.params], [r?.instancePath, r?.schemaPath, r?.keyword, r?.params]);
+    assert.deepEqual(
+      [g?.instancePath, g?.schemaPath, g?.keyword, g?.params],
+      [r?.instancePath, r?.schemaPath, r?.keyword, r?.params],
+    );
   }
 }
 
@@ -85,7 +93,7 @@ export function fuzzCore(runs: number, label: string): CoreFuzzResult {
       try {
         outcome = generate(input);
       } catch (error) {
-        throw new Error(`generate threw for ${text.slice(0, 200)}: ${String(error)}`);
+        throw new Error(`generate threw for ${text.slice(0, 200)}: ${String(error)}`, { cause: error });
       }
       checkOutcome(outcome, input);
       // The server's path: generateJson must be generate()'s body, byte for byte, for the same
@@ -104,7 +112,8 @@ export function fuzzCore(runs: number, label: string): CoreFuzzResult {
       if (outcome.status === 200) result.ok++;
       else result.rejected++;
       // Cheap per-run canary; the full snapshot is compared at the end.
-      if (({} as Record<string, unknown>).polluted !== undefined || ({} as Record<string, unknown>).mode !== undefined) throw new Error('Object.prototype polluted');
+      if (({} as Record<string, unknown>).polluted !== undefined || ({} as Record<string, unknown>).mode !== undefined)
+        throw new Error('Object.prototype polluted');
     }),
     { seed, numRuns: runs, endOnFailure: true },
   );

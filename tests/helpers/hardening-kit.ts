@@ -134,7 +134,10 @@ export class Seen {
 
   /** Asserts that no value appears in any of the outputs, nor in any file written since this
    * ledger was created. Returns what was searched, for the report. */
-  assertNowhere(outputs: readonly string[], dirs: readonly string[] = writtenDirs()): { values: number; outputBytes: number; files: number; fileBytes: number } {
+  assertNowhere(
+    outputs: readonly string[],
+    dirs: readonly string[] = writtenDirs(),
+  ): { values: number; outputBytes: number; files: number; fileBytes: number } {
     let outputBytes = 0;
     for (const out of outputs) {
       outputBytes += out.length;
@@ -176,7 +179,7 @@ export function parseResponse(buf: Buffer, headRequest: boolean): { response: Ra
   if (end === -1) return null;
   const head = buf.subarray(0, end).toString('latin1');
   const lines = head.split('\r\n');
-  const m = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0]!);
+  const m = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0]);
   if (m === null) throw new Error(`not an HTTP response: ${JSON.stringify(head.slice(0, 80))}`);
   const status = Number(m[1]);
   const headers: Record<string, string> = {};
@@ -188,7 +191,8 @@ export function parseResponse(buf: Buffer, headRequest: boolean): { response: Ra
   }
   let length = 0;
   if (!(headRequest || status < 200 || status === 204 || status === 304)) {
-    if (headers['content-length'] === undefined) throw new Error(`response without Content-Length: ${head.slice(0, 200)}`);
+    if (headers['content-length'] === undefined)
+      throw new Error(`response without Content-Length: ${head.slice(0, 200)}`);
     length = Number(headers['content-length']);
   }
   if (buf.length < end + 4 + length) return null;
@@ -286,7 +290,11 @@ export class RawConnection {
 }
 
 /** One request on a fresh connection; resolves with the response (or null if none came). */
-export async function rawRequest(port: number, data: string | Buffer, options: { head?: boolean; timeoutMs?: number; localAddress?: string } = {}): Promise<RawResponse | null> {
+export async function rawRequest(
+  port: number,
+  data: string | Buffer,
+  options: { head?: boolean; timeoutMs?: number; localAddress?: string } = {},
+): Promise<RawResponse | null> {
   const c = new RawConnection(port, options.localAddress);
   try {
     await c.ready();
@@ -314,7 +322,10 @@ export function checkErrorShape(r: RawResponse, context: string): void {
   }
   assert.ok(body !== null && typeof body === 'object' && !Array.isArray(body), `${context}: body not an object`);
   const keys = Object.keys(body);
-  assert.ok(keys.every((k) => k === 'error' || k === 'status' || k === 'field'), `${context}: error body keys ${keys.join(',')}`);
+  assert.ok(
+    keys.every((k) => k === 'error' || k === 'status' || k === 'field'),
+    `${context}: error body keys ${keys.join(',')}`,
+  );
   assert.ok(typeof body.error === 'string' && body.error.length > 0, `${context}: error text`);
   assert.equal(body.status, r.status, `${context}: body status vs status line`);
   if ('field' in body) assert.equal(typeof body.field, 'string', `${context}: field`);
@@ -330,17 +341,23 @@ export function checkCommonHeaders(r: RawResponse, context: string): void {
 /** Health over a fresh connection: 200 {"status":"ok"}. */
 export async function assertHealthy(port: number, pid: number, context: string): Promise<void> {
   assert.ok(isAlive(pid), `${context}: server process alive`);
-  const r = await rawRequest(port, 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n', { timeoutMs: 5_000 });
+  const r = await rawRequest(port, 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n', {
+    timeoutMs: 5_000,
+  });
   assert.ok(r !== null, `${context}: health answered`);
   assert.equal(r.status, 200, `${context}: health status`);
   assert.equal(r.body, '{"status":"ok"}');
 }
 
 /** Runs `fn` over `items` with at most `lanes` at a time; lane i gets items i, i+lanes, ... */
-export async function inLanes<T>(items: readonly T[], lanes: number, fn: (item: T, index: number, lane: number) => Promise<void>): Promise<void> {
+export async function inLanes<T>(
+  items: readonly T[],
+  lanes: number,
+  fn: (item: T, index: number, lane: number) => Promise<void>,
+): Promise<void> {
   await Promise.all(
     Array.from({ length: Math.min(lanes, items.length) }, async (_, lane) => {
-      for (let i = lane; i < items.length; i += lanes) await fn(items[i]!, i, lane);
+      for (let i = lane; i < items.length; i += lanes) await fn(items[i], i, lane);
     }),
   );
 }
@@ -349,7 +366,7 @@ export async function inLanes<T>(items: readonly T[], lanes: number, fn: (item: 
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 // --- heap after a full GC, through the inspector (test-only; nothing added to the server) ----
@@ -360,7 +377,11 @@ export function percentile(values: readonly number[], p: number): number {
  * loopback port). RSS includes V8's young generation, which grows and shrinks with load;
  * this is the memory actually retained. A minimal WebSocket client, loopback only.
  */
-export async function heapAfterGc(server: { pid: number; output(): string; waitForOutput(p: RegExp, t?: number): Promise<string> }): Promise<number> {
+export async function heapAfterGc(server: {
+  pid: number;
+  output(): string;
+  waitForOutput(p: RegExp, t?: number): Promise<string>;
+}): Promise<number> {
   // The inspector takes one session at a time; a previous one may still be detaching, and
   // nothing says when it has: retry for as long as a loaded machine may need (30 s).
   const since = performance.now();
@@ -374,7 +395,11 @@ export async function heapAfterGc(server: { pid: number; output(): string; waitF
   }
 }
 
-async function heapOnce(server: { pid: number; output(): string; waitForOutput(p: RegExp, t?: number): Promise<string> }): Promise<number> {
+async function heapOnce(server: {
+  pid: number;
+  output(): string;
+  waitForOutput(p: RegExp, t?: number): Promise<string>;
+}): Promise<number> {
   const pattern = /Debugger listening on ws:\/\/127\.0\.0\.1:(\d+)(\/[0-9a-f-]+)/;
   if (!pattern.test(server.output())) process.kill(server.pid, 'SIGUSR1');
   const m = pattern.exec(await server.waitForOutput(pattern, 30_000))!;
@@ -394,7 +419,7 @@ async function heapOnce(server: { pid: number; output(): string; waitForOutput(p
     }
     for (;;) {
       if (buf.length < 2) break;
-      let len = buf[1]! & 0x7f;
+      let len = buf[1] & 0x7f;
       let at = 2;
       if (len === 126) {
         if (buf.length < 4) break;
@@ -406,7 +431,7 @@ async function heapOnce(server: { pid: number; output(): string; waitForOutput(p
         at = 10;
       }
       if (buf.length < at + len) break;
-      if ((buf[0]! & 0x0f) === 1) messages.push(buf.subarray(at, at + len).toString('utf8'));
+      if ((buf[0] & 0x0f) === 1) messages.push(buf.subarray(at, at + len).toString('utf8'));
       buf = buf.subarray(at + len);
     }
     wake?.();
@@ -416,17 +441,27 @@ async function heapOnce(server: { pid: number; output(): string; waitForOutput(p
     socket.once('connect', () => resolve());
     socket.once('error', reject);
   });
-  socket.write(`GET ${m[2]} HTTP/1.1\r\nHost: 127.0.0.1:${m[1]}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${Buffer.from('hardening-kit-01').toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+  socket.write(
+    `GET ${m[2]} HTTP/1.1\r\nHost: 127.0.0.1:${m[1]}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${Buffer.from('hardening-kit-01').toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+  );
   const call = async (id: number, method: string): Promise<Record<string, unknown>> => {
     const payload = Buffer.from(JSON.stringify({ id, method }));
     const mask = Buffer.from([1, 2, 3, 4]);
-    const head = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 255]);
-    socket.write(Buffer.concat([head, mask, payload.map((b, i) => b ^ mask[i % 4]!)]));
+    const head =
+      payload.length < 126
+        ? Buffer.from([0x81, 0x80 | payload.length])
+        : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 255]);
+    socket.write(Buffer.concat([head, mask, payload.map((b, i) => b ^ mask[i % 4])]));
     const deadline = performance.now() + 30_000;
     for (;;) {
-      const found = messages.map((t) => JSON.parse(t) as { id?: number; result?: Record<string, unknown> }).find((x) => x.id === id);
+      const found = messages
+        .map((t) => JSON.parse(t) as { id?: number; result?: Record<string, unknown> })
+        .find((x) => x.id === id);
       if (found !== undefined) return found.result ?? {};
-      if (performance.now() > deadline) throw new Error(`inspector: no answer to ${method} (upgraded ${upgraded}, ${messages.length} messages, ${buf.length} bytes pending: ${JSON.stringify(buf.subarray(0, 200).toString("latin1"))})`);
+      if (performance.now() > deadline)
+        throw new Error(
+          `inspector: no answer to ${method} (upgraded ${upgraded}, ${messages.length} messages, ${buf.length} bytes pending: ${JSON.stringify(buf.subarray(0, 200).toString('latin1'))})`,
+        );
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, 100);
         wake = () => {

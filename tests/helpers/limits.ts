@@ -23,7 +23,9 @@ interface RequestSchemaFile {
   };
 }
 
-const schema = JSON.parse(readFileSync(new URL('../../spec/generate-request.schema.json', import.meta.url), 'utf8')) as RequestSchemaFile;
+const schema = JSON.parse(
+  readFileSync(new URL('../../spec/generate-request.schema.json', import.meta.url), 'utf8'),
+) as RequestSchemaFile;
 
 const bounds = ({ minimum, maximum, default: fallback }: Bounds): Bounds => ({ minimum, maximum, default: fallback });
 

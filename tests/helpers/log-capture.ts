@@ -29,7 +29,10 @@ export function captureLogger(level: LogLevel = 'warn'): CapturedLogger {
     logger,
     text: () => text,
     lines(wanted?: string) {
-      const all = text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
+      const all = text
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
       return wanted === undefined ? all : all.filter((line) => line.level === wanted);
     },
     waitFor(pattern, timeoutMs = 15_000, from = 0) {
@@ -42,7 +45,9 @@ export function captureLogger(level: LogLevel = 'warn'): CapturedLogger {
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`timed out after ${timeoutMs} ms waiting for a log line matching ${pattern}; got:\n${text}`));
+          reject(
+            new Error(`timed out after ${timeoutMs} ms waiting for a log line matching ${pattern}; got:\n${text}`),
+          );
         }, timeoutMs);
         waiters.add(check);
         check();

@@ -22,7 +22,9 @@ export const NOBODY: User = { uid: 65534, gid: 65534 };
 export const isRoot = process.getuid?.() === 0;
 
 /** node:test's `skip` option: false as root, else the reason it prints. */
-export const needsRoot: false | string = isRoot ? false : 'needs root, to run the server or the key CLI as a second user (nobody)';
+export const needsRoot: false | string = isRoot
+  ? false
+  : 'needs root, to run the server or the key CLI as a second user (nobody)';
 
 const TSX = import.meta.resolve('tsx');
 const RUN_AS = fileURLToPath(new URL('./run-as.mjs', import.meta.url));
@@ -48,15 +50,30 @@ export function serverEnvAs(user: User): Record<string, string | undefined> {
  */
 function cliCommand(): { preload: string[]; cli: string[]; modules: string[] } {
   const newestSource = (dir: string): number =>
-    Math.max(...readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((n) => n.endsWith('.ts')).map((n) => statSync(join(dir, n)).mtimeMs));
+    Math.max(
+      ...readdirSync(dir, { recursive: true, encoding: 'utf8' })
+        .filter((n) => n.endsWith('.ts'))
+        .map((n) => statSync(join(dir, n)).mtimeMs),
+    );
   try {
-    if (statSync(join(ROOT, 'dist', 'server.js')).mtimeMs >= Math.max(newestSource(join(ROOT, 'lib')), statSync(join(ROOT, 'server.ts')).mtimeMs)) {
-      return { preload: [], cli: [join(ROOT, 'dist', 'server.js'), 'keys'], modules: PRELOADED.map((m) => pathToFileURL(join(ROOT, 'dist', `${m}.js`)).href) };
+    if (
+      statSync(join(ROOT, 'dist', 'server.js')).mtimeMs >=
+      Math.max(newestSource(join(ROOT, 'lib')), statSync(join(ROOT, 'server.ts')).mtimeMs)
+    ) {
+      return {
+        preload: [],
+        cli: [join(ROOT, 'dist', 'server.js'), 'keys'],
+        modules: PRELOADED.map((m) => pathToFileURL(join(ROOT, 'dist', `${m}.js`)).href),
+      };
     }
   } catch {
     // no build: use the sources
   }
-  return { preload: ['--import', TSX], cli: [join(ROOT, 'server.ts'), 'keys'], modules: PRELOADED.map((m) => pathToFileURL(join(ROOT, `${m}.ts`)).href) };
+  return {
+    preload: ['--import', TSX],
+    cli: [join(ROOT, 'server.ts'), 'keys'],
+    modules: PRELOADED.map((m) => pathToFileURL(join(ROOT, `${m}.ts`)).href),
+  };
 }
 
 const command = cliCommand();
@@ -71,8 +88,16 @@ export interface CliResult {
  * Runs the key CLI with `args` on `file` in a new process, as `user` when given. With
  * `barrierDir`, the process waits at start-barrier.mjs until `<barrierDir>/go` exists.
  */
-export function runKeys(file: string, args: readonly string[], options: { cwd: string; user?: User; barrierDir?: string }): Promise<CliResult> {
-  const env: Record<string, string | undefined> = { ...process.env, API_KEYS_FILE: file, ...(options.user === undefined ? {} : NO_COVERAGE) };
+export function runKeys(
+  file: string,
+  args: readonly string[],
+  options: { cwd: string; user?: User; barrierDir?: string },
+): Promise<CliResult> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    API_KEYS_FILE: file,
+    ...(options.user === undefined ? {} : NO_COVERAGE),
+  };
   const preload = [...command.preload];
   if (options.barrierDir !== undefined) {
     preload.push('--import', BARRIER);

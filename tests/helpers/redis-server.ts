@@ -113,7 +113,22 @@ export async function startRedis(options: RedisStartOptions = {}): Promise<Redis
 
   const launch = (onPort: number): Promise<boolean> =>
     new Promise((resolve, reject) => {
-      const args = ['--port', String(onPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--loglevel', 'notice'];
+      const args = [
+        '--port',
+        String(onPort),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+        '--daemonize',
+        'no',
+        '--loglevel',
+        'notice',
+      ];
       if (options.password !== undefined) args.push('--requirepass', options.password);
       const proc = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       running.add(proc);
@@ -126,8 +141,8 @@ export async function startRedis(options: RedisStartOptions = {}): Promise<Redis
           resolve(true);
         }
       };
-      proc.stdout!.on('data', onData);
-      proc.stderr!.on('data', onData);
+      proc.stdout.on('data', onData);
+      proc.stderr.on('data', onData);
       proc.once('exit', (code, signal) => {
         running.delete(proc);
         if (settled) return;
@@ -170,7 +185,7 @@ export async function startRedis(options: RedisStartOptions = {}): Promise<Redis
   };
 
   const stop = async (): Promise<void> => {
-    const proc = child as ChildProcess | null;
+    const proc = child;
     if (proc === null) return;
     if (admin !== null) {
       admin.destroy();
@@ -194,7 +209,7 @@ export async function startRedis(options: RedisStartOptions = {}): Promise<Redis
       return port;
     },
     get pid() {
-      return (child as ChildProcess | null)?.pid ?? -1;
+      return child?.pid ?? -1;
     },
     get url() {
       return `redis://127.0.0.1:${port}`;
@@ -202,11 +217,11 @@ export async function startRedis(options: RedisStartOptions = {}): Promise<Redis
     start,
     stop,
     pause() {
-      (child as ChildProcess | null)?.kill('SIGSTOP');
+      child?.kill('SIGSTOP');
       paused = true;
     },
     resume() {
-      (child as ChildProcess | null)?.kill('SIGCONT');
+      child?.kill('SIGCONT');
       paused = false;
     },
     async admin() {
@@ -225,7 +240,15 @@ export async function startRedis(options: RedisStartOptions = {}): Promise<Redis
  * default, so a busy test machine never turns a semantics test into a fallback test. */
 export async function openStore(
   redis: Pick<RedisServer, 'url'>,
-  options: { limit: number; prefix?: string; timeoutMs?: number; logger?: Pick<Logger, 'warn'>; env?: Record<string, string>; connectWaitMs?: number; backoffMaxMs?: number },
+  options: {
+    limit: number;
+    prefix?: string;
+    timeoutMs?: number;
+    logger?: Pick<Logger, 'warn'>;
+    env?: Record<string, string>;
+    connectWaitMs?: number;
+    backoffMaxMs?: number;
+  },
 ): Promise<{ store: RedisRateLimitStore; fallback: RateLimiter }> {
   const config = parseRedisConfig(
     {

@@ -11,11 +11,51 @@ import { seededFill } from './seeded.ts';
 const CORPUS = Object.values(corpus as Record<string, { 'password-rules': string }>).map((v) => v['password-rules']);
 
 const NAMES = ['required', 'allowed', 'max-consecutive', 'minlength', 'maxlength'];
-const BAD_NAMES = ['Required', 'require', 'min-length', 'maxLength', 'max_consecutive', 'allow', 'foo', '', '-', 'required-'];
+const BAD_NAMES = [
+  'Required',
+  'require',
+  'min-length',
+  'maxLength',
+  'max_consecutive',
+  'allow',
+  'foo',
+  '',
+  '-',
+  'required-',
+];
 const IDENTIFIERS = ['upper', 'lower', 'digit', 'special', 'ascii-printable', 'unicode', 'UPPER', 'Lower'];
 const BAD_IDENTIFIERS = ['uper', 'ascii', 'printable', 'digits', 'letters', '-', 'unicode-', 'lower-upper', '"lower"'];
-const NUMBERS = ['0', '1', '2', '3', '6', '8', '12', '16', '24', '64', '128', '129', '200', '9999', '08', '0000000000008'];
-const BAD_NUMBERS = ['10000', '-1', '+8', '1e3', '8.0', '0x10', '', 'eight', '99999999999999999999999', '8 8', '\u0038\u0308'];
+const NUMBERS = [
+  '0',
+  '1',
+  '2',
+  '3',
+  '6',
+  '8',
+  '12',
+  '16',
+  '24',
+  '64',
+  '128',
+  '129',
+  '200',
+  '9999',
+  '08',
+  '0000000000008',
+];
+const BAD_NUMBERS = [
+  '10000',
+  '-1',
+  '+8',
+  '1e3',
+  '8.0',
+  '0x10',
+  '',
+  'eight',
+  '99999999999999999999999',
+  '8 8',
+  '\u0038\u0308',
+];
 const PUNCTUATION = [':', ';', ',', '[', ']', ' ', '\t', '\n', '\r', '\f', ';;', ', ,', ': :'];
 const WHITESPACE = ['', '', '', ' ', ' ', '  ', '\t', '\n', '\r\n', '\f'];
 
@@ -53,7 +93,8 @@ export function rulesFuzzer(seed: number) {
   function customClass(): string {
     const n = below(8);
     let inner = '';
-    for (let i = 0; i < n; i++) inner += miss(0.05) ? anyUnit() : clean ? printable().replace(/[-\]]/, '!') : printable();
+    for (let i = 0; i < n; i++)
+      inner += miss(0.05) ? anyUnit() : clean ? printable().replace(/[-\]]/, '!') : printable();
     if (chance(0.15)) inner = '-' + inner;
     if (chance(0.1)) inner += ']';
     if (inner === '' && clean) inner = 'x';

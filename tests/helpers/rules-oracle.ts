@@ -35,8 +35,17 @@ interface Machine {
 }
 
 function machineOf(o: OracleInput): Machine {
-  const signature = [...o.allowed].map((c) => o.required.reduce((sig, set, i) => (set.includes(c) ? sig | (1 << i) : sig), 0));
-  return { n: o.allowed.length, full: (1 << o.required.length) - 1, signature, tracksRuns: o.maxRun < o.length, maxRun: o.maxRun, length: o.length };
+  const signature = [...o.allowed].map((c) =>
+    o.required.reduce((sig, set, i) => (set.includes(c) ? sig | (1 << i) : sig), 0),
+  );
+  return {
+    n: o.allowed.length,
+    full: (1 << o.required.length) - 1,
+    signature,
+    tracksRuns: o.maxRun < o.length,
+    maxRun: o.maxRun,
+    length: o.length,
+  };
 }
 
 // A state is (hit mask, last character index or -1, run length), packed into a string key.

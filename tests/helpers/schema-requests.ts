@@ -21,7 +21,8 @@ function validFor(node: Node): unknown[] {
   else if (node.type === 'boolean') out.push(true, false);
   else if (node.type === 'integer' && typeof node.minimum === 'number' && typeof node.maximum === 'number') {
     out.push(node.minimum, node.maximum, Math.floor((node.minimum + node.maximum) / 2));
-  } else if (node.type === 'string') out.push('', 'abc', typeof node.maxLength === 'number' ? 'a'.repeat(node.maxLength) : 'abcdef');
+  } else if (node.type === 'string')
+    out.push('', 'abc', typeof node.maxLength === 'number' ? 'a'.repeat(node.maxLength) : 'abcdef');
   return out.length > 0 ? out : [null];
 }
 
@@ -38,17 +39,29 @@ function invalidFor(node: Node): unknown[] {
 }
 
 function valueFor(node: Node): fc.Arbitrary<unknown> {
-  return fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...validFor(node)) }, { weight: 1, arbitrary: fc.constantFrom(...invalidFor(node)) });
+  return fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...validFor(node)) },
+    { weight: 1, arbitrary: fc.constantFrom(...invalidFor(node)) },
+  );
 }
 
 function objectArbitrary(properties: Record<string, Node>): fc.Arbitrary<Record<string, unknown>> {
   const known = Object.keys(properties);
-  const odd = fc.oneof({ weight: 9, arbitrary: fc.constant([] as [string, unknown][]) }, { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...ODD_KEYS), fc.constantFrom(...OTHER_VALUES)).map((e) => [e]) });
-  return fc
-    .tuple(fc.subarray(known), odd)
-    .chain(([chosen, extra]) => fc.tuple(...chosen.map((key) => valueFor(properties[key]).map((value) => [key, value] as [string, unknown]))).map((entries) => [...entries, ...extra]))
-    // JSON.parse semantics: `__proto__` becomes an own key, as in a request body.
-    .map((entries) => JSON.parse(JSON.stringify(Object.fromEntries(entries))) as Record<string, unknown>);
+  const odd = fc.oneof(
+    { weight: 9, arbitrary: fc.constant([] as [string, unknown][]) },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...ODD_KEYS), fc.constantFrom(...OTHER_VALUES)).map((e) => [e]) },
+  );
+  return (
+    fc
+      .tuple(fc.subarray(known), odd)
+      .chain(([chosen, extra]) =>
+        fc
+          .tuple(...chosen.map((key) => valueFor(properties[key]).map((value) => [key, value] as [string, unknown])))
+          .map((entries) => [...entries, ...extra]),
+      )
+      // JSON.parse semantics: `__proto__` becomes an own key, as in a request body.
+      .map((entries) => JSON.parse(JSON.stringify(Object.fromEntries(entries))) as Record<string, unknown>)
+  );
 }
 
 const optionObjects = Object.values(requestSchema.$defs as unknown as Record<string, Node>)

@@ -90,8 +90,9 @@ export interface RunningServer {
   url: string;
   port: number;
   pid: number;
-  /** Everything printed so far, stdout and stderr interleaved in arrival order. */
-  output(): string;
+  /** Everything printed so far, stdout and stderr interleaved in arrival order (a closure:
+   * safe to pass around detached). */
+  output: () => string;
   /** Resolves with the output once `pattern` matches it, or the part of it from offset `from`
    * on (an earlier `output().length`, to wait for a line printed after that point); rejects
    * after timeoutMs (default 30 s). */
@@ -118,7 +119,7 @@ export function randomApiKey(): string {
 /** A spawned server process that may or may not get as far as listening. */
 export interface LaunchedServer {
   pid: number;
-  output(): string;
+  output: () => string;
   waitForOutput(pattern: RegExp, timeoutMs?: number, from?: number): Promise<string>;
   setClock(ms: number): Promise<void>;
   stop(): Promise<ExitStatus>;
@@ -157,7 +158,13 @@ export function launchServer(options: StartOptions = {}): LaunchedServer {
     clockFile = join(scratchDir(), 'clock');
     env.STEPPED_CLOCK_FILE = clockFile;
   }
-  const [program, ...args] = options.command ?? [process.execPath, '--import', TSX, ...(clockFile === null ? [] : ['--import', STEPPED_CLOCK]), SERVER];
+  const [program, ...args] = options.command ?? [
+    process.execPath,
+    '--import',
+    TSX,
+    ...(clockFile === null ? [] : ['--import', STEPPED_CLOCK]),
+    SERVER,
+  ];
   const child = spawn(program, args, {
     cwd: options.cwd ?? ROOT,
     env,
@@ -171,8 +178,8 @@ export function launchServer(options: StartOptions = {}): LaunchedServer {
     out += chunk.toString('utf8');
     for (const wake of waiters) wake();
   };
-  child.stdout!.on('data', onChunk);
-  child.stderr!.on('data', onChunk);
+  child.stdout.on('data', onChunk);
+  child.stderr.on('data', onChunk);
 
   const exited = new Promise<ExitStatus>((resolve) => {
     child.once('exit', (code, signal) => {
@@ -180,13 +187,13 @@ export function launchServer(options: StartOptions = {}): LaunchedServer {
       if (scratch !== null) rmSync(scratch, { recursive: true, force: true });
       // Let the pipes drain so output() is complete once exited resolves.
       const done = (): void => resolve({ code, signal });
-      if (child.stdout!.readableEnded && child.stderr!.readableEnded) done();
+      if (child.stdout.readableEnded && child.stderr.readableEnded) done();
       else {
         let pending = 2;
         const one = (): void => {
           if (--pending === 0) done();
         };
-        for (const stream of [child.stdout!, child.stderr!]) {
+        for (const stream of [child.stdout, child.stderr]) {
           if (stream.readableEnded) one();
           else stream.once('close', one);
         }
@@ -263,7 +270,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     await launched.stop();
     throw error;
   }
-  const url = /"url":"(https?:\/\/[^"]+)"/.exec(out)![1]!;
+  const url = /"url":"(https?:\/\/[^"]+)"/.exec(out)![1];
   return { ...launched, url, port: Number(new URL(url).port) };
 }
 

@@ -58,7 +58,10 @@ export function chiSquarePValue(statistic: number, df: number): number {
  * Pearson's chi-square of observed counts against expected probabilities (which must sum to
  * 1). Bins with an expected count under 5 are pooled into one so the approximation holds.
  */
-export function chiSquareTest(observed: readonly number[], probabilities: readonly number[]): { statistic: number; df: number; p: number } {
+export function chiSquareTest(
+  observed: readonly number[],
+  probabilities: readonly number[],
+): { statistic: number; df: number; p: number } {
   const total = observed.reduce((a, b) => a + b, 0);
   let statistic = 0;
   let bins = 0;

@@ -24,7 +24,8 @@ let offset = 0;
 performance.now = () => origin + offset;
 process.on('SIGUSR2', () => {
   const wanted = Number(readFileSync(file, 'utf8'));
-  if (!Number.isFinite(wanted) || wanted < offset) throw new Error(`stepped clock: cannot go from ${offset} to ${wanted} ms`);
+  if (!Number.isFinite(wanted) || wanted < offset)
+    throw new Error(`stepped clock: cannot go from ${offset} to ${wanted} ms`);
   offset = wanted;
   process.stdout.write(`${JSON.stringify({ msg: 'stepped clock', ms: offset })}\n`);
 });

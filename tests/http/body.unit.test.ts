@@ -7,7 +7,8 @@ import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { readBody as readBodyCallback, type BodyResult } from '../../lib/http/body.ts';
 
-const readBody = (req: IncomingMessage, limit: number) => new Promise<BodyResult>((resolve) => readBodyCallback(req, limit, resolve));
+const readBody = (req: IncomingMessage, limit: number) =>
+  new Promise<BodyResult>((resolve) => readBodyCallback(req, limit, resolve));
 
 const fake = () => new PassThrough() as unknown as IncomingMessage & PassThrough;
 

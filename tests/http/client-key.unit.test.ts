@@ -12,7 +12,13 @@ describe('clientKeyOf', () => {
   });
 
   it('folds IPv4-mapped IPv6 to IPv4 by range, whatever the spelling', () => {
-    for (const a of ['::ffff:127.0.0.2', '::FFFF:127.0.0.2', '::ffff:7f00:2', '0:0:0:0:0:ffff:7f00:0002', '0000::ffff:127.0.0.2']) {
+    for (const a of [
+      '::ffff:127.0.0.2',
+      '::FFFF:127.0.0.2',
+      '::ffff:7f00:2',
+      '0:0:0:0:0:ffff:7f00:0002',
+      '0000::ffff:127.0.0.2',
+    ]) {
       assert.equal(clientKeyOf(a), '127.0.0.2', a);
     }
   });
@@ -28,7 +34,8 @@ describe('clientKeyOf', () => {
   });
 
   it('returns anything unparseable unchanged', () => {
-    for (const a of ['unknown', '', 'not:an:address::x', '1::2::3', '::ffff:999.0.0.1']) assert.equal(clientKeyOf(a), a);
+    for (const a of ['unknown', '', 'not:an:address::x', '1::2::3', '::ffff:999.0.0.1'])
+      assert.equal(clientKeyOf(a), a);
   });
 });
 
@@ -44,8 +51,12 @@ describe('F12: client grouping edge cases', () => {
     ['64:ff9b::192.0.2.33', '192.0.2.33', 'NAT64 well-known prefix: the translated IPv4 client'],
     ['64:ff9b::c000:222', '192.0.2.34', 'NAT64 in hex'],
     ['64:ff9b:0:0:0:0:c000:223', '192.0.2.35', 'NAT64 written out'],
-    ['64:ff9b:1::c000:221', '64:ff9b:1:0::/56', 'local-use NAT64 (RFC 8215): where the IPv4 sits depends on the operator, so /56'],
-    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', '192.0.2.45', 'Teredo: the client\'s public IPv4, bits inverted'],
+    [
+      '64:ff9b:1::c000:221',
+      '64:ff9b:1:0::/56',
+      'local-use NAT64 (RFC 8215): where the IPv4 sits depends on the operator, so /56',
+    ],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', '192.0.2.45', "Teredo: the client's public IPv4, bits inverted"],
     ['2001::4136:e378:8000:63bf:3fff:fdd3', '192.0.2.44', 'Teredo, another client of the same server'],
     ['2001:db8::1', '2001:db8:0:0::/56', '2001:db8::/32 is not Teredo'],
     ['fe80::1%eth0', 'fe80:0:0:0:0:0:0:1%eth0', 'link-local: per address and zone'],
@@ -77,7 +88,8 @@ describe('F12: client grouping edge cases', () => {
     ['unknown:80', '10.0.0.1'],
   ];
   it('F12: strips a port (and brackets) from an X-Forwarded-For entry instead of falling back to the proxy', () => {
-    for (const [entry, address] of forwarded) assert.equal(clientAddress('10.0.0.1', `198.51.100.1, ${entry}`, 1), address, entry);
+    for (const [entry, address] of forwarded)
+      assert.equal(clientAddress('10.0.0.1', `198.51.100.1, ${entry}`, 1), address, entry);
   });
 });
 

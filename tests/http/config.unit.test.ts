@@ -44,9 +44,40 @@ describe('parseConfig', () => {
   });
 
   it('reads every variable', () => {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem'), '-days', '1', '-subj', '/CN=t'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        join(dir, 'k.pem'),
+        '-out',
+        join(dir, 'c.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=t',
+      ],
+      { stdio: 'ignore' },
+    );
     const c = parseConfig(
-      { PORT: '0', HOST: '::1', API_KEYS_FILE: 'sub/k.json', API_KEY: 'k'.repeat(16), RATE_LIMIT_PER_MINUTE: '1000', MIN_ENTROPY_BITS: '64.5', TRUST_PROXY_HOPS: '2', TLS_CERT_FILE: 'c.pem', TLS_KEY_FILE: join(dir, 'k.pem'), LOG_LEVEL: 'debug' },
+      {
+        PORT: '0',
+        HOST: '::1',
+        API_KEYS_FILE: 'sub/k.json',
+        API_KEY: 'k'.repeat(16),
+        RATE_LIMIT_PER_MINUTE: '1000',
+        MIN_ENTROPY_BITS: '64.5',
+        TRUST_PROXY_HOPS: '2',
+        TLS_CERT_FILE: 'c.pem',
+        TLS_KEY_FILE: join(dir, 'k.pem'),
+        LOG_LEVEL: 'debug',
+      },
       dir,
     );
     assert.equal(c.port, 0);
@@ -79,12 +110,20 @@ describe('parseConfig', () => {
       [{ RATE_LIMIT_PER_MINUTE: '2.5' }, 'RATE_LIMIT_PER_MINUTE', /2\.5/],
       [{ TRUST_PROXY_HOPS: '11' }, 'TRUST_PROXY_HOPS', /from 0 to 10/],
       [{ TRUST_PROXY_HOPS: 'true' }, 'TRUST_PROXY_HOPS', /TRUST_PROXY_HOPS/],
-      [{ MIN_ENTROPY_BITS: '257' }, 'MIN_ENTROPY_BITS', /^MIN_ENTROPY_BITS must be a number of bits from 0 to 256 \(got "257"\)$/],
+      [
+        { MIN_ENTROPY_BITS: '257' },
+        'MIN_ENTROPY_BITS',
+        /^MIN_ENTROPY_BITS must be a number of bits from 0 to 256 \(got "257"\)$/,
+      ],
       [{ MIN_ENTROPY_BITS: '-1' }, 'MIN_ENTROPY_BITS', /MIN_ENTROPY_BITS/],
       [{ MIN_ENTROPY_BITS: '64 bits' }, 'MIN_ENTROPY_BITS', /"64 bits"/],
       [{ MIN_ENTROPY_BITS: '1e2' }, 'MIN_ENTROPY_BITS', /MIN_ENTROPY_BITS/],
       [{ MIN_ENTROPY_BITS: 'Infinity' }, 'MIN_ENTROPY_BITS', /MIN_ENTROPY_BITS/],
-      [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL', /^LOG_LEVEL must be one of silent, error, warn, info, debug \(got "verbose"\)$/],
+      [
+        { LOG_LEVEL: 'verbose' },
+        'LOG_LEVEL',
+        /^LOG_LEVEL must be one of silent, error, warn, info, debug \(got "verbose"\)$/,
+      ],
       [{ TLS_CERT_FILE: 'c.pem' }, 'TLS_KEY_FILE', /must be set together with TLS_CERT_FILE/],
       [{ TLS_KEY_FILE: 'k.pem' }, 'TLS_CERT_FILE', /must be set together with TLS_KEY_FILE/],
       [{ TLS_CERT_FILE: 'nope.pem', TLS_KEY_FILE: 'k.pem' }, 'TLS_CERT_FILE', /does not exist/],

@@ -33,7 +33,11 @@ const dir = mkdtempSync(join(tmpdir(), 'cg-hard-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** What a raw socket received, and a wait for it to contain something (an event, not a poll). */
-function received(socket: Socket): { text(): string; clear(): void; until(part: string, timeoutMs?: number): Promise<void> } {
+function received(socket: Socket): {
+  text(): string;
+  clear(): void;
+  until(part: string, timeoutMs?: number): Promise<void>;
+} {
   let text = '';
   const waiters = new Set<() => void>();
   socket.on('data', (c: Buffer) => {
@@ -89,7 +93,10 @@ describe('hardening', { concurrency: true }, () => {
       // Checked every connectionsCheckingInterval, so cut 5.0 to 5.5 s in, plus scheduling;
       // below the request timeout (10 s), whose cut would also be a 408.
       const latest = LIMITS.headersTimeout + LIMITS.connectionsCheckingInterval + SLACK_MS;
-      assert.ok(latest < LIMITS.requestTimeout, `headers checked too rarely: a cut may come ${latest} ms in, when the request timeout cuts too`);
+      assert.ok(
+        latest < LIMITS.requestTimeout,
+        `headers checked too rarely: a cut may come ${latest} ms in, when the request timeout cuts too`,
+      );
       assert.ok(result.ms <= latest, `cut after ${Math.round(result.ms)} ms`);
       const reply = parseRaw(result.text);
       assert.equal(reply.status, 408);
@@ -108,7 +115,9 @@ describe('hardening', { concurrency: true }, () => {
     const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
     // Expect: 100-continue, so the server says when it has the request: its 100 Continue.
     const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
-    socket.write(`POST /generate HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nX-Api-Key: ${KEY}\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`);
+    socket.write(
+      `POST /generate HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nX-Api-Key: ${KEY}\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+    );
     await got.until(CONTINUE);
     socket.write(body.slice(0, 10));
     const stopped = server.stop();
@@ -159,7 +168,10 @@ describe('hardening', { concurrency: true }, () => {
     // Not before the promised 5 s: the server starts counting when its reply is out, after the
     // request was sent (10 ms: libuv's millisecond clock may trail the precise one by a tick).
     assert.ok(idle >= LIMITS.keepAliveTimeout - 10, `closed ${Math.round(idle)} ms after the request`);
-    assert.ok(LIMITS.keepAliveTimeout + SLACK_MS < LIMITS.shutdownGraceMs, 'the keep-alive close must come before the shutdown grace ends');
+    assert.ok(
+      LIMITS.keepAliveTimeout + SLACK_MS < LIMITS.shutdownGraceMs,
+      'the keep-alive close must come before the shutdown grace ends',
+    );
     assert.ok(idle <= LIMITS.keepAliveTimeout + SLACK_MS, `closed ${Math.round(idle)} ms after the request`);
     // Closed by its own timeout, not cut when the 10 s shutdown grace ran out.
     assert.doesNotMatch(server.output(), /grace period over/);
@@ -168,17 +180,49 @@ describe('hardening', { concurrency: true }, () => {
   it('serves HTTPS with HSTS when TLS_CERT_FILE and TLS_KEY_FILE are set', async () => {
     const cert = join(dir, 'cert.pem');
     const key = join(dir, 'key.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
     const server = await startServer({ apiKey: KEY, env: { TLS_CERT_FILE: cert, TLS_KEY_FILE: key } });
     try {
       assert.match(server.url, /^https:\/\/127\.0\.0\.1:\d+$/);
       const reply = await new Promise<{ status: number; hsts: unknown; body: string }>((resolve, reject) => {
         const req = httpsRequest(
-          { host: '127.0.0.1', port: server.port, path: '/generate', method: 'POST', ca: readFileSync(cert), headers: { 'content-type': 'application/json', 'x-api-key': KEY }, agent: false },
+          {
+            host: '127.0.0.1',
+            port: server.port,
+            path: '/generate',
+            method: 'POST',
+            ca: readFileSync(cert),
+            headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+            agent: false,
+          },
           (res) => {
             let body = '';
             res.on('data', (c: Buffer) => (body += c.toString()));
-            res.on('end', () => resolve({ status: res.statusCode!, hsts: res.headers['strict-transport-security'], body }));
+            res.on('end', () =>
+              resolve({ status: res.statusCode!, hsts: res.headers['strict-transport-security'], body }),
+            );
           },
         );
         req.on('error', reject);
@@ -201,21 +245,38 @@ describe('hardening', { concurrency: true }, () => {
     assert.equal((await silent.stop()).code, 0);
     const lines = silent.output().trim().split('\n');
     assert.equal(lines.length, 1);
-    assert.match(lines[0]!, /"msg":"listening on http:\/\/127\.0\.0\.1:\d+"/);
+    assert.match(lines[0], /"msg":"listening on http:\/\/127\.0\.0\.1:\d+"/);
 
     const debug = await startServer({ apiKey: KEY, logLevel: 'debug' });
     await post(debug.url, KEY, '{');
     const got = await post(debug.url, KEY, { mode: 'passphrase' });
     ledger.addGenerated(got.json);
     assert.equal((await debug.stop()).code, 0);
-    const requests = debug.output().split('\n').filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const requests = debug
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"request"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.equal(requests.length, 2);
     for (const line of requests) {
-      assert.deepEqual(Object.keys(line).sort(), ['client', 'key', 'level', 'method', 'ms', 'msg', 'route', 'status', 'time']);
+      assert.deepEqual(Object.keys(line).sort(), [
+        'client',
+        'key',
+        'level',
+        'method',
+        'ms',
+        'msg',
+        'route',
+        'status',
+        'time',
+      ]);
       assert.equal(line.client, '127.0.0.0/24');
       assert.equal(line.key, 'env');
     }
-    assert.deepEqual(requests.map((l) => l.status), [400, 200]);
+    assert.deepEqual(
+      requests.map((l) => l.status),
+      [400, 200],
+    );
     ledger.assertAbsentFrom(silent.output() + debug.output());
   });
 
@@ -223,8 +284,14 @@ describe('hardening', { concurrency: true }, () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ PORT: '70000' }, /^configuration error: PORT must be an integer from 0 to 65535 \(got "70000"\)\n$/],
       [{ RATE_LIMIT_PER_MINUTE: '0' }, /^configuration error: RATE_LIMIT_PER_MINUTE must be an integer/],
-      [{ MIN_ENTROPY_BITS: 'high' }, /^configuration error: MIN_ENTROPY_BITS must be a number of bits from 0 to 256 \(got "high"\)\n$/],
-      [{ TLS_CERT_FILE: join(dir, 'nope.pem') }, /^configuration error: TLS_KEY_FILE must be set together with TLS_CERT_FILE\n$/],
+      [
+        { MIN_ENTROPY_BITS: 'high' },
+        /^configuration error: MIN_ENTROPY_BITS must be a number of bits from 0 to 256 \(got "high"\)\n$/,
+      ],
+      [
+        { TLS_CERT_FILE: join(dir, 'nope.pem') },
+        /^configuration error: TLS_KEY_FILE must be set together with TLS_CERT_FILE\n$/,
+      ],
     ];
     await Promise.all(
       cases.map(async ([env, pattern]) => {

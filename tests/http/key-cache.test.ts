@@ -85,7 +85,11 @@ describe('key cache (unit)', () => {
     } finally {
       Buffer.prototype.fill = fill;
     }
-    assert.deepEqual(fills.map((b) => b.toString('latin1')), ['key-aaaaaaaaaaaaaaaa'], 'the cached key was overwritten');
+    assert.deepEqual(
+      fills.map((b) => b.toString('latin1')),
+      ['key-aaaaaaaaaaaaaaaa'],
+      'the cached key was overwritten',
+    );
     verifyOnConnection(socket, 'key-aaaaaaaaaaaaaaaa', keys);
     assert.equal(keys.checks, 2, 'nothing was left to hit');
   });
@@ -94,12 +98,21 @@ describe('key cache (unit)', () => {
 describe('key cache (real server, one keep-alive connection)', () => {
   it('a key revoked while its connection stays open gets 401 within 2 s on that connection', async () => {
     const ids = [newKeyId(), newKeyId()];
-    const [a, b] = ids.map((id) => ({ id, key: newKey(id) })) as [{ id: string; key: string }, { id: string; key: string }];
+    const [a, b] = ids.map((id) => ({ id, key: newKey(id) })) as [
+      { id: string; key: string },
+      { id: string; key: string },
+    ];
     ledger.add(a.key);
     ledger.add(b.key);
     const file = join(dir, 'keys.json');
     const write = (revokedA: boolean): void => {
-      const records = [a, b].map(({ id, key }) => ({ id, holder: id, created: '2026-11-23T00:00:00Z', revoked: revokedA && id === a.id ? '2026-11-23T00:00:01Z' : null, sha256: sha256Hex(key) }));
+      const records = [a, b].map(({ id, key }) => ({
+        id,
+        holder: id,
+        created: '2026-11-23T00:00:00Z',
+        revoked: revokedA && id === a.id ? '2026-11-23T00:00:01Z' : null,
+        sha256: sha256Hex(key),
+      }));
       writeFileSync(`${file}.tmp`, serializeKeyFile({ version: 1, keys: records }), { mode: 0o600 });
       renameSync(`${file}.tmp`, file);
     };

@@ -27,7 +27,15 @@ import {
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { newKey, newKeyId, parseKeyFile, serializeKeyFile, sha256Hex, verifyKey, type KeyRecord } from '../../lib/keys/api-keys.ts';
+import {
+  newKey,
+  newKeyId,
+  parseKeyFile,
+  serializeKeyFile,
+  sha256Hex,
+  verifyKey,
+  type KeyRecord,
+} from '../../lib/keys/api-keys.ts';
 import { runKeysCli } from '../../lib/keys/key-admin.ts';
 import { KeyStore, KeyStoreError } from '../../lib/keys/key-store.ts';
 import { Logger } from '../../lib/http/logger.ts';
@@ -58,7 +66,13 @@ function subdir(mode = 0o700): string {
 function cli(file: string, ...argv: string[]) {
   let stdout = '';
   let stderr = '';
-  const code = runKeysCli(argv, { env: { API_KEYS_FILE: file }, cwd: dir, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), lockWaitMs: 300 });
+  const code = runKeysCli(argv, {
+    env: { API_KEYS_FILE: file },
+    cwd: dir,
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    lockWaitMs: 300,
+  });
   if (code === 0 && argv[0] !== 'list' && argv[0] !== 'revoke') ledger.add(stdout.trim());
   return { code, stdout, stderr };
 }
@@ -118,7 +132,11 @@ describe('F1: a key revoked by another user than the server must stop working', 
       assert.equal(revoked.code, 0, revoked.stderr);
       assert.match(revoked.stderr, /^revoked key /);
       const st = statSync(file);
-      assert.deepEqual([st.uid, st.gid, st.mode & 0o7777], [NOBODY.uid, NOBODY.gid, 0o600], 'the replacement has the owner, group and mode of the file it replaced');
+      assert.deepEqual(
+        [st.uid, st.gid, st.mode & 0o7777],
+        [NOBODY.uid, NOBODY.gid, 0o600],
+        'the replacement has the owner, group and mode of the file it replaced',
+      );
       // The server's "keys reloaded" line: the revocation is in use from then on.
       await server.waitForOutput(/"msg":"keys reloaded","file":[^\n]*"active":1\}/, undefined, beforeRevoke);
       assert.equal(await status(server.url, key), 401, 'the revoked key is refused');
@@ -138,7 +156,7 @@ describe('F1: a key revoked by another user than the server must stop working', 
     }
   });
 
-  it('F1: a file root creates in the service user\'s directory belongs to that user', { skip: needsRoot }, async () => {
+  it("F1: a file root creates in the service user's directory belongs to that user", { skip: needsRoot }, () => {
     const keyDir = subdir();
     chownSync(keyDir, NOBODY.uid, NOBODY.gid);
     const file = join(keyDir, 'keys.json');
@@ -148,43 +166,67 @@ describe('F1: a key revoked by another user than the server must stop working', 
     assert.deepEqual([st.uid, st.gid, st.mode & 0o7777], [NOBODY.uid, NOBODY.gid, 0o600]);
   });
 
-  it('F1: the CLI refuses on one line, changing nothing, when it cannot give the new file the old one\'s owner', { skip: needsRoot }, async () => {
-    const keyDir = subdir();
-    chownSync(keyDir, NOBODY.uid, NOBODY.gid);
-    const file = join(keyDir, 'keys.json');
-    const { id, key } = freshKey();
-    const text = keyFileWith(record(id, key));
-    writeFileSync(file, text, { mode: 0o644 }); // root's, readable by nobody
-    for (const args of [['issue', '--holder', 'x'], ['revoke', id], ['replace', id]]) {
-      const r = await runKeys(file, args, { cwd: dir, user: NOBODY });
-      assert.equal(r.code, 1, `${args[0]}: ${r.stderr}`);
-      assert.equal(r.stdout, '', 'no key printed');
-      assert.match(r.stderr, /^keys: [^\n]*belongs to uid 0, gid 0, and this command runs as uid 65534[^\n]*nothing was changed\n$/);
-      assert.equal(readFileSync(file, 'utf8'), text);
-      assert.equal(statSync(file).uid, 0);
-      assert.deepEqual(readdirSync(keyDir), ['keys.json'], 'no temp or lock file left');
-    }
-  });
+  it(
+    "F1: the CLI refuses on one line, changing nothing, when it cannot give the new file the old one's owner",
+    { skip: needsRoot },
+    async () => {
+      const keyDir = subdir();
+      chownSync(keyDir, NOBODY.uid, NOBODY.gid);
+      const file = join(keyDir, 'keys.json');
+      const { id, key } = freshKey();
+      const text = keyFileWith(record(id, key));
+      writeFileSync(file, text, { mode: 0o644 }); // root's, readable by nobody
+      for (const args of [
+        ['issue', '--holder', 'x'],
+        ['revoke', id],
+        ['replace', id],
+      ]) {
+        const r = await runKeys(file, args, { cwd: dir, user: NOBODY });
+        assert.equal(r.code, 1, `${args[0]}: ${r.stderr}`);
+        assert.equal(r.stdout, '', 'no key printed');
+        assert.match(
+          r.stderr,
+          /^keys: [^\n]*belongs to uid 0, gid 0, and this command runs as uid 65534[^\n]*nothing was changed\n$/,
+        );
+        assert.equal(readFileSync(file, 'utf8'), text);
+        assert.equal(statSync(file).uid, 0);
+        assert.deepEqual(readdirSync(keyDir), ['keys.json'], 'no temp or lock file left');
+      }
+    },
+  );
 
-  it('F1: a server that cannot read its key file says so at error level, naming the file, its owner and mode', { skip: isRoot ? 'root reads any file; as root, the first F1 test checks this with a server running as nobody' : false }, async () => {
-    const lines: string[] = [];
-    const file = join(subdir(), 'keys.json');
-    const { id, key } = freshKey();
-    writeFileSync(file, keyFileWith(record(id, key)), { mode: 0o600 });
-    const store = new KeyStore({ file, fileExplicit: true, envKey: null, logger: logLines(lines), pollMs: 20 });
-    store.start();
-    try {
-      chmodSync(file, 0o000);
-      await eventually(async () => lines.some((l) => l.includes('key file rejected')), 30_000, 10);
-      const line = lines.find((l) => l.includes('key file rejected'))!;
-      assert.match(line, /"level":"error"/);
-      assert.ok(line.includes(`"file":${JSON.stringify(file)}`));
-      assert.match(line, new RegExp(`"reason":"cannot be read by uid ${process.geteuid!()} \\(EACCES\\); it belongs to uid ${process.geteuid!()}, gid \\d+, mode 0000`));
-      assert.equal(store.verify(key), id, 'the last good keys stay');
-    } finally {
-      store.close();
-    }
-  });
+  it(
+    'F1: a server that cannot read its key file says so at error level, naming the file, its owner and mode',
+    {
+      skip: isRoot
+        ? 'root reads any file; as root, the first F1 test checks this with a server running as nobody'
+        : false,
+    },
+    async () => {
+      const lines: string[] = [];
+      const file = join(subdir(), 'keys.json');
+      const { id, key } = freshKey();
+      writeFileSync(file, keyFileWith(record(id, key)), { mode: 0o600 });
+      const store = new KeyStore({ file, fileExplicit: true, envKey: null, logger: logLines(lines), pollMs: 20 });
+      store.start();
+      try {
+        chmodSync(file, 0o000);
+        await eventually(() => lines.some((l) => l.includes('key file rejected')), 30_000, 10);
+        const line = lines.find((l) => l.includes('key file rejected'))!;
+        assert.match(line, /"level":"error"/);
+        assert.ok(line.includes(`"file":${JSON.stringify(file)}`));
+        assert.match(
+          line,
+          new RegExp(
+            `"reason":"cannot be read by uid ${process.geteuid!()} \\(EACCES\\); it belongs to uid ${process.geteuid!()}, gid \\d+, mode 0000`,
+          ),
+        );
+        assert.equal(store.verify(key), id, 'the last good keys stay');
+      } finally {
+        store.close();
+      }
+    },
+  );
 
   it('F1: a replacement keeps the mode and group of the file it replaces; a new file is 0600', () => {
     const file = join(subdir(), 'keys.json');
@@ -192,7 +234,7 @@ describe('F1: a key revoked by another user than the server must stop working', 
     assert.equal(statSync(file).mode & 0o7777, 0o600);
     chmodSync(file, 0o640);
     const before = statSync(file);
-    const id = parseKeyFile(readFileSync(file, 'utf8')).keys[0]!.id;
+    const id = parseKeyFile(readFileSync(file, 'utf8')).keys[0].id;
     assert.equal(cli(file, 'revoke', id).code, 0);
     const after = statSync(file);
     assert.notEqual(after.ino, before.ino, 'replaced by rename');
@@ -205,9 +247,11 @@ describe('F2: the lock keeps concurrent commands apart', () => {
    * at the same moment; every one must succeed and every printed key must be in the file. */
   async function concurrentIssues(file: string, count: number): Promise<void> {
     const barrierDir = mkdtempSync(join(tmpdir(), 'cg-barrier-'));
-    const running = Array.from({ length: count }, (_, i) => runKeys(file, ['issue', '--holder', `h${i}`], { cwd: dir, barrierDir }));
+    const running = Array.from({ length: count }, (_, i) =>
+      runKeys(file, ['issue', '--holder', `h${i}`], { cwd: dir, barrierDir }),
+    );
     try {
-      await eventually(async () => readdirSync(barrierDir).length === count, 120_000);
+      await eventually(() => readdirSync(barrierDir).length === count, 120_000);
     } finally {
       writeFileSync(join(barrierDir, 'go'), '');
     }
@@ -240,31 +284,41 @@ describe('F2: the lock keeps concurrent commands apart', () => {
       const keyDir = subdir();
       const file = join(keyDir, 'keys.json');
       const old = new Date(Date.now() - 60_000);
-      writeFileSync(`${file}.lock`, `${JSON.stringify({ pid: dead, host: hostname(), nonce: randomBytes(16).toString('hex'), time: old.getTime() })}\n`);
+      writeFileSync(
+        `${file}.lock`,
+        `${JSON.stringify({ pid: dead, host: hostname(), nonce: randomBytes(16).toString('hex'), time: old.getTime() })}\n`,
+      );
       utimesSync(`${file}.lock`, old, old);
       await concurrentIssues(file, 20);
       assert.deepEqual(readdirSync(keyDir), ['keys.json']);
     }
   });
 
-  it('F2: another user\'s stale lock that this user may not claim is reported as held, not as a file system error', { skip: needsRoot }, async () => {
-    const keyDir = subdir();
-    chownSync(keyDir, NOBODY.uid, NOBODY.gid);
-    const file = join(keyDir, 'keys.json');
-    const old = new Date(Date.now() - 60_000);
-    writeFileSync(`${file}.lock`, '', { mode: 0o600 }); // root's, left by an older version
-    utimesSync(`${file}.lock`, old, old);
-    const r = await runKeys(file, ['issue', '--holder', 'x'], { cwd: dir, user: NOBODY });
-    if (readFileSync('/proc/sys/fs/protected_hardlinks', 'utf8').trim() === '1') {
-      // The kernel refuses nobody a hard link to root's file, so the claim cannot be made.
-      assert.equal(r.code, 1, r.stderr);
-      assert.match(r.stderr, /^keys: \S+keys\.json\.lock is held by another keys command; remove it if none is running\n$/);
-      assert.ok(existsSync(`${file}.lock`));
-    } else {
-      assert.equal(r.code, 0, r.stderr);
-      ledger.add(r.stdout.trim());
-    }
-  });
+  it(
+    "F2: another user's stale lock that this user may not claim is reported as held, not as a file system error",
+    { skip: needsRoot },
+    async () => {
+      const keyDir = subdir();
+      chownSync(keyDir, NOBODY.uid, NOBODY.gid);
+      const file = join(keyDir, 'keys.json');
+      const old = new Date(Date.now() - 60_000);
+      writeFileSync(`${file}.lock`, '', { mode: 0o600 }); // root's, left by an older version
+      utimesSync(`${file}.lock`, old, old);
+      const r = await runKeys(file, ['issue', '--holder', 'x'], { cwd: dir, user: NOBODY });
+      if (readFileSync('/proc/sys/fs/protected_hardlinks', 'utf8').trim() === '1') {
+        // The kernel refuses nobody a hard link to root's file, so the claim cannot be made.
+        assert.equal(r.code, 1, r.stderr);
+        assert.match(
+          r.stderr,
+          /^keys: \S+keys\.json\.lock is held by another keys command; remove it if none is running\n$/,
+        );
+        assert.ok(existsSync(`${file}.lock`));
+      } else {
+        assert.equal(r.code, 0, r.stderr);
+        ledger.add(r.stdout.trim());
+      }
+    },
+  );
 
   it('F2: a lock held by a live command is never broken, however old', () => {
     const file = join(subdir(), 'keys.json');
@@ -273,14 +327,18 @@ describe('F2: the lock keeps concurrent commands apart', () => {
     const held = `${JSON.stringify({ pid: 1, host: hostname(), nonce: randomBytes(16).toString('hex'), time: old.getTime() })}\n`;
     writeFileSync(`${file}.lock`, held);
     utimesSync(`${file}.lock`, old, old);
-    assertRefusal(cli(file, 'issue', '--holder', 'x'), /\.lock is held by another keys command \(pid 1 on this host\)/, 'live holder');
+    assertRefusal(
+      cli(file, 'issue', '--holder', 'x'),
+      /\.lock is held by another keys command \(pid 1 on this host\)/,
+      'live holder',
+    );
     assert.equal(readFileSync(`${file}.lock`, 'utf8'), held, 'the lock is untouched');
     assert.ok(!existsSync(file));
   });
 });
 
 describe('F3: temp files and the places the CLI writes to', () => {
-  it('F3: temp files get unpredictable names (128 random bits) in the key file\'s directory', async () => {
+  it("F3: temp files get unpredictable names (128 random bits) in the key file's directory", async () => {
     const keyDir = subdir();
     const file = join(keyDir, 'keys.json');
     const events: string[] = [];
@@ -292,8 +350,8 @@ describe('F3: temp files and the places the CLI writes to', () => {
       for (const holder of ['a', 'b']) {
         const from = events.length;
         assert.equal(cli(file, 'issue', '--holder', holder).code, 0);
-        await eventually(async () => events.length > from, 30_000, 10);
-        temps.push(events[from]!);
+        await eventually(() => events.length > from, 30_000, 10);
+        temps.push(events[from]);
       }
     } finally {
       watcher.close();
@@ -309,23 +367,80 @@ describe('F3: temp files and the places the CLI writes to', () => {
     const { id, key } = freshKey();
     const text = keyFileWith(record(id, key));
     const cases: [string, () => string, RegExp][] = [
-      ['world-writable file', () => { const f = join(subdir(), 'keys.json'); writeFileSync(f, text); chmodSync(f, 0o666); return f; }, /keys\.json is writable by group or others \(mode 0666; chmod go-w it\)/],
-      ['group-writable file', () => { const f = join(subdir(), 'keys.json'); writeFileSync(f, text); chmodSync(f, 0o620); return f; }, /is writable by group or others \(mode 0620/],
-      ['world-writable directory', () => join(subdir(0o777), 'keys.json'), /keys\.json is in [^ ]+, which is writable by group or others \(mode 0777\)/],
-      ['sticky /tmp-like directory', () => join(subdir(0o1777), 'keys.json'), /which is writable by group or others \(mode 1777\)/],
-      ['group-writable directory', () => join(subdir(0o770), 'keys.json'), /which is writable by group or others \(mode 0770\)/],
-      ['symbolic link', () => { const d = subdir(); writeFileSync(join(d, 'real.json'), text, { mode: 0o600 }); symlinkSync('real.json', join(d, 'keys.json')); return join(d, 'keys.json'); }, /keys\.json is a symbolic link/],
-      ['dangling symbolic link', () => { const d = subdir(); symlinkSync(join(d, 'elsewhere'), join(d, 'keys.json')); return join(d, 'keys.json'); }, /keys\.json is a symbolic link/],
-      ['directory', () => { const f = join(subdir(), 'keys.json'); mkdirSync(f); return f; }, /keys\.json is not a regular file/],
+      [
+        'world-writable file',
+        () => {
+          const f = join(subdir(), 'keys.json');
+          writeFileSync(f, text);
+          chmodSync(f, 0o666);
+          return f;
+        },
+        /keys\.json is writable by group or others \(mode 0666; chmod go-w it\)/,
+      ],
+      [
+        'group-writable file',
+        () => {
+          const f = join(subdir(), 'keys.json');
+          writeFileSync(f, text);
+          chmodSync(f, 0o620);
+          return f;
+        },
+        /is writable by group or others \(mode 0620/,
+      ],
+      [
+        'world-writable directory',
+        () => join(subdir(0o777), 'keys.json'),
+        /keys\.json is in [^ ]+, which is writable by group or others \(mode 0777\)/,
+      ],
+      [
+        'sticky /tmp-like directory',
+        () => join(subdir(0o1777), 'keys.json'),
+        /which is writable by group or others \(mode 1777\)/,
+      ],
+      [
+        'group-writable directory',
+        () => join(subdir(0o770), 'keys.json'),
+        /which is writable by group or others \(mode 0770\)/,
+      ],
+      [
+        'symbolic link',
+        () => {
+          const d = subdir();
+          writeFileSync(join(d, 'real.json'), text, { mode: 0o600 });
+          symlinkSync('real.json', join(d, 'keys.json'));
+          return join(d, 'keys.json');
+        },
+        /keys\.json is a symbolic link/,
+      ],
+      [
+        'dangling symbolic link',
+        () => {
+          const d = subdir();
+          symlinkSync(join(d, 'elsewhere'), join(d, 'keys.json'));
+          return join(d, 'keys.json');
+        },
+        /keys\.json is a symbolic link/,
+      ],
+      [
+        'directory',
+        () => {
+          const f = join(subdir(), 'keys.json');
+          mkdirSync(f);
+          return f;
+        },
+        /keys\.json is not a regular file/,
+      ],
     ];
     for (const [what, make, pattern] of cases) {
       const file = make();
       const parent = join(file, '..');
       const before = readdirSync(parent).sort();
       const target = existsSync(join(parent, 'real.json')) ? readFileSync(join(parent, 'real.json'), 'utf8') : null;
-      for (const argv of [['issue', '--holder', 'x'], ['revoke', id], ['list']]) assertRefusal(cli(file, ...argv), pattern, `${what}, ${argv[0]}`);
+      for (const argv of [['issue', '--holder', 'x'], ['revoke', id], ['list']])
+        assertRefusal(cli(file, ...argv), pattern, `${what}, ${argv[0]}`);
       assert.deepEqual(readdirSync(parent).sort(), before, `${what}: nothing created or replaced`);
-      if (target !== null) assert.equal(readFileSync(join(parent, 'real.json'), 'utf8'), target, `${what}: the link's target untouched`);
+      if (target !== null)
+        assert.equal(readFileSync(join(parent, 'real.json'), 'utf8'), target, `${what}: the link's target untouched`);
     }
   });
 });
@@ -338,17 +453,68 @@ describe('F4: the server trusts a key file only if no one else can write it', ()
   it('F4: refuses at start a key file others can write, in a directory others can write, a symbolic link, not a file', () => {
     const text = keyFileWith(record(good.id, good.key));
     const cases: [() => string, RegExp][] = [
-      [() => { const f = join(subdir(), 'k.json'); writeFileSync(f, text); chmodSync(f, 0o666); return f; }, /^API_KEYS_FILE \S+k\.json is writable by group or others \(mode 0666; chmod go-w it\)$/],
-      [() => { const f = join(subdir(), 'k.json'); writeFileSync(f, text); chmodSync(f, 0o664); return f; }, /is writable by group or others \(mode 0664/],
-      [() => { const d = subdir(); writeFileSync(join(d, 'k.json'), text, { mode: 0o600 }); chmodSync(d, 0o777); return join(d, 'k.json'); }, /k\.json is in \S+, which is writable by group or others \(mode 0777\)$/],
-      [() => { const d = subdir(); writeFileSync(join(d, 'k.json'), text, { mode: 0o600 }); chmodSync(d, 0o1777); return join(d, 'k.json'); }, /which is writable by group or others \(mode 1777\)$/],
-      [() => { const d = subdir(); writeFileSync(join(d, 'real'), text, { mode: 0o600 }); symlinkSync('real', join(d, 'k.json')); return join(d, 'k.json'); }, /k\.json is a symbolic link/],
-      [() => { const f = join(subdir(), 'k.json'); mkdirSync(f); return f; }, /k\.json is not a regular file$/],
+      [
+        () => {
+          const f = join(subdir(), 'k.json');
+          writeFileSync(f, text);
+          chmodSync(f, 0o666);
+          return f;
+        },
+        /^API_KEYS_FILE \S+k\.json is writable by group or others \(mode 0666; chmod go-w it\)$/,
+      ],
+      [
+        () => {
+          const f = join(subdir(), 'k.json');
+          writeFileSync(f, text);
+          chmodSync(f, 0o664);
+          return f;
+        },
+        /is writable by group or others \(mode 0664/,
+      ],
+      [
+        () => {
+          const d = subdir();
+          writeFileSync(join(d, 'k.json'), text, { mode: 0o600 });
+          chmodSync(d, 0o777);
+          return join(d, 'k.json');
+        },
+        /k\.json is in \S+, which is writable by group or others \(mode 0777\)$/,
+      ],
+      [
+        () => {
+          const d = subdir();
+          writeFileSync(join(d, 'k.json'), text, { mode: 0o600 });
+          chmodSync(d, 0o1777);
+          return join(d, 'k.json');
+        },
+        /which is writable by group or others \(mode 1777\)$/,
+      ],
+      [
+        () => {
+          const d = subdir();
+          writeFileSync(join(d, 'real'), text, { mode: 0o600 });
+          symlinkSync('real', join(d, 'k.json'));
+          return join(d, 'k.json');
+        },
+        /k\.json is a symbolic link/,
+      ],
+      [
+        () => {
+          const f = join(subdir(), 'k.json');
+          mkdirSync(f);
+          return f;
+        },
+        /k\.json is not a regular file$/,
+      ],
     ];
     for (const [make, pattern] of cases) {
       const file = make();
       const store = new KeyStore({ file, fileExplicit: true, envKey: null, logger });
-      assert.throws(() => store.start(), (e: unknown) => e instanceof KeyStoreError && pattern.test(e.message), file);
+      assert.throws(
+        () => store.start(),
+        (e: unknown) => e instanceof KeyStoreError && pattern.test(e.message),
+        file,
+      );
       store.close();
     }
   });
@@ -360,7 +526,12 @@ describe('F4: the server trusts a key file only if no one else can write it', ()
     const file = join(outer, 'inner', 'k.json');
     writeFileSync(file, text, { mode: 0o600 });
     const store = new KeyStore({ file, fileExplicit: true, envKey: null, logger });
-    assert.throws(() => store.start(), (e: Error) => e.message === `API_KEYS_FILE ${file} is in ${join(outer, 'inner')}, below ${outer}, which is writable by group or others (mode 0777)`);
+    assert.throws(
+      () => store.start(),
+      (e: Error) =>
+        e.message ===
+        `API_KEYS_FILE ${file} is in ${join(outer, 'inner')}, below ${outer}, which is writable by group or others (mode 0777)`,
+    );
     store.close();
     chmodSync(outer, 0o1777);
     const sticky = new KeyStore({ file, fileExplicit: true, envKey: null, logger });
@@ -378,13 +549,23 @@ describe('F4: the server trusts a key file only if no one else can write it', ()
     writeFileSync(file, keyFileWith(record(good.id, good.key)), { mode: 0o600 });
     chownSync(file, NOBODY.uid, NOBODY.gid);
     const store = new KeyStore({ file, fileExplicit: true, envKey: null, logger });
-    assert.throws(() => store.start(), (e: Error) => /^API_KEYS_FILE \S+ belongs to uid 65534, not to this server's user \(uid 0\) or root \(chown it\)$/.test(e.message));
+    assert.throws(
+      () => store.start(),
+      (e: Error) =>
+        /^API_KEYS_FILE \S+ belongs to uid 65534, not to this server's user \(uid 0\) or root \(chown it\)$/.test(
+          e.message,
+        ),
+    );
     store.close();
     const otherDir = subdir();
     chownSync(otherDir, NOBODY.uid, NOBODY.gid);
     writeFileSync(join(otherDir, 'k.json'), keyFileWith(record(good.id, good.key)), { mode: 0o600 });
     const inOther = new KeyStore({ file: join(otherDir, 'k.json'), fileExplicit: true, envKey: null, logger });
-    assert.throws(() => inOther.start(), (e: Error) => /is in \S+, which belongs to uid 65534, not to this server's user \(uid 0\) or root$/.test(e.message));
+    assert.throws(
+      () => inOther.start(),
+      (e: Error) =>
+        /is in \S+, which belongs to uid 65534, not to this server's user \(uid 0\) or root$/.test(e.message),
+    );
     inOther.close();
   });
 
@@ -401,14 +582,14 @@ describe('F4: the server trusts a key file only if no one else can write it', ()
       writeFileSync(`${file}.new`, keyFileWith(record(other.id, other.key)));
       chmodSync(`${file}.new`, 0o666);
       renameSync(`${file}.new`, file);
-      await eventually(async () => lines.some((l) => l.includes('key file rejected') && l.includes('mode 0666')), 30_000, 10);
+      await eventually(() => lines.some((l) => l.includes('key file rejected') && l.includes('mode 0666')), 30_000, 10);
       assert.equal(store.verify(good.key), good.id, 'the last good keys stay');
-      assert.equal(store.verify(other.key), null, 'the untrusted file\'s key is not accepted');
+      assert.equal(store.verify(other.key), null, "the untrusted file's key is not accepted");
       const line = lines.find((l) => l.includes('key file rejected'))!;
       assert.match(line, /"level":"error"/);
       assert.ok(line.includes(`"file":${JSON.stringify(file)}`));
       chmodSync(file, 0o600);
-      await eventually(async () => store.verify(other.key) === other.id, 30_000, 10);
+      await eventually(() => store.verify(other.key) === other.id, 30_000, 10);
     } finally {
       store.close();
     }
@@ -421,12 +602,17 @@ describe('F4: the server trusts a key file only if no one else can write it', ()
     const server = await startServer({ keysFile: null, cwd, apiKey: envKey, rateLimitPerMinute: 100_000 });
     outputs.push(server.output);
     try {
-      assert.match(server.output(), /"level":"warn","msg":"keys.json in the working directory will not be trusted"[^\n]*which is writable by group or others \(mode 1777\)/);
+      assert.match(
+        server.output(),
+        /"level":"warn","msg":"keys.json in the working directory will not be trusted"[^\n]*which is writable by group or others \(mode 1777\)/,
+      );
       const dropped = freshKey();
       const file = join(cwd, 'keys.json');
       writeFileSync(file, keyFileWith(record(dropped.id, dropped.key)), { mode: 0o644 });
       if (isRoot) chownSync(file, NOBODY.uid, NOBODY.gid); // as another user would leave it
-      await server.waitForOutput(/"level":"error","msg":"key file rejected; keeping the last good keys"[^\n]*"reason":"is in [^"]+, which is writable by group or others \(mode 1777\)"/);
+      await server.waitForOutput(
+        /"level":"error","msg":"key file rejected; keeping the last good keys"[^\n]*"reason":"is in [^"]+, which is writable by group or others \(mode 1777\)"/,
+      );
       assert.equal(await status(server.url, dropped.key), 401);
       assert.equal(await status(server.url, envKey), 200);
     } finally {
@@ -439,16 +625,39 @@ describe('F4: the server trusts a key file only if no one else can write it', ()
     const launched = launchServer({ keysFile: file });
     // Should it start after all, it is stopped (and exits 0, failing the test) rather than
     // waited for; the exit decides, however long a busy machine takes to get there.
-    const listening = launched.waitForOutput(/listening on/, 60_000).then(() => launched.stop(), () => undefined);
+    const listening = launched.waitForOutput(/listening on/, 60_000).then(
+      () => launched.stop(),
+      () => undefined,
+    );
     const outcome = await launched.exited;
     await listening;
     assert.deepEqual(outcome, { code: 1, signal: null }, launched.output());
-    assert.equal(launched.output(), `configuration error: API_KEYS_FILE ${file} is in ${join(file, '..')}, which is writable by group or others (mode 0777)\n`);
+    assert.equal(
+      launched.output(),
+      `configuration error: API_KEYS_FILE ${file} is in ${join(file, '..')}, which is writable by group or others (mode 0777)\n`,
+    );
   });
 });
 
 describe('F11: holder names cannot drive the terminal', () => {
-  const SPOOFS = ['evil\u001b[2J\rrevoked', 'a\rb', 'a\nb', 'a\tb', 'del\u007f', 'csi\u009b2J', 'rtl\u202eevil', 'iso\u2066x\u2069', 'zero\u200bwidth', 'zw\u200djoin', 'b\ufeffom', 'line\u2028sep', 'nb\u00a0sp', 'pua\ue000', 'unassigned\u0378', 'lone\ud800'];
+  const SPOOFS = [
+    'evil\u001b[2J\rrevoked',
+    'a\rb',
+    'a\nb',
+    'a\tb',
+    'del\u007f',
+    'csi\u009b2J',
+    'rtl\u202eevil',
+    'iso\u2066x\u2069',
+    'zero\u200bwidth',
+    'zw\u200djoin',
+    'b\ufeffom',
+    'line\u2028sep',
+    'nb\u00a0sp',
+    'pua\ue000',
+    'unassigned\u0378',
+    'lone\ud800',
+  ];
 
   it('F11: issue refuses holder names with control, format, bidi or other invisible characters', () => {
     const file = join(subdir(), 'keys.json');
@@ -456,11 +665,21 @@ describe('F11: holder names cannot drive the terminal', () => {
       const r = cli(file, 'issue', '--holder', holder);
       assert.equal(r.code, 2, JSON.stringify(holder));
       assert.equal(r.stdout, '');
-      assert.match(r.stderr, /^issue needs --holder NAME: 1 to 200 letters, marks, digits, punctuation, symbols or spaces\n/);
+      assert.match(
+        r.stderr,
+        /^issue needs --holder NAME: 1 to 200 letters, marks, digits, punctuation, symbols or spaces\n/,
+      );
       assert.ok(!r.stderr.includes(holder), 'the refused name is not echoed');
     }
     assert.ok(!existsSync(file), 'nothing written');
-    for (const holder of ['Équipe ops', '運用チーム', "ci-bot (prod) #1 O'Brien", 'ops 🔑', 'Ünïcödé‐ñ', 'x'.repeat(200)]) {
+    for (const holder of [
+      'Équipe ops',
+      '運用チーム',
+      "ci-bot (prod) #1 O'Brien",
+      'ops 🔑',
+      'Ünïcödé‐ñ',
+      'x'.repeat(200),
+    ]) {
       const r = cli(file, 'issue', '--holder', holder);
       assert.equal(r.code, 0, `${holder}: ${r.stderr}`);
     }
@@ -473,11 +692,18 @@ describe('F11: holder names cannot drive the terminal', () => {
     const spoof = { ...record(a.id, a.key, SPOOFS.join('|')), created: '1 Jan 2026 (\u001b[1A\r)' };
     assert.ok(!Number.isNaN(Date.parse(spoof.created)), 'the file parser accepts this date');
     writeFileSync(file, keyFileWith(spoof, record(b.id, b.key, 'bob\u202e')), { mode: 0o600 });
-    const unsafe = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00a0\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ue000\u0378\ud800-\udfff]/;
+    const unsafe =
+      // eslint-disable-next-line no-control-regex -- control characters are what this check looks for
+      /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00a0\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ue000\u0378\ud800-\udfff]/;
     const list = cli(file, 'list');
     assert.equal(list.code, 0);
     assert.ok(!unsafe.test(list.stdout), JSON.stringify(list.stdout));
-    assert.ok(list.stdout.includes('evil\\x1b[2J\\rrevoked|a\\rb|a\\nb|a\\tb|del\\x7f|csi\\x9b2J|rtl\\u202eevil|iso\\u2066x\\u2069|zero\\u200bwidth|zw\\u200djoin|b\\ufeffom|line\\u2028sep|nb\\xa0sp|pua\\ue000|unassigned\\u0378|lone\\ud800'), list.stdout);
+    assert.ok(
+      list.stdout.includes(
+        'evil\\x1b[2J\\rrevoked|a\\rb|a\\nb|a\\tb|del\\x7f|csi\\x9b2J|rtl\\u202eevil|iso\\u2066x\\u2069|zero\\u200bwidth|zw\\u200djoin|b\\ufeffom|line\\u2028sep|nb\\xa0sp|pua\\ue000|unassigned\\u0378|lone\\ud800',
+      ),
+      list.stdout,
+    );
     assert.ok(list.stdout.includes('1 Jan 2026 (\\x1b[1A\\r)'));
     assert.equal(list.stdout.split('\n').length, 4, 'a header, two rows, the final newline');
     const revoked = cli(file, 'revoke', b.id);
@@ -496,7 +722,11 @@ describe('F13: the checksum', () => {
     const key = issued.stdout.trim();
     for (const command of ['revoke', 'replace']) {
       const r = cli(file, command, key);
-      assertRefusal(r, /not a key id: an id is the 8 characters after cgk_ \(the argument is not repeated, in case it is a key\)/, command);
+      assertRefusal(
+        r,
+        /not a key id: an id is the 8 characters after cgk_ \(the argument is not repeated, in case it is a key\)/,
+        command,
+      );
       assert.ok(!r.stderr.includes(key.slice(13)), 'the secret is not echoed');
     }
     const other = cli(file, 'revoke', 'not an id');

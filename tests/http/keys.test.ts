@@ -95,8 +95,8 @@ describe('keys from the operator CLI, live', () => {
     assert.ok(!text.includes(alice.key.slice(13)), 'not even the secret part');
     const data = JSON.parse(text) as { version: number; keys: Record<string, unknown>[] };
     assert.equal(data.version, 1);
-    assert.deepEqual(Object.keys(data.keys[0]!).sort(), ['created', 'holder', 'id', 'revoked', 'sha256']);
-    assert.equal(data.keys[0]!.id, alice.id);
+    assert.deepEqual(Object.keys(data.keys[0]).sort(), ['created', 'holder', 'id', 'revoked', 'sha256']);
+    assert.equal(data.keys[0].id, alice.id);
   });
 
   it('accepts an issued key and logs its id, never the key', async () => {
@@ -217,6 +217,9 @@ describe('API_KEY and the default key file', () => {
     const launched = launchServer({ apiKey: 'short-secret' });
     const { code } = await launched.exited;
     assert.equal(code, 1);
-    assert.equal(launched.output(), 'configuration error: API_KEY must be 16 to 256 printable ASCII characters without spaces\n');
+    assert.equal(
+      launched.output(),
+      'configuration error: API_KEY must be 16 to 256 printable ASCII characters without spaces\n',
+    );
   });
 });

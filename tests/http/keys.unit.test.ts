@@ -4,12 +4,36 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, lutimesSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lutimesSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pbkdf2, randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import { crc32, isWellFormedKey, newKey, parseKeyFile, serializeKeyFile, sha256, sha256Hex, sha256Slow, verifyKey, activeKeysOf, type KeyFile } from '../../lib/keys/api-keys.ts';
+import {
+  crc32,
+  isWellFormedKey,
+  newKey,
+  parseKeyFile,
+  serializeKeyFile,
+  sha256,
+  sha256Hex,
+  sha256Slow,
+  verifyKey,
+  activeKeysOf,
+  type KeyFile,
+} from '../../lib/keys/api-keys.ts';
 import { runKeysCli } from '../../lib/keys/key-admin.ts';
 import { LockError, STALE_MS, withLock } from '../../lib/keys/key-lock.ts';
 import { KeyStore, KeyStoreError } from '../../lib/keys/key-store.ts';
@@ -22,7 +46,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function cli(file: string, ...argv: string[]) {
   let stdout = '';
   let stderr = '';
-  const code = runKeysCli(argv, { env: { API_KEYS_FILE: file }, cwd: dir, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), now: () => new Date('2026-01-02T03:04:05.000Z'), lockWaitMs: 300 });
+  const code = runKeysCli(argv, {
+    env: { API_KEYS_FILE: file },
+    cwd: dir,
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    now: () => new Date('2026-01-02T03:04:05.000Z'),
+    lockWaitMs: 300,
+  });
   return { code, stdout, stderr };
 }
 
@@ -45,12 +76,31 @@ describe('key format', () => {
 });
 
 describe('parseKeyFile', () => {
-  const record = { id: 'AbCd1234', holder: 'h', created: '2026-01-01T00:00:00Z', revoked: null, sha256: 'a'.repeat(64) };
+  const record = {
+    id: 'AbCd1234',
+    holder: 'h',
+    created: '2026-01-01T00:00:00Z',
+    revoked: null,
+    sha256: 'a'.repeat(64),
+  };
   it('accepts a valid file and round-trips it', () => {
-    const file: KeyFile = { version: 1, keys: [record, { ...record, id: 'Zz999999', revoked: '2026-01-02T00:00:00Z' }] };
+    const file: KeyFile = {
+      version: 1,
+      keys: [record, { ...record, id: 'Zz999999', revoked: '2026-01-02T00:00:00Z' }],
+    };
     assert.deepEqual(parseKeyFile(serializeKeyFile(file)), file);
-    assert.deepEqual(parseKeyFile('{"version":1,"keys":[{"id":"AbCd1234","holder":"h","created":"2026-01-01","sha256":"' + 'b'.repeat(64) + '"}]}').keys[0]!.revoked, null);
-    assert.deepEqual(activeKeysOf(file).map((k) => k.id), ['AbCd1234']);
+    assert.deepEqual(
+      parseKeyFile(
+        '{"version":1,"keys":[{"id":"AbCd1234","holder":"h","created":"2026-01-01","sha256":"' +
+          'b'.repeat(64) +
+          '"}]}',
+      ).keys[0].revoked,
+      null,
+    );
+    assert.deepEqual(
+      activeKeysOf(file).map((k) => k.id),
+      ['AbCd1234'],
+    );
   });
 
   it('rejects a file that is anything else, saying what is wrong', () => {
@@ -73,14 +123,17 @@ describe('parseKeyFile', () => {
 
 describe('verifyKey', () => {
   it('finds the matching key among all, by digest', () => {
-    const keys = ['one-key-0123456789', 'two-key-0123456789'].map((k, i) => ({ id: `id${i}`, digest: Buffer.from(sha256Hex(k), 'hex') }));
+    const keys = ['one-key-0123456789', 'two-key-0123456789'].map((k, i) => ({
+      id: `id${i}`,
+      digest: Buffer.from(sha256Hex(k), 'hex'),
+    }));
     assert.equal(verifyKey('two-key-0123456789', keys), 'id1');
     assert.equal(verifyKey('one-key-0123456789', keys), 'id0');
     assert.equal(verifyKey('three', keys), null);
     assert.equal(verifyKey('', keys), null);
     assert.equal(verifyKey('x'.repeat(10_000), keys), null, 'any length: digests are compared');
     assert.equal(verifyKey('one-key-0123456789', []), null);
-    const twice = [...keys, { id: 'dup', digest: keys[0]!.digest }];
+    const twice = [...keys, { id: 'dup', digest: keys[0].digest }];
     assert.equal(verifyKey('one-key-0123456789', twice), 'id0', 'the first match wins, all are compared');
   });
 });
@@ -102,7 +155,10 @@ describe('operator CLI (in process)', () => {
 
     const id = key.slice(4, 12);
     const list = cli(file, 'list');
-    assert.equal(list.stdout, `ID        HOLDER    CREATED                   STATUS\n${id}  Ops Team  2026-01-02T03:04:05.000Z  active\n`);
+    assert.equal(
+      list.stdout,
+      `ID        HOLDER    CREATED                   STATUS\n${id}  Ops Team  2026-01-02T03:04:05.000Z  active\n`,
+    );
 
     const replaced = cli(file, 'replace', id);
     assert.equal(replaced.code, 0);
@@ -116,7 +172,13 @@ describe('operator CLI (in process)', () => {
     assert.equal(again.code, 0);
     assert.match(again.stderr, /already revoked/);
     const data = parseKeyFile(readFileSync(file, 'utf8'));
-    assert.deepEqual(data.keys.map((k) => [k.holder, k.revoked]), [['Ops Team', '2026-01-02T03:04:05.000Z'], ['Ops Team', '2026-01-02T03:04:05.000Z']]);
+    assert.deepEqual(
+      data.keys.map((k) => [k.holder, k.revoked]),
+      [
+        ['Ops Team', '2026-01-02T03:04:05.000Z'],
+        ['Ops Team', '2026-01-02T03:04:05.000Z'],
+      ],
+    );
   });
 
   it('explains usage and errors with exit codes 2 and 1', () => {
@@ -125,7 +187,18 @@ describe('operator CLI (in process)', () => {
     assert.equal(help.code, 0, 'asked for: stdout, exit 0');
     assert.match(help.stdout, /^usage: npm run keys -- <command>/);
     assert.equal(help.stderr, '');
-    for (const argv of [[], ['frobnicate'], ['issue'], ['issue', '--holder'], ['issue', '--holder', ' '], ['issue', '--holder', 'x'.repeat(201)], ['revoke'], ['list', 'x'], ['replace'], ['--file']]) {
+    for (const argv of [
+      [],
+      ['frobnicate'],
+      ['issue'],
+      ['issue', '--holder'],
+      ['issue', '--holder', ' '],
+      ['issue', '--holder', 'x'.repeat(201)],
+      ['revoke'],
+      ['list', 'x'],
+      ['replace'],
+      ['--file'],
+    ]) {
       const r = cli(file, ...argv);
       assert.equal(r.code, 2, argv.join(' '));
       assert.match(r.stderr, /usage: npm run keys/);
@@ -155,7 +228,10 @@ describe('operator CLI (in process)', () => {
     assert.ok(existsSync(other));
     assert.ok(!existsSync(join(dir, 'ignored.json')));
     let out = '';
-    assert.equal(runKeysCli(['issue', '--holder', 'b'], { env: {}, cwd: dir, stdout: (t) => (out += t), stderr: () => {} }), 0);
+    assert.equal(
+      runKeysCli(['issue', '--holder', 'b'], { env: {}, cwd: dir, stdout: (t) => (out += t), stderr: () => {} }),
+      0,
+    );
     assert.ok(existsSync(join(dir, 'keys.json')));
     assert.ok(isWellFormedKey(out.trim()));
   });
@@ -193,10 +269,14 @@ describe('key lock', () => {
     });
     assert.equal(seen, 'done');
     assert.ok(!existsSync(lock));
-    assert.deepEqual(readdirSync(dir).filter((n) => n.includes('lock-own')), [], 'no staging or claim file left');
+    assert.deepEqual(
+      readdirSync(dir).filter((n) => n.includes('lock-own')),
+      [],
+      'no staging or claim file left',
+    );
   });
 
-  it('tells the holder when its lock was taken over, and leaves the new holder\'s lock alone', () => {
+  it("tells the holder when its lock was taken over, and leaves the new holder's lock alone", () => {
     const { file, lock } = lockOf('lock-taken.json');
     const other = holder({ pid: 1 });
     const held = withLock(file, 0, (stillHeld) => {
@@ -212,12 +292,27 @@ describe('key lock', () => {
   it('breaks a lock from a crashed predecessor with this pid, and an old one from another host, but not a fresh one', () => {
     const { file, lock } = lockOf('lock-hosts.json');
     writeFileSync(lock, holder({ pid: process.pid }));
-    assert.equal(withLock(file, 0, () => 1), 1, 'this pid cannot hold a lock it is waiting for');
+    assert.equal(
+      withLock(file, 0, () => 1),
+      1,
+      'this pid cannot hold a lock it is waiting for',
+    );
     writeFileSync(lock, holder({ host: 'elsewhere.example', time: Date.now() - STALE_MS - 1_000 }));
-    assert.equal(withLock(file, 0, () => 2), 2, 'another host, older than STALE_MS');
+    assert.equal(
+      withLock(file, 0, () => 2),
+      2,
+      'another host, older than STALE_MS',
+    );
     const fresh = holder({ host: 'elsewhere.example', pid: 4321 });
     writeFileSync(lock, fresh);
-    assert.throws(() => withLock(file, 200, () => 3), (e: Error) => e instanceof LockError && /held by another keys command \(pid 4321 on elsewhere\.example\); remove it if none is running$/.test(e.message));
+    assert.throws(
+      () => withLock(file, 200, () => 3),
+      (e: Error) =>
+        e instanceof LockError &&
+        /held by another keys command \(pid 4321 on elsewhere\.example\); remove it if none is running$/.test(
+          e.message,
+        ),
+    );
     assert.equal(readFileSync(lock, 'utf8'), fresh);
     rmSync(lock);
   });
@@ -231,16 +326,23 @@ describe('key lock', () => {
     assert.throws(() => withLock(file, 0, () => 0), LockError);
     assert.ok(existsSync(lock));
     rmSync(claim);
-    assert.equal(withLock(file, 0, () => 4), 4, 'once the claim is gone, the dead holder\'s lock is broken');
+    assert.equal(
+      withLock(file, 0, () => 4),
+      4,
+      "once the claim is gone, the dead holder's lock is broken",
+    );
   });
 
-  it('judges a lock it cannot read (a symbolic link) by the entry\'s age', () => {
+  it("judges a lock it cannot read (a symbolic link) by the entry's age", () => {
     const { file, lock } = lockOf('lock-link.json');
     symlinkSync('nowhere', lock);
     assert.throws(() => withLock(file, 0, () => 0), /held by another keys command; remove it/);
     const old = new Date(Date.now() - 60_000);
     lutimesSync(lock, old, old);
-    assert.equal(withLock(file, 0, () => 5), 5);
+    assert.equal(
+      withLock(file, 0, () => 5),
+      5,
+    );
     assert.ok(!existsSync(lock));
   });
 });
@@ -254,7 +356,16 @@ describe('KeyStore', () => {
     const one = 'first-key-0123456789';
     const two = 'second-key-0123456789';
     const fileWith = (...keys: [string, string, string | null][]) =>
-      serializeKeyFile({ version: 1, keys: keys.map(([id, key, revoked]) => ({ id, holder: 'h', created: '2026-01-01T00:00:00Z', revoked, sha256: sha256Hex(key) })) });
+      serializeKeyFile({
+        version: 1,
+        keys: keys.map(([id, key, revoked]) => ({
+          id,
+          holder: 'h',
+          created: '2026-01-01T00:00:00Z',
+          revoked,
+          sha256: sha256Hex(key),
+        })),
+      });
     writeFileSync(file, fileWith(['AAAAAAAA', one, null]), { mode: 0o600 });
     const store = new KeyStore({ file, fileExplicit: true, envKey: null, logger, pollMs: 20 });
     store.start();
@@ -270,7 +381,8 @@ describe('KeyStore', () => {
     assert.equal(store.verify(one), null);
 
     writeFileSync(file, '{"version":1,"keys":[{}]}');
-    const schemaReason = /"msg":"key file rejected; keeping the last good keys".*"reason":"keys\[0\]\.id must be 8 base62 characters"/;
+    const schemaReason =
+      /"msg":"key file rejected; keeping the last good keys".*"reason":"keys\[0\]\.id must be 8 base62 characters"/;
     await waitFor(() => lines.some((l) => schemaReason.test(l)));
     assert.equal(store.verify(two), 'BBBBBBBB', 'the last good keys stay');
 
@@ -283,8 +395,16 @@ describe('KeyStore', () => {
 
   it('sees a change made right after start, before the watcher took its first look', async () => {
     const file = join(dir, 'race.json');
-    const record = (id: string, key: string) => ({ id, holder: 'h', created: '2026-01-01T00:00:00Z', revoked: null, sha256: sha256Hex(key) });
-    writeFileSync(file, serializeKeyFile({ version: 1, keys: [record('AAAAAAAA', 'race-key-one-0123456789')] }), { mode: 0o600 });
+    const record = (id: string, key: string) => ({
+      id,
+      holder: 'h',
+      created: '2026-01-01T00:00:00Z',
+      revoked: null,
+      sha256: sha256Hex(key),
+    });
+    writeFileSync(file, serializeKeyFile({ version: 1, keys: [record('AAAAAAAA', 'race-key-one-0123456789')] }), {
+      mode: 0o600,
+    });
     // Keep libuv's threadpool (4 threads) busy so the watcher's first stat, which runs there,
     // certainly comes after the rewrite below: the race, made deterministic.
     const busy = Array.from({ length: 4 }, () => new Promise((r) => pbkdf2('x', 'y', 300_000, 32, 'sha256', r)));
@@ -293,7 +413,16 @@ describe('KeyStore', () => {
     // A rewrite of another size: a version is told apart by inode, size and timestamps, and a
     // same-size rewrite within one tick of a kernel's coarse file timestamps (4 ms at 250 Hz;
     // kernels before 6.13) would look like no change at all, to this store as to fs.watchFile.
-    writeFileSync(file, serializeKeyFile({ version: 1, keys: [record('BBBBBBBB', 'race-key-two-0123456789'), { ...record('CCCCCCCC', 'race-key-three-0123456789'), revoked: '2026-01-01T00:00:00Z' }] }));
+    writeFileSync(
+      file,
+      serializeKeyFile({
+        version: 1,
+        keys: [
+          record('BBBBBBBB', 'race-key-two-0123456789'),
+          { ...record('CCCCCCCC', 'race-key-three-0123456789'), revoked: '2026-01-01T00:00:00Z' },
+        ],
+      }),
+    );
     await Promise.all(busy);
     await waitFor(() => store.verify('race-key-two-0123456789') === 'BBBBBBBB');
     assert.equal(store.verify('race-key-one-0123456789'), null);
@@ -301,7 +430,12 @@ describe('KeyStore', () => {
   });
 
   it('adds API_KEY to the file keys, and reports an unusable file at start', () => {
-    const store = new KeyStore({ file: join(dir, 'absent.json'), fileExplicit: false, envKey: 'env-key-0123456789', logger });
+    const store = new KeyStore({
+      file: join(dir, 'absent.json'),
+      fileExplicit: false,
+      envKey: 'env-key-0123456789',
+      logger,
+    });
     store.start();
     assert.equal(store.verify('env-key-0123456789'), 'env');
     store.close();
@@ -310,7 +444,10 @@ describe('KeyStore', () => {
     assert.throws(() => new KeyStore({ file: bad, fileExplicit: true, envKey: null, logger }).start(), KeyStoreError);
     const notAFile = join(dir, 'a-directory');
     mkdirSync(notAFile);
-    assert.throws(() => new KeyStore({ file: notAFile, fileExplicit: true, envKey: null, logger }).start(), /is not a regular file/);
+    assert.throws(
+      () => new KeyStore({ file: notAFile, fileExplicit: true, envKey: null, logger }).start(),
+      /is not a regular file/,
+    );
   });
 });
 

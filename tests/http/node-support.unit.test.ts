@@ -14,11 +14,13 @@ import { launchServer, ROOT } from '../helpers/server.ts';
 const DAY = new Date('2026-04-01T12:00:00Z'); // every listed line still supported
 
 describe('F10: supported Node.js versions', () => {
-  it('F10: package.json engines (and the lock file\'s copy) is the range derived from the one table', () => {
+  it("F10: package.json engines (and the lock file's copy) is the range derived from the one table", () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
-    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { engines?: { node: string } }> };
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { engines?: { node: string } }>;
+    };
     assert.equal(pkg.engines.node, enginesRange());
-    assert.equal(lock.packages['']!.engines!.node, enginesRange());
+    assert.equal(lock.packages[''].engines!.node, enginesRange());
     assert.equal(enginesRange(), '^20.20.2 || ^22.22.2 || ^24.14.1 || >=26.3.1');
   });
 
@@ -56,31 +58,48 @@ describe('F10: supported Node.js versions', () => {
         assert.ok(result.message.includes(enginesRange()), 'it names what is supported');
       }
     }
-    assert.match((nodeSupport('v20.19.1', DAY) as { message: string }).message, /use 20\.20\.2 or later on the 20\.x line/);
+    assert.match(
+      (nodeSupport('v20.19.1', DAY) as { message: string }).message,
+      /use 20\.20\.2 or later on the 20\.x line/,
+    );
     assert.match((nodeSupport('v23.11.1', DAY) as { message: string }).message, /the 23\.x line has no release/);
   });
 
   it('F10: starts on an end-of-life line with a warning that says where to move', () => {
     assert.deepEqual(nodeSupport('v20.20.2', new Date('2026-04-30T23:59:59Z')), { ok: true, warning: null });
     const after = nodeSupport('v20.20.2', new Date('2026-05-01T00:00:00Z'));
-    assert.deepEqual(after, { ok: true, warning: 'Node.js 20.x reached its end of life on 2026-04-30 and gets no more security fixes; move to 22 or 24 or 26' });
+    assert.deepEqual(after, {
+      ok: true,
+      warning:
+        'Node.js 20.x reached its end of life on 2026-04-30 and gets no more security fixes; move to 22 or 24 or 26',
+    });
     const later = nodeSupport('v22.22.2', new Date('2027-05-01T00:00:00Z'));
-    assert.match((later as { warning: string }).warning, /^Node\.js 22\.x reached its end of life on 2027-04-30 .* move to 24 or 26$/);
+    assert.match(
+      (later as { warning: string }).warning,
+      /^Node\.js 22\.x reached its end of life on 2027-04-30 .* move to 24 or 26$/,
+    );
     assert.deepEqual(nodeSupport('v26.3.1', new Date('2027-05-01T00:00:00Z')), { ok: true, warning: null });
-    const end = NODE_LINES[NODE_LINES.length - 1]!.endOfLife;
+    const end = NODE_LINES[NODE_LINES.length - 1].endOfLife;
     const pastEveryLine = new Date(Date.parse(end) + 86_400_000);
     assert.match((nodeSupport('v26.3.1', pastEveryLine) as { warning: string }).warning, /move to a newer line$/);
   });
 
-  it('F10: this machine\'s Node.js passes the check', () => {
+  it("F10: this machine's Node.js passes the check", () => {
     assert.equal(nodeSupport(process.version, new Date()).ok, true, process.version);
   });
 
   it('F10: the real server refuses to start on an old build with one line and exit code 1', async () => {
     // A preloaded module makes the process report 20.11.0 before server.ts runs.
-    const launched = launchServer({ env: { NODE_OPTIONS: "--import=data:text/javascript,Object.defineProperty(process,'version',{value:'v20.11.0'})" } });
+    const launched = launchServer({
+      env: {
+        NODE_OPTIONS: "--import=data:text/javascript,Object.defineProperty(process,'version',{value:'v20.11.0'})",
+      },
+    });
     // Should it start after all, it says so, and the test stops it rather than waiting.
-    const listening = launched.waitForOutput(/"msg":"listening on /, 60_000).then(() => launched.stop(), () => undefined);
+    const listening = launched.waitForOutput(/"msg":"listening on /, 60_000).then(
+      () => launched.stop(),
+      () => undefined,
+    );
     const { code } = await launched.exited;
     await listening;
     assert.equal(code, 1, 'exit code (a listening server was stopped by the test)');

@@ -56,7 +56,8 @@ describe('rate limit at the default 20 per minute', () => {
       else if (i % 5 === 1) r = await post(base, KEY, '{');
       else if (i % 5 === 2) r = await post(base, KEY, { mode: 'password', options: { length: 7 } });
       else if (i % 5 === 3) r = await post(base, KEY, ' '.repeat(17_000));
-      else if (i % 5 === 4) r = await request(base, '/generate', { method: 'POST', headers: { 'x-api-key': KEY }, body: 'x' });
+      else if (i % 5 === 4)
+        r = await request(base, '/generate', { method: 'POST', headers: { 'x-api-key': KEY }, body: 'x' });
       else r = await post(base, KEY, { mode: 'passphrase' });
       if (r.status === 200) ledger.addGenerated(r.json);
       assertCommonHeaders(r);
@@ -64,7 +65,10 @@ describe('rate limit at the default 20 per minute', () => {
       // 20 per 60 s: one token every 3 s, so n tokens missing are back in 3n s.
       assert.equal(reset(r), 3 * (i + 1), `reset after ${i + 1} attempts`);
     }
-    assert.deepEqual(seen, Array.from({ length: 20 }, (_, i) => 19 - i));
+    assert.deepEqual(
+      seen,
+      Array.from({ length: 20 }, (_, i) => 19 - i),
+    );
 
     const limited = await post(base, KEY, { mode: 'password' });
     assert.equal(limited.status, 429);
@@ -146,7 +150,9 @@ describe('rate limit refill (RATE_LIMIT_PER_MINUTE=1200, one token per 50 ms)', 
   it('lets a limited client back in after Retry-After seconds, not before', async () => {
     // 60 per minute: 60 at once empty the bucket, then one token per second.
     const server = await start({ rateLimitPerMinute: 60 });
-    const statuses = await Promise.all(Array.from({ length: 61 }, () => post(server.url, KEY, {}).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 61 }, () => post(server.url, KEY, {}).then((r) => r.status)),
+    );
     assert.equal(statuses.filter((s) => s === 400).length, 60);
     assert.equal(statuses.filter((s) => s === 429).length, 1);
     const limited = await post(server.url, KEY, {});
@@ -163,7 +169,7 @@ describe('rate limit refill (RATE_LIMIT_PER_MINUTE=1200, one token per 50 ms)', 
     assert.equal(remaining(back), 0);
   });
 
-  it('refills on the server\'s own clock too', async () => {
+  it("refills on the server's own clock too", async () => {
     // The one test on real time: only what a wait guarantees is checked. After a 429 the
     // client waits the Retry-After it was given, so the token it names is back, however slow
     // the machine (the wait is a lower bound, and the server's clock ran at least as long).
@@ -193,4 +199,3 @@ describe('TRUST_PROXY_HOPS=1', () => {
     assert.equal(remaining(await post(url, null, {})), 1, 'no header: the socket address');
   });
 });
-

@@ -7,7 +7,12 @@ import { RateLimiter } from '../../lib/rate-limit/token-bucket.ts';
 
 function limiter(perMinute = 20, maxClients?: number) {
   let now = 1_000;
-  const rl = new RateLimiter({ perMinute, clock: () => now, sweepIntervalMs: 0, ...(maxClients === undefined ? {} : { maxClients }) });
+  const rl = new RateLimiter({
+    perMinute,
+    clock: () => now,
+    sweepIntervalMs: 0,
+    ...(maxClients === undefined ? {} : { maxClients }),
+  });
   return { rl, advance: (ms: number) => (now += ms) };
 }
 
@@ -23,7 +28,10 @@ describe('RateLimiter', () => {
       assert.equal(s.resetSeconds, (20 - i) * 3, 'seconds until full: 3 s per token');
     }
     const refused = rl.consume('a');
-    assert.deepEqual({ ...refused }, { allowed: false, limit: 20, remaining: 0, resetSeconds: 60, retryAfterSeconds: 3 });
+    assert.deepEqual(
+      { ...refused },
+      { allowed: false, limit: 20, remaining: 0, resetSeconds: 60, retryAfterSeconds: 3 },
+    );
     assert.deepEqual({ ...rl.consume('a') }, { ...refused }, 'a refusal costs nothing');
   });
 
@@ -47,7 +55,10 @@ describe('RateLimiter', () => {
     assert.equal(rl.peek('a').resetSeconds, 30);
     advance(30_000);
     assert.equal(rl.size, 1);
-    assert.deepEqual({ ...rl.peek('a') }, { allowed: true, limit: 20, remaining: 20, resetSeconds: 0, retryAfterSeconds: 0 });
+    assert.deepEqual(
+      { ...rl.peek('a') },
+      { allowed: true, limit: 20, remaining: 20, resetSeconds: 0, retryAfterSeconds: 0 },
+    );
     assert.equal(rl.size, 0, 'a full bucket is forgotten');
   });
 
@@ -112,7 +123,12 @@ describe('RateLimiter', () => {
     // one, so a 30 ms sleep could end before a 5 ms sweep saw the bucket refilled).
     let now = 0;
     let swept: (dropped: number) => void = () => {};
-    const rl = new RateLimiter({ perMinute: 60_000, sweepIntervalMs: 5, clock: () => now, onSweep: (dropped) => swept(dropped) });
+    const rl = new RateLimiter({
+      perMinute: 60_000,
+      sweepIntervalMs: 5,
+      clock: () => now,
+      onSweep: (dropped) => swept(dropped),
+    });
     rl.consume('a');
     now = 1; // one token per ms: full again
     // The limiter's timer is unref-ed: this one keeps the process alive, and bounds a failure.

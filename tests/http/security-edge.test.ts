@@ -63,7 +63,11 @@ interface ConverseOptions {
 
 /** Writes `head` (and a body, see the options) until the server ends the connection or
  * `waitMs` passes, and reports what came back. */
-function converse(port: number, head: string, { bodyCap = 0, trickle = false, waitMs, localAddress }: ConverseOptions): Promise<Conversation> {
+function converse(
+  port: number,
+  head: string,
+  { bodyCap = 0, trickle = false, waitMs, localAddress }: ConverseOptions,
+): Promise<Conversation> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port, localAddress });
     const chunks: Buffer[] = [];
@@ -126,7 +130,10 @@ describe('security review, HTTP edge', { concurrency: true }, () => {
     checkErrorShape(reply, 'F5');
 
     // The limit is exact: 64 fields are read as usual, 65 are refused.
-    for (const [fields, status] of [[64, 401], [65, 431]] as const) {
+    for (const [fields, status] of [
+      [64, 401],
+      [65, 431],
+    ] as const) {
       const h = `POST /generate HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n${fillers(fields - 2)}\r\n{}`;
       const r = responsesIn((await converse(server.port, h, { waitMs: 5_000, localAddress: '127.0.5.2' })).received);
       assert.equal(r[0]?.status, status, `${fields} fields`);
@@ -137,31 +144,52 @@ describe('security review, HTTP edge', { concurrency: true }, () => {
     // The review's reproduction: Content-Length 100, 7 bytes sent, no key, then the body keeps
     // coming a byte a second (so the keep-alive timeout never fires). Before the fix the 401
     // kept the connection and the request timeout sent a second, unrequested 408 at 10 s.
-    const head = 'POST /generate HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"mode"';
+    const head =
+      'POST /generate HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"mode"';
     const got = await converse(server.port, head, { trickle: true, waitMs: 15_000, localAddress: '127.0.6.1' });
     const replies = responsesIn(got.received);
-    assert.deepEqual(replies.map((r) => r.status), [401], 'exactly one reply on the socket');
-    assert.equal(replies[0]!.headers.connection, 'close');
+    assert.deepEqual(
+      replies.map((r) => r.status),
+      [401],
+      'exactly one reply on the socket',
+    );
+    assert.equal(replies[0].headers.connection, 'close');
     assert.ok(got.closed, 'the server ended the connection after the reply');
-    assert.equal(got.received.length, Buffer.byteLength(replies[0]!.raw) + 4 + Buffer.byteLength(replies[0]!.body), 'nothing after the reply');
+    assert.equal(
+      got.received.length,
+      Buffer.byteLength(replies[0].raw) + 4 + Buffer.byteLength(replies[0].body),
+      'nothing after the reply',
+    );
 
     // Every kind of early reply does the same: 429, 400 (content type), 404, 405.
     const wrongType = `POST /generate HTTP/1.1\r\nHost: t\r\nX-Api-Key: ${KEY}\r\nContent-Type: text/plain\r\nContent-Length: 50\r\n\r\nab`;
     const notFound = 'POST /nope HTTP/1.1\r\nHost: t\r\nContent-Length: 50\r\n\r\nab';
     const notAllowed = 'PUT /health HTTP/1.1\r\nHost: t\r\nContent-Length: 50\r\n\r\nab';
-    for (const [bytes, status] of [[wrongType, 400], [notFound, 404], [notAllowed, 405]] as const) {
+    for (const [bytes, status] of [
+      [wrongType, 400],
+      [notFound, 404],
+      [notAllowed, 405],
+    ] as const) {
       const c = await converse(server.port, bytes, { trickle: true, waitMs: 15_000, localAddress: '127.0.6.2' });
       const r = responsesIn(c.received);
-      assert.deepEqual(r.map((x) => x.status), [status]);
-      assert.equal(r[0]!.headers.connection, 'close', `${status}: Connection: close`);
+      assert.deepEqual(
+        r.map((x) => x.status),
+        [status],
+      );
+      assert.equal(r[0].headers.connection, 'close', `${status}: Connection: close`);
       assert.ok(c.closed, `${status}: closed`);
     }
 
     // A request without a body keeps its connection: the next request on it is answered.
     const twice = 'GET /health HTTP/1.1\r\nHost: t\r\n\r\nGET /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n';
-    const kept = responsesIn((await converse(server.port, twice, { waitMs: 5_000, localAddress: '127.0.6.3' })).received);
-    assert.deepEqual(kept.map((r) => r.status), [200, 200]);
-    assert.equal(kept[0]!.headers.connection, 'keep-alive');
+    const kept = responsesIn(
+      (await converse(server.port, twice, { waitMs: 5_000, localAddress: '127.0.6.3' })).received,
+    );
+    assert.deepEqual(
+      kept.map((r) => r.status),
+      [200, 200],
+    );
+    assert.equal(kept[0].headers.connection, 'keep-alive');
   });
 
   it('F7: a request with Upgrade gets 400 and a close, and the next bytes are never parsed', async () => {
@@ -195,7 +223,11 @@ describe('security review, HTTP edge', { concurrency: true }, () => {
       socket.on('connect', () => socket.write(first));
     });
     const replies = responsesIn(received.text);
-    assert.deepEqual(replies.map((r) => r.status), [400], 'one reply, and the smuggled request is never answered');
+    assert.deepEqual(
+      replies.map((r) => r.status),
+      [400],
+      'one reply, and the smuggled request is never answered',
+    );
     const [reply] = replies as [RawResponse];
     assert.deepEqual(JSON.parse(reply.body), { error: 'protocol upgrade not supported', status: 400 });
     assert.equal(reply.headers.connection, 'close');
@@ -213,13 +245,17 @@ describe('security review, HTTP edge', { concurrency: true }, () => {
     for (const bytes of variants) {
       const c = await converse(server.port, bytes, { waitMs: 5_000, localAddress: '127.0.7.2' });
       const r = responsesIn(c.received);
-      assert.deepEqual(r.map((x) => x.status), [400], bytes.split('\r\n')[0]);
-      assert.equal(r[0]!.headers.connection, 'close');
+      assert.deepEqual(
+        r.map((x) => x.status),
+        [400],
+        bytes.split('\r\n')[0],
+      );
+      assert.equal(r[0].headers.connection, 'close');
       assert.ok(c.closed);
     }
   });
 
-  it('F8: failed authentication has its own bucket, so keyless requests cannot spend a keyed client\'s', async () => {
+  it("F8: failed authentication has its own bucket, so keyless requests cannot spend a keyed client's", async () => {
     const from = { localAddress: '127.0.8.1' };
     const remaining = (r: { headers: Record<string, unknown> }): number => Number(r.headers['x-ratelimit-remaining']);
     // 20 keyless POSTs (what any web page can make a visitor's browser send) use up their own bucket.
@@ -229,7 +265,11 @@ describe('security review, HTTP edge', { concurrency: true }, () => {
       assert.equal(r.status, 401);
       keyless.push(remaining(r));
     }
-    assert.deepEqual(keyless, Array.from({ length: 20 }, (_, i) => 19 - i), 'keyless POSTs count down their own bucket');
+    assert.deepEqual(
+      keyless,
+      Array.from({ length: 20 }, (_, i) => 19 - i),
+      'keyless POSTs count down their own bucket',
+    );
     // The keyed client at the same address still has all of its bucket.
     const keyed = await post(server.url, KEY, { mode: 'password' }, from);
     assert.equal(keyed.status, 200);

@@ -121,11 +121,13 @@ describe('GET endpoints', () => {
 
   it('ignores query strings', async () => {
     assert.deepEqual((await request(base, '/health?probe=1&x')).json, { status: 'ok' });
-    const r = await post(base, KEY, { mode: 'password' }, {}).then(() => request(base, '/generate?mode=password', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
-      body: '{"mode":"passphrase"}',
-    }));
+    const r = await post(base, KEY, { mode: 'password' }, {}).then(() =>
+      request(base, '/generate?mode=password', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+        body: '{"mode":"passphrase"}',
+      }),
+    );
     assert.equal(r.status, 200);
     assert.equal((r.json as { mode: string }).mode, 'passphrase');
     ledger.addGenerated(r.json);
@@ -134,7 +136,15 @@ describe('GET endpoints', () => {
 
 describe('routing errors', () => {
   it('answers 404 with the error body for unknown paths, matching paths exactly', async () => {
-    for (const path of ['/nope', '/generate/', '/GENERATE', '/health/', '/generate/x', '/%2e%2e/package.json', '/../package.json']) {
+    for (const path of [
+      '/nope',
+      '/generate/',
+      '/GENERATE',
+      '/health/',
+      '/generate/x',
+      '/%2e%2e/package.json',
+      '/../package.json',
+    ]) {
       const r = await request(base, path);
       assert.equal(r.status, 404, path);
       assert.deepEqual(r.json, { error: 'not found', status: 404 });
@@ -152,7 +162,10 @@ describe('routing errors', () => {
       ['POST', '/openapi.json', 'GET, HEAD'],
     ];
     for (const [method, path, allow] of cases) {
-      const r = await request(base, path, { method, headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+      const r = await request(base, path, {
+        method,
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+      });
       assert.equal(r.status, 405, `${method} ${path}`);
       assert.equal(r.headers.allow, allow);
       assert.deepEqual(r.json, { error: 'method not allowed', status: 405 });
@@ -166,13 +179,20 @@ describe('POST /generate', () => {
     const r = await post(base, KEY, { mode: 'password', options: { length: 32, includeSymbols: true } });
     assert.equal(r.status, 200);
     assertCommonHeaders(r);
-    const body = r.json as { mode: string; count: number; value: string; entropy: { bits: number; label: string; level: number }; metadata: { poolSize: number; length: number }; results: { value: string }[] };
+    const body = r.json as {
+      mode: string;
+      count: number;
+      value: string;
+      entropy: { bits: number; label: string; level: number };
+      metadata: { poolSize: number; length: number };
+      results: { value: string }[];
+    };
     ledger.addGenerated(body);
     assert.equal(body.mode, 'password');
     assert.equal(body.count, 1);
     assert.equal(body.value.length, 32);
     assert.equal(body.results.length, 1);
-    assert.equal(body.results[0]!.value, body.value);
+    assert.equal(body.results[0].value, body.value);
     assert.equal(body.metadata.poolSize, 85);
     assert.equal(body.entropy.label, 'Excellent');
   });
@@ -206,7 +226,14 @@ describe('POST /generate', () => {
 
   it('answers 400 for a missing or wrong Content-Type, and for a duplicated one', async () => {
     const body = '{"mode":"password"}';
-    const wrong = [undefined, 'text/plain', 'application/jsonx', 'application/json; charset=latin1', 'multipart/form-data', 'application/x-www-form-urlencoded'];
+    const wrong = [
+      undefined,
+      'text/plain',
+      'application/jsonx',
+      'application/json; charset=latin1',
+      'multipart/form-data',
+      'application/x-www-form-urlencoded',
+    ];
     for (const type of wrong) {
       const headers: Record<string, string> = { 'x-api-key': KEY };
       if (type !== undefined) headers['content-type'] = type;
@@ -240,7 +267,12 @@ describe('POST /generate', () => {
   });
 
   it('keeps __proto__ and constructor keys harmless', async () => {
-    for (const body of ['{"mode":"password","__proto__":{"isAdmin":true}}', '{"__proto__":{"mode":"password"}}', '{"mode":"password","options":{"__proto__":{"length":8}}}', '{"mode":"password","constructor":{"prototype":{"x":1}}}']) {
+    for (const body of [
+      '{"mode":"password","__proto__":{"isAdmin":true}}',
+      '{"__proto__":{"mode":"password"}}',
+      '{"mode":"password","options":{"__proto__":{"length":8}}}',
+      '{"mode":"password","constructor":{"prototype":{"x":1}}}',
+    ]) {
       const r = await post(base, KEY, body);
       assert.equal(r.status, 400, body);
       assert.equal((r.json as { status: number }).status, 400);
@@ -250,7 +282,17 @@ describe('POST /generate', () => {
   });
 
   it('answers 401 with one body and WWW-Authenticate for missing, wrong, malformed or duplicated keys', async () => {
-    const variants: (string | string[] | null)[] = [null, '', 'wrong', `${KEY}x`, KEY.slice(0, -1), KEY.toUpperCase(), 'cgk_AAAAAAAA_' + 'A'.repeat(38), [KEY, KEY], [KEY, 'other']];
+    const variants: (string | string[] | null)[] = [
+      null,
+      '',
+      'wrong',
+      `${KEY}x`,
+      KEY.slice(0, -1),
+      KEY.toUpperCase(),
+      'cgk_AAAAAAAA_' + 'A'.repeat(38),
+      [KEY, KEY],
+      [KEY, 'other'],
+    ];
     for (const key of variants) {
       const headers: Record<string, string | string[]> = { 'content-type': 'application/json' };
       if (key !== null) headers['x-api-key'] = key;
@@ -263,7 +305,11 @@ describe('POST /generate', () => {
   });
 
   it('checks the key before the content type and the body', async () => {
-    const r = await request(base, '/generate', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x'.repeat(20_000) });
+    const r = await request(base, '/generate', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'x'.repeat(20_000),
+    });
     assert.equal(r.status, 401);
   });
 });
@@ -307,7 +353,9 @@ describe('body size limit (16,384 bytes)', () => {
       let timer: NodeJS.Timeout | undefined;
       const chunk = `400\r\n${'a'.repeat(0x400)}\r\n`;
       socket.on('connect', () => {
-        socket.write(`POST /generate HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nX-Api-Key: ${KEY}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+        socket.write(
+          `POST /generate HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nX-Api-Key: ${KEY}\r\nTransfer-Encoding: chunked\r\n\r\n`,
+        );
         timer = setInterval(() => {
           if (socket.writable) {
             socket.write(chunk);
@@ -328,7 +376,10 @@ describe('body size limit (16,384 bytes)', () => {
     assert.equal(reply.status, 413);
     assert.match(reply.head, /\r\nConnection: close/i);
     assert.deepEqual(JSON.parse(reply.body), { error: 'request body larger than 16384 bytes', status: 413 });
-    assert.ok(result.sent < 4_000_000, `the server stopped the upload (client sent ${result.sent} bytes before the close)`);
+    assert.ok(
+      result.sent < 4_000_000,
+      `the server stopped the upload (client sent ${result.sent} bytes before the close)`,
+    );
   });
 
   it('also counts a body whose Content-Length was small but whose chunks are not', async () => {
@@ -373,7 +424,11 @@ describe('body size limit (16,384 bytes)', () => {
   });
 
   it('answers 417 to an Expect it does not know', async () => {
-    const { text } = await rawExchange(server.port, `POST /generate HTTP/1.1\r\nHost: t\r\nExpect: something-else\r\nContent-Length: 0\r\n\r\n`, 30_000);
+    const { text } = await rawExchange(
+      server.port,
+      `POST /generate HTTP/1.1\r\nHost: t\r\nExpect: something-else\r\nContent-Length: 0\r\n\r\n`,
+      30_000,
+    );
     const reply = parseRaw(text);
     assert.equal(reply.status, 417);
     assert.deepEqual(JSON.parse(reply.body), { error: 'expectation failed', status: 417 });
@@ -384,7 +439,9 @@ describe('body size limit (16,384 bytes)', () => {
     const { connect } = await import('node:net');
     await new Promise<void>((resolve) => {
       const socket = connect({ host: '127.0.0.1', port: server.port }, () => {
-        socket.write(`POST /generate HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nX-Api-Key: ${KEY}\r\nContent-Length: 1000\r\n\r\n{"mode":`);
+        socket.write(
+          `POST /generate HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nX-Api-Key: ${KEY}\r\nContent-Length: 1000\r\n\r\n{"mode":`,
+        );
         setTimeout(() => {
           socket.destroy();
           resolve();
@@ -397,7 +454,7 @@ describe('body size limit (16,384 bytes)', () => {
       30_000,
     );
     assert.equal(parseRaw(longer.text).status, 200);
-    assert.ok(longer.closed, "the connection is closed after the reply");
+    assert.ok(longer.closed, 'the connection is closed after the reply');
     ledger.addGenerated(JSON.parse(parseRaw(longer.text).body));
     assert.equal((await request(base, '/health')).status, 200);
   });
@@ -405,7 +462,11 @@ describe('body size limit (16,384 bytes)', () => {
 
 describe('request targets', () => {
   it('accepts the absolute form of a request target', async () => {
-    const { text } = await rawExchange(server.port, `GET http://127.0.0.1:${server.port}/health?x=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`, 30_000);
+    const { text } = await rawExchange(
+      server.port,
+      `GET http://127.0.0.1:${server.port}/health?x=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+      30_000,
+    );
     assert.equal(parseRaw(text).status, 200);
     assert.equal(parseRaw(text).body, '{"status":"ok"}');
   });
@@ -413,7 +474,11 @@ describe('request targets', () => {
 
 describe('malformed requests', () => {
   it('answers 431 to headers over 8 KB and 400 to a broken request line, with the usual headers', async () => {
-    const big = await rawExchange(server.port, `GET /health HTTP/1.1\r\nHost: t\r\nX-Big: ${'a'.repeat(9_000)}\r\n\r\n`, 30_000);
+    const big = await rawExchange(
+      server.port,
+      `GET /health HTTP/1.1\r\nHost: t\r\nX-Big: ${'a'.repeat(9_000)}\r\n\r\n`,
+      30_000,
+    );
     const reply = parseRaw(big.text);
     assert.equal(reply.status, 431);
     assert.deepEqual(JSON.parse(reply.body), { error: 'request header fields too large', status: 431 });
@@ -431,7 +496,12 @@ describe('malformed requests', () => {
 });
 
 function assertRawCommonHeaders(head: string): void {
-  for (const line of ['Cache-Control: no-store', 'X-Content-Type-Options: nosniff', 'Referrer-Policy: no-referrer', "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'"]) {
+  for (const line of [
+    'Cache-Control: no-store',
+    'X-Content-Type-Options: nosniff',
+    'Referrer-Policy: no-referrer',
+    "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'",
+  ]) {
     assert.ok(head.includes(`\r\n${line}\r\n`), `${line} in\n${head}`);
   }
   assert.match(head, /\r\nX-RateLimit-Remaining: \d+\r\n/);

@@ -63,13 +63,22 @@ export function request(base: string, path: string, options: RequestOptions = {}
 export function post(base: string, key: string | null, body: unknown, extra: RequestOptions = {}): Promise<Reply> {
   const headers: OutgoingHttpHeaders = { 'content-type': 'application/json', ...extra.headers };
   if (key !== null) headers['x-api-key'] = key;
-  return request(base, '/generate', { ...extra, method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return request(base, '/generate', {
+    ...extra,
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 
 /** Writes raw bytes on a new socket and collects everything until the server closes (or
  * timeoutMs passes; then the socket is destroyed and what arrived is returned). Where the
  * server closes after its reply the timeout only bounds a failure: make it generous. */
-export function rawExchange(port: number, data: string | Buffer, timeoutMs = 5_000): Promise<{ text: string; closed: boolean; ms: number }> {
+export function rawExchange(
+  port: number,
+  data: string | Buffer,
+  timeoutMs = 5_000,
+): Promise<{ text: string; closed: boolean; ms: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const socket = connect({ host: '127.0.0.1', port });
@@ -110,8 +119,8 @@ export function assertCommonHeaders(reply: { headers: IncomingHttpHeaders; statu
   assert.match(String(h['x-ratelimit-limit']), /^\d+$/);
   assert.match(String(h['x-ratelimit-remaining']), /^\d+$/);
   assert.match(String(h['x-ratelimit-reset']), /^\d+$/);
-  assert.equal(h['ratelimit-policy'], `"client";q=${h['x-ratelimit-limit']};w=60`);
-  assert.equal(h['ratelimit'], `"client";r=${h['x-ratelimit-remaining']};t=${h['x-ratelimit-reset']}`);
+  assert.equal(h['ratelimit-policy'], `"client";q=${String(h['x-ratelimit-limit'])};w=60`);
+  assert.equal(h['ratelimit'], `"client";r=${String(h['x-ratelimit-remaining'])};t=${String(h['x-ratelimit-reset'])}`);
   assert.equal(h['access-control-allow-origin'], undefined, 'no CORS headers');
   assert.equal(h['strict-transport-security'], undefined, 'no HSTS without TLS');
   if (reply.status === 429) assert.match(String(h['retry-after']), /^[1-9]\d*$/);
@@ -143,7 +152,10 @@ export class Ledger {
 
   assertAbsentFrom(output: string): void {
     for (const secret of this.secrets) {
-      assert.ok(!output.includes(secret), `a key or generated value appears in the server output: ${secret.slice(0, 6)}...`);
+      assert.ok(
+        !output.includes(secret),
+        `a key or generated value appears in the server output: ${secret.slice(0, 6)}...`,
+      );
     }
   }
 }
@@ -152,7 +164,11 @@ export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
 
 /** Polls `fn` until it returns true or timeoutMs passes; returns the elapsed ms (monotonic).
  * For states with no event to wait for; the timeout only bounds a failure, so it is generous. */
-export async function eventually(fn: () => Promise<boolean>, timeoutMs: number, stepMs = 50): Promise<number> {
+export async function eventually(
+  fn: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  stepMs = 50,
+): Promise<number> {
   const started = performance.now();
   for (;;) {
     if (await fn()) return performance.now() - started;

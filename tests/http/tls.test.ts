@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { X509Certificate } from 'node:crypto';
+import type { X509Certificate } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,18 +22,42 @@ const dir = mkdtempSync(join(tmpdir(), 'cg-tls-'));
 function makePair(name: string, kind: 'rsa' | 'ec'): { cert: string; key: string } {
   const cert = join(dir, `${name}.cert.pem`);
   const key = join(dir, `${name}.key.pem`);
-  const algorithm = kind === 'rsa' ? ['-newkey', 'rsa:2048'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'];
-  execFileSync('openssl', ['req', '-x509', ...algorithm, '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', `/CN=${name}`, '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  const algorithm =
+    kind === 'rsa' ? ['-newkey', 'rsa:2048'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'];
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      ...algorithm,
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${name}`,
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   return { cert, key };
 }
 
 /** The suite openssl s_client negotiates with these flags, or null when the server refuses.
  * The kill timer only stops a client that hangs: a refusal or a handshake takes milliseconds. */
 function negotiated(port: number, flags: readonly string[]): string | null {
-  const r = spawnSync('openssl', ['s_client', '-connect', `127.0.0.1:${port}`, ...flags], { input: '', encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync('openssl', ['s_client', '-connect', `127.0.0.1:${port}`, ...flags], {
+    input: '',
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.equal(r.error, undefined, `openssl s_client: ${String(r.error)}`);
   const m = /Cipher is (\S+)/.exec(r.stdout);
-  return m === null || m[1] === '(NONE)' ? null : m[1]!;
+  return m === null || m[1] === '(NONE)' ? null : m[1];
 }
 
 /** The certificate the server presents to a new connection (its subject CN). */
@@ -42,7 +66,7 @@ function presented(port: number): Promise<string> {
     const socket = tlsConnect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
       const cert = socket.getPeerX509Certificate() as X509Certificate;
       socket.destroy();
-      resolve(/CN=(\S+)/.exec(cert.subject)![1]!);
+      resolve(/CN=(\S+)/.exec(cert.subject)![1]);
     });
     socket.on('error', reject);
   });
@@ -62,13 +86,31 @@ describe('TLS protocol and suites (F9: forward secrecy and AEAD only)', () => {
   for (const kind of ['rsa', 'ec'] as const) {
     it(`F9: with an ${kind.toUpperCase()} certificate, no suite without forward secrecy or with CBC/SHA-1 is negotiated; ECDHE+AEAD and TLS 1.3 are`, async () => {
       const pair = kind === 'rsa' ? rsa : ec;
-      const server = await startServer({ apiKey: randomApiKey(), env: { TLS_CERT_FILE: pair.cert, TLS_KEY_FILE: pair.key } });
+      const server = await startServer({
+        apiKey: randomApiKey(),
+        env: { TLS_CERT_FILE: pair.cert, TLS_KEY_FILE: pair.key },
+      });
       try {
-        const refused = kind === 'rsa' ? ['AES128-SHA', 'AES256-GCM-SHA384', 'AES128-GCM-SHA256', 'ECDHE-RSA-AES128-SHA', 'ECDHE-RSA-AES256-SHA384'] : ['ECDHE-ECDSA-AES128-SHA', 'ECDHE-ECDSA-AES256-SHA384', 'ECDHE-ECDSA-AES128-SHA256'];
+        const refused =
+          kind === 'rsa'
+            ? [
+                'AES128-SHA',
+                'AES256-GCM-SHA384',
+                'AES128-GCM-SHA256',
+                'ECDHE-RSA-AES128-SHA',
+                'ECDHE-RSA-AES256-SHA384',
+              ]
+            : ['ECDHE-ECDSA-AES128-SHA', 'ECDHE-ECDSA-AES256-SHA384', 'ECDHE-ECDSA-AES128-SHA256'];
         for (const suite of refused) assert.equal(negotiated(server.port, ['-tls1_2', '-cipher', suite]), null, suite);
-        const accepted = kind === 'rsa' ? ['ECDHE-RSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES256-GCM-SHA384', 'ECDHE-RSA-CHACHA20-POLY1305'] : ['ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-ECDSA-CHACHA20-POLY1305'];
+        const accepted =
+          kind === 'rsa'
+            ? ['ECDHE-RSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES256-GCM-SHA384', 'ECDHE-RSA-CHACHA20-POLY1305']
+            : ['ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-ECDSA-CHACHA20-POLY1305'];
         for (const suite of accepted) assert.equal(negotiated(server.port, ['-tls1_2', '-cipher', suite]), suite);
-        assert.match(negotiated(server.port, ['-tls1_3']) ?? 'none', /^TLS_(AES_(128|256)_GCM|CHACHA20_POLY1305)_SHA(256|384)$/);
+        assert.match(
+          negotiated(server.port, ['-tls1_3']) ?? 'none',
+          /^TLS_(AES_(128|256)_GCM|CHACHA20_POLY1305)_SHA(256|384)$/,
+        );
         assert.equal(negotiated(server.port, ['-tls1_1', '-cipher', 'DEFAULT@SECLEVEL=0']), null, 'TLS 1.1');
       } finally {
         assert.equal((await server.stop()).code, 0);
@@ -81,18 +123,27 @@ describe('TLS certificate files', () => {
   it('a key that does not match the certificate stops the start with one line', async () => {
     const launched = launchServer({ apiKey: randomApiKey(), env: { TLS_CERT_FILE: rsa.cert, TLS_KEY_FILE: ec.key } });
     // Bounded: a server that starts anyway must fail this test, not hang it.
-    const listening = launched.waitForOutput(/"msg":"listening on /, 60_000).then(() => launched.stop(), () => undefined);
+    const listening = launched.waitForOutput(/"msg":"listening on /, 60_000).then(
+      () => launched.stop(),
+      () => undefined,
+    );
     const exit = await launched.exited;
     await listening;
     assert.equal(exit.code, 1);
-    assert.match(launched.output(), /^configuration error: TLS_KEY_FILE and TLS_CERT_FILE do not make a usable pair \([^\n]+\)\n$/);
+    assert.match(
+      launched.output(),
+      /^configuration error: TLS_KEY_FILE and TLS_CERT_FILE do not make a usable pair \([^\n]+\)\n$/,
+    );
   });
 
   it('renewal: a new pair on disk is served without a restart; a bad one keeps the last good pair and logs why', async () => {
     const live = { cert: join(dir, 'live.cert.pem'), key: join(dir, 'live.key.pem') };
     copyFileSync(ec.cert, live.cert);
     copyFileSync(ec.key, live.key);
-    const server: RunningServer = await startServer({ apiKey: randomApiKey(), env: { TLS_CERT_FILE: live.cert, TLS_KEY_FILE: live.key } });
+    const server: RunningServer = await startServer({
+      apiKey: randomApiKey(),
+      env: { TLS_CERT_FILE: live.cert, TLS_KEY_FILE: live.key },
+    });
     try {
       assert.equal(await presented(server.port), 'ec');
 
@@ -115,8 +166,14 @@ describe('TLS certificate files', () => {
       stage(ec.cert, live.cert)();
       await server.waitForOutput(/"msg":"TLS certificate and key rejected; keeping the last good pair"/);
       assert.equal(await presented(server.port), 'rsa');
-      const line = server.output().split('\n').find((l) => l.includes('rejected'))!;
-      assert.ok(!line.includes('PRIVATE KEY') && !line.includes(readFileSync(rsa.key, 'utf8').split('\n')[1]!), 'no key material in the log');
+      const line = server
+        .output()
+        .split('\n')
+        .find((l) => l.includes('rejected'))!;
+      assert.ok(
+        !line.includes('PRIVATE KEY') && !line.includes(readFileSync(rsa.key, 'utf8').split('\n')[1]),
+        'no key material in the log',
+      );
       assert.equal(JSON.parse(line).level, 'error');
     } finally {
       assert.equal((await server.stop()).code, 0);
@@ -131,18 +188,35 @@ describe('CertificateWatcher.reload', () => {
     copyFileSync(ec.key, files.keyFile);
     const logged: string[] = [];
     const installed: unknown[] = [];
-    const watcher = new CertificateWatcher({ files, loaded: readPair(files), logger: new Logger('info', (l) => logged.push(l)), install: (o) => installed.push(o) });
+    const watcher = new CertificateWatcher({
+      files,
+      loaded: readPair(files),
+      logger: new Logger('info', (l) => logged.push(l)),
+      install: (o) => installed.push(o),
+    });
     const flush = (): Record<string, unknown>[] => {
       (watcher as unknown as { logger: Logger }).logger.flush();
-      return logged.splice(0).join('').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+      return logged
+        .splice(0)
+        .join('')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
     };
     assert.equal(watcher.reload(), 'unchanged');
     rmSync(files.keyFile);
     assert.equal(watcher.reload(), 'rejected');
-    assert.deepEqual(flush().map((l) => [l.level, l.msg, l.reason]), [['error', 'TLS files cannot be read; keeping the last good certificate', 'ENOENT']]);
+    assert.deepEqual(
+      flush().map((l) => [l.level, l.msg, l.reason]),
+      [['error', 'TLS files cannot be read; keeping the last good certificate', 'ENOENT']],
+    );
     copyFileSync(rsa.key, files.keyFile);
     assert.equal(watcher.reload(), 'rejected');
-    assert.deepEqual(flush().map((l) => [l.level, l.msg]), [['error', 'TLS certificate and key rejected; keeping the last good pair']]);
+    assert.deepEqual(
+      flush().map((l) => [l.level, l.msg]),
+      [['error', 'TLS certificate and key rejected; keeping the last good pair']],
+    );
     copyFileSync(rsa.cert, files.certFile);
     assert.equal(watcher.reload(), 'installed');
     assert.equal(installed.length, 1);

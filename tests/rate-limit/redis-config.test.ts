@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ConfigError } from '../../lib/http/config.ts';
-import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS, parseRedisConfig, RedisConfigError } from '../../lib/rate-limit/redis-config.ts';
+import {
+  DEFAULT_REDIS_PREFIX,
+  DEFAULT_REDIS_TIMEOUT_MS,
+  parseRedisConfig,
+  RedisConfigError,
+} from '../../lib/rate-limit/redis-config.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cg-redis-config-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -55,7 +60,10 @@ describe('RATE_LIMIT_REDIS_* configuration', () => {
       prefix: DEFAULT_REDIS_PREFIX,
       timeoutMs: DEFAULT_REDIS_TIMEOUT_MS,
     });
-    const full = parseRedisConfig({ RATE_LIMIT_REDIS_URL: `rediss://svc-user:${encodeURIComponent(`${SECRET}@:/`)}@[2001:db8::7]:6380/3` }, dir)!;
+    const full = parseRedisConfig(
+      { RATE_LIMIT_REDIS_URL: `rediss://svc-user:${encodeURIComponent(`${SECRET}@:/`)}@[2001:db8::7]:6380/3` },
+      dir,
+    )!;
     assert.equal(full.host, '2001:db8::7');
     assert.equal(full.port, 6380);
     assert.equal(full.tls, true);
@@ -84,7 +92,8 @@ describe('RATE_LIMIT_REDIS_* configuration', () => {
       [`redis://u:${SECRET}@:6379`, /is not a valid URL|must name a host/],
       [`redis:${SECRET}`, /must name a host/],
     ];
-    for (const [url, message] of bad) assert.match(failure({ RATE_LIMIT_REDIS_URL: url }, 'RATE_LIMIT_REDIS_URL'), message, url);
+    for (const [url, message] of bad)
+      assert.match(failure({ RATE_LIMIT_REDIS_URL: url }, 'RATE_LIMIT_REDIS_URL'), message, url);
   });
 
   it('reads the password from RATE_LIMIT_REDIS_PASSWORD_FILE (one line, relative to the working directory)', () => {
@@ -92,7 +101,10 @@ describe('RATE_LIMIT_REDIS_* configuration', () => {
     writeFileSync(join(dir, 'pw-crlf'), `${SECRET}\r\n`);
     writeFileSync(join(dir, 'pw-bare'), SECRET);
     for (const file of ['pw', join(dir, 'pw-crlf'), 'pw-bare']) {
-      const config = parseRedisConfig({ RATE_LIMIT_REDIS_URL: 'redis://user@h', RATE_LIMIT_REDIS_PASSWORD_FILE: file }, dir)!;
+      const config = parseRedisConfig(
+        { RATE_LIMIT_REDIS_URL: 'redis://user@h', RATE_LIMIT_REDIS_PASSWORD_FILE: file },
+        dir,
+      )!;
       assert.equal(config.password, SECRET, file);
       assert.equal(config.username, 'user');
     }
@@ -111,30 +123,67 @@ describe('RATE_LIMIT_REDIS_* configuration', () => {
       ['two-lines', /on one line/],
     ];
     for (const [file, message] of cases) {
-      assert.match(failure({ RATE_LIMIT_REDIS_URL: 'redis://h', RATE_LIMIT_REDIS_PASSWORD_FILE: file }, 'RATE_LIMIT_REDIS_PASSWORD_FILE'), message, file);
+      assert.match(
+        failure(
+          { RATE_LIMIT_REDIS_URL: 'redis://h', RATE_LIMIT_REDIS_PASSWORD_FILE: file },
+          'RATE_LIMIT_REDIS_PASSWORD_FILE',
+        ),
+        message,
+        file,
+      );
     }
     writeFileSync(join(dir, 'pw2'), 'other\n');
-    assert.match(failure({ RATE_LIMIT_REDIS_URL: `redis://:${SECRET}@h`, RATE_LIMIT_REDIS_PASSWORD_FILE: 'pw2' }, 'RATE_LIMIT_REDIS_PASSWORD_FILE'), /together with a password/);
+    assert.match(
+      failure(
+        { RATE_LIMIT_REDIS_URL: `redis://:${SECRET}@h`, RATE_LIMIT_REDIS_PASSWORD_FILE: 'pw2' },
+        'RATE_LIMIT_REDIS_PASSWORD_FILE',
+      ),
+      /together with a password/,
+    );
   });
 
   it('prefix: default cg:rl:, any 1 to 64 printable characters without spaces', () => {
-    assert.equal(parseRedisConfig({ RATE_LIMIT_REDIS_URL: 'redis://h', RATE_LIMIT_REDIS_PREFIX: 'prod-eu:rl:' }, dir)!.prefix, 'prod-eu:rl:');
+    assert.equal(
+      parseRedisConfig({ RATE_LIMIT_REDIS_URL: 'redis://h', RATE_LIMIT_REDIS_PREFIX: 'prod-eu:rl:' }, dir)!.prefix,
+      'prod-eu:rl:',
+    );
     for (const prefix of ['has space', 'tab\t', 'ü:', 'x'.repeat(65)]) {
-      assert.match(failure({ RATE_LIMIT_REDIS_URL: 'redis://h', RATE_LIMIT_REDIS_PREFIX: prefix }, 'RATE_LIMIT_REDIS_PREFIX'), /printable ASCII/);
+      assert.match(
+        failure({ RATE_LIMIT_REDIS_URL: 'redis://h', RATE_LIMIT_REDIS_PREFIX: prefix }, 'RATE_LIMIT_REDIS_PREFIX'),
+        /printable ASCII/,
+      );
     }
   });
 
   it('timeout: default 50 ms, an integer from 1 to 5000, digits only', () => {
-    assert.equal(parseRedisConfig({ RATE_LIMIT_REDIS_URL: 'redis://h', RATE_LIMIT_REDIS_TIMEOUT_MS: '250' }, dir)!.timeoutMs, 250);
-    assert.equal(parseRedisConfig({ RATE_LIMIT_REDIS_URL: 'redis://h', RATE_LIMIT_REDIS_TIMEOUT_MS: '5000' }, dir)!.timeoutMs, 5000);
+    assert.equal(
+      parseRedisConfig({ RATE_LIMIT_REDIS_URL: 'redis://h', RATE_LIMIT_REDIS_TIMEOUT_MS: '250' }, dir)!.timeoutMs,
+      250,
+    );
+    assert.equal(
+      parseRedisConfig({ RATE_LIMIT_REDIS_URL: 'redis://h', RATE_LIMIT_REDIS_TIMEOUT_MS: '5000' }, dir)!.timeoutMs,
+      5000,
+    );
     for (const value of ['0', '5001', '1e3', ' 50', '0x10', '-5', '50ms', '99999999']) {
-      assert.match(failure({ RATE_LIMIT_REDIS_URL: 'redis://h', RATE_LIMIT_REDIS_TIMEOUT_MS: value }, 'RATE_LIMIT_REDIS_TIMEOUT_MS'), /integer from 1 to 5000/, value);
+      assert.match(
+        failure(
+          { RATE_LIMIT_REDIS_URL: 'redis://h', RATE_LIMIT_REDIS_TIMEOUT_MS: value },
+          'RATE_LIMIT_REDIS_TIMEOUT_MS',
+        ),
+        /integer from 1 to 5000/,
+        value,
+      );
     }
   });
 
   it("throws the caller's error type when given one (lib/http/config.ts passes ConfigError)", () => {
     assert.throws(
-      () => parseRedisConfig({ RATE_LIMIT_REDIS_URL: 'ftp://h' }, dir, (variable, message) => new ConfigError(variable, message)),
+      () =>
+        parseRedisConfig(
+          { RATE_LIMIT_REDIS_URL: 'ftp://h' },
+          dir,
+          (variable, message) => new ConfigError(variable, message),
+        ),
       (error: unknown) => error instanceof ConfigError && error.variable === 'RATE_LIMIT_REDIS_URL',
     );
   });

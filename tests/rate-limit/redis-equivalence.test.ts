@@ -79,7 +79,7 @@ describe('shared bucket = in-process bucket, same schedules', { skip: missing ??
           };
           // Drain client 0: pipelined chunks until one is refused (a burst of `limit` calls
           // takes long enough at 6,000 per minute for a dozen tokens to come back meanwhile).
-          for (let drained = false; !drained; ) {
+          for (let drained = false; !drained;) {
             const from = sent.length;
             const size = from === 0 ? limit : Math.min(limit, 50);
             for (let i = 0; i < size; i++) send({ client: 0, take: true });
@@ -96,19 +96,23 @@ describe('shared bucket = in-process bucket, same schedules', { skip: missing ??
 
           // The in-process bucket, driven by the times Redis used, in the order Redis ran them
           // (one connection: send order).
-          const base = replies[0]!.nowMicros;
+          const base = replies[0].nowMicros;
           let clockMs = 0;
           const local = new RateLimiter({ perMinute: limit, clock: () => clockMs, sweepIntervalMs: 0 });
           let previous = base;
           replies.forEach((reply, i) => {
-            const { op } = sent[i]!;
+            const { op } = sent[i];
             assert.ok(reply.nowMicros >= previous, 'Redis ran the calls in the order they were sent');
             previous = reply.nowMicros;
             clockMs = (reply.nowMicros - base) / 1000;
             const key = keyOf(op.client);
             const expected: RateLimitState = { ...(op.take ? local.consume(key) : local.peek(key)) };
             const actual = gcraState(reply, limit);
-            assert.deepEqual(actual, expected, `call ${i + 1} (${op.take ? 'consume' : 'peek'}, client ${op.client}) at +${clockMs} ms, limit ${limit}`);
+            assert.deepEqual(
+              actual,
+              expected,
+              `call ${i + 1} (${op.take ? 'consume' : 'peek'}, client ${op.client}) at +${clockMs} ms, limit ${limit}`,
+            );
             seen.calls++;
             if (!op.take) seen.looks++;
             else if (actual.allowed) seen.granted++;
@@ -120,7 +124,9 @@ describe('shared bucket = in-process bucket, same schedules', { skip: missing ??
       // failing call is named in full in the assertion message instead.
       { seed, numRuns: RUNS, endOnFailure: true },
     );
-    process.stdout.write(`redis equivalence: ${RUNS} schedules, ${seen.calls} calls compared (${seen.granted} granted, ${seen.refused} refused, ${seen.looks} looks)\n`);
+    process.stdout.write(
+      `redis equivalence: ${RUNS} schedules, ${seen.calls} calls compared (${seen.granted} granted, ${seen.refused} refused, ${seen.looks} looks)\n`,
+    );
     // Not vacuous: both decisions were reached and compared.
     assert.ok(seen.refused > 0 && seen.granted > 0);
   });

@@ -32,14 +32,23 @@ async function store(limit: number, prefix = 'gcra:'): Promise<RedisRateLimitSto
 }
 
 /** One script call and its numbers. */
-async function call(s: RedisRateLimitStore, key: string, take = true): Promise<{ reply: GcraReply; state: RateLimitState }> {
+async function call(
+  s: RedisRateLimitStore,
+  key: string,
+  take = true,
+): Promise<{ reply: GcraReply; state: RateLimitState }> {
   const reply = await s.evaluate(key, take);
   return { reply, state: gcraState(reply, s.limit) };
 }
 
 /** `n` calls sent at once, so they go out back to back on the store's one connection and
  * Redis runs them in that order; resolves with all of them. */
-function burst(s: RedisRateLimitStore, key: string, n: number, take = true): Promise<{ reply: GcraReply; state: RateLimitState }[]> {
+function burst(
+  s: RedisRateLimitStore,
+  key: string,
+  n: number,
+  take = true,
+): Promise<{ reply: GcraReply; state: RateLimitState }[]> {
   return Promise.all(Array.from({ length: n }, () => call(s, key, take)));
 }
 
@@ -73,7 +82,10 @@ describe('GCRA script on a real Redis', { skip: missing ?? false }, () => {
     const grants = calls.slice(0, 60);
     const refused = calls[60];
     const span = refused.reply.nowMicros - calls[0].reply.nowMicros;
-    assert.ok(span < 1_000_000, `precondition: 61 calls within one refill interval of Redis time (took ${span} us; machine stalled?)`);
+    assert.ok(
+      span < 1_000_000,
+      `precondition: 61 calls within one refill interval of Redis time (took ${span} us; machine stalled?)`,
+    );
     grants.forEach((g, i) => {
       assert.equal(g.state.allowed, true, `request ${i + 1} of 60`);
       assert.equal(g.state.remaining, 59 - i);
@@ -91,11 +103,17 @@ describe('GCRA script on a real Redis', { skip: missing ?? false }, () => {
     for (;;) {
       const [seen, one, next] = await Promise.all([call(s, key, false), call(s, key), call(s, key)]);
       if (!one.state.allowed) {
-        assert.ok(one.reply.nowMicros < t0 + refused.state.retryAfterSeconds * 1_000_000, 'still refused after Retry-After seconds');
+        assert.ok(
+          one.reply.nowMicros < t0 + refused.state.retryAfterSeconds * 1_000_000,
+          'still refused after Retry-After seconds',
+        );
         await delay(20); // pacing only: the loop ends on the answers
         continue;
       }
-      assert.ok(next.reply.nowMicros - seen.reply.nowMicros < 1_000_000, 'precondition: the three calls came within one refill interval');
+      assert.ok(
+        next.reply.nowMicros - seen.reply.nowMicros < 1_000_000,
+        'precondition: the three calls came within one refill interval',
+      );
       // The look came first: it saw the token, or (the token due between the two) none.
       assert.equal(seen.state.remaining, seen.state.allowed ? 1 : 0, 'exactly one token came back');
       assert.equal(one.state.remaining, 0);
@@ -112,17 +130,24 @@ describe('GCRA script on a real Redis', { skip: missing ?? false }, () => {
     assert.equal(await command(redis, 'GET', `gcra:${key}`), `${reply.tatMicros}:${reply.tatRemainder}:7`);
     assert.ok(reply.tatRemainder > 0 && reply.tatRemainder < 7);
     const expireMs = Number(await command(redis, 'PEXPIRETIME', `gcra:${key}`));
-    assert.equal(expireMs, Math.ceil((reply.tatMicros + 1) / 1000), 'expires at the TAT, rounded up to the millisecond');
+    assert.equal(
+      expireMs,
+      Math.ceil((reply.tatMicros + 1) / 1000),
+      'expires at the TAT, rounded up to the millisecond',
+    );
     // That instant is the time to full, the Reset header's figure (seconds, rounded up).
     const toFullMicros = expireMs * 1000 - reply.nowMicros;
     assert.equal(state.resetSeconds, Math.ceil(toFullMicros / 1e6 - 1e-9));
-    assert.ok(toFullMicros > 3 * (60e6 / 7) - 1_000_000 && toFullMicros <= 3 * (60e6 / 7) + 1000, `three tokens missing: ${toFullMicros} us to full`);
+    assert.ok(
+      toFullMicros > 3 * (60e6 / 7) - 1_000_000 && toFullMicros <= 3 * (60e6 / 7) + 1000,
+      `three tokens missing: ${toFullMicros} us to full`,
+    );
     // A look writes nothing: same value, same expiry.
     await call(s, key, false);
     assert.equal(Number(await command(redis, 'PEXPIRETIME', `gcra:${key}`)), expireMs);
   });
 
-  it('writes nothing for a refusal or a look: value, expiry and the server\'s write counter unchanged', async () => {
+  it("writes nothing for a refusal or a look: value, expiry and the server's write counter unchanged", async () => {
     const s = await store(2);
     const key = 'denied-client';
     const before0 = await writes();
@@ -179,7 +204,18 @@ describe('GCRA script on a real Redis', { skip: missing ?? false }, () => {
 
   it('takes any client key string: IPv6 /56 prefixes, a separately prefixed bucket, odd characters', async () => {
     const s = await store(5, 'keys:');
-    const keys = ['2001:db8:abcd:1200::/56', '203.0.113.9', 'auth:203.0.113.9', 'auth-fail|2001:db8::/56', 'with space', 'new\nline', 'ü😀', 'x'.repeat(300), '*', '{hash}tag'];
+    const keys = [
+      '2001:db8:abcd:1200::/56',
+      '203.0.113.9',
+      'auth:203.0.113.9',
+      'auth-fail|2001:db8::/56',
+      'with space',
+      'new\nline',
+      'ü😀',
+      'x'.repeat(300),
+      '*',
+      '{hash}tag',
+    ];
     for (const key of keys) {
       const state = await s.consume(key);
       assert.equal(state.remaining, 4, `a fresh bucket for ${JSON.stringify(key)}`);
@@ -198,10 +234,16 @@ describe('GCRA script on a real Redis', { skip: missing ?? false }, () => {
     // refusals. All within a second of Redis time, so no token came back meanwhile.
     const replies = await Promise.all(Array.from({ length: 22 }, (_, i) => (i % 2 === 0 ? a : b).evaluate(key, true)));
     const times = replies.map((r) => r.nowMicros);
-    assert.ok(Math.max(...times) - Math.min(...times) < 1_000_000, 'precondition: 22 calls within one second of Redis time');
+    assert.ok(
+      Math.max(...times) - Math.min(...times) < 1_000_000,
+      'precondition: 22 calls within one second of Redis time',
+    );
     const states: RateLimitState[] = replies.map((r) => gcraState(r, 20));
     const granted = states.filter((st) => st.allowed);
-    assert.deepEqual(granted.map((st) => st.remaining).sort((x, y) => x - y), Array.from({ length: 20 }, (_, i) => i));
+    assert.deepEqual(
+      granted.map((st) => st.remaining).sort((x, y) => x - y),
+      Array.from({ length: 20 }, (_, i) => i),
+    );
     const refused = states.filter((st) => !st.allowed);
     assert.equal(refused.length, 2);
     for (const st of refused) {
@@ -244,7 +286,7 @@ describe('GCRA script on a real Redis', { skip: missing ?? false }, () => {
     }
   });
 
-  it('stays exact at the largest limit (1e9 per minute: T = 0.06 us, below a double\'s step at today\'s epoch)', async () => {
+  it("stays exact at the largest limit (1e9 per minute: T = 0.06 us, below a double's step at today's epoch)", async () => {
     const s = await store(1_000_000_000, 'max:');
     const now = (await s.evaluate('max-client', false)).nowMicros;
     // A TAT 20 s ahead (3.3e8 of the 1e9 tokens missing, inside the 60 s window), so ten

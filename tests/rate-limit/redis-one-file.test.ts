@@ -70,7 +70,11 @@ describe('one-file deployment: redis resolved beside the file', { skip: skip ?? 
         `import { RedisRateLimitStore, RedisPackageMissingError } from ${JSON.stringify(join(DIST, 'rate-limit', 'redis-store.js'))};\n` +
         MAIN,
     );
-    const bundle = await rollup({ input: entry, external: (id) => id === 'redis' || id.startsWith('node:'), onwarn: (w) => assert.fail(`rollup: ${w.message}`) });
+    const bundle = await rollup({
+      input: entry,
+      external: (id) => id === 'redis' || id.startsWith('node:'),
+      onwarn: (w) => assert.fail(`rollup: ${w.message}`),
+    });
     const app = join(scratch, 'app');
     mkdirSync(app);
     file = join(app, 'server.mjs');
@@ -84,7 +88,11 @@ describe('one-file deployment: redis resolved beside the file', { skip: skip ?? 
     if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
   });
 
-  const env = () => ({ PATH: process.env.PATH ?? '', RATE_LIMIT_REDIS_URL: redis.url, RATE_LIMIT_REDIS_PREFIX: 'onefile:' });
+  const env = () => ({
+    PATH: process.env.PATH ?? '',
+    RATE_LIMIT_REDIS_URL: redis.url,
+    RATE_LIMIT_REDIS_PREFIX: 'onefile:',
+  });
 
   it('without the package: one line naming the fix, exit 1', async () => {
     const outcome = await run(process.execPath, [file], { cwd: tmpdir(), env: env() }).then(
@@ -92,7 +100,10 @@ describe('one-file deployment: redis resolved beside the file', { skip: skip ?? 
       (error: { code: number; stderr: string }) => error,
     );
     assert.equal(outcome.code, 1);
-    assert.equal(outcome.stderr, `RATE_LIMIT_REDIS_URL is set but the redis package is not installed: run npm install redis@${REDIS_PACKAGE_VERSION} next to the server\n`);
+    assert.equal(
+      outcome.stderr,
+      `RATE_LIMIT_REDIS_URL is set but the redis package is not installed: run npm install redis@${REDIS_PACKAGE_VERSION} next to the server\n`,
+    );
   });
 
   it('with node_modules/redis beside the file (run from another directory): limits through Redis', async () => {

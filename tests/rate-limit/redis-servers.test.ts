@@ -32,7 +32,12 @@ const freshSource = (): string => `127.0.9.${++sources}`;
 const ATTEMPTS = 10;
 
 function post(server: RunningServer, localAddress?: string): Promise<Reply> {
-  return request(server.url, '/generate', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: '{"mode":"passphrase"}', ...(localAddress === undefined ? {} : { localAddress }) });
+  return request(server.url, '/generate', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+    body: '{"mode":"passphrase"}',
+    ...(localAddress === undefined ? {} : { localAddress }),
+  });
 }
 
 /** Runs `scenario` on a fresh source address until it completes; it returns false when the
@@ -46,7 +51,11 @@ async function onFreshBucket(scenario: (from: string) => Promise<boolean>): Prom
 }
 
 function numbers(r: Reply): { remaining: string; reset: string; retryAfter: string | undefined } {
-  return { remaining: String(r.headers['x-ratelimit-remaining']), reset: String(r.headers['x-ratelimit-reset']), retryAfter: r.headers['retry-after'] as string | undefined };
+  return {
+    remaining: String(r.headers['x-ratelimit-remaining']),
+    reset: String(r.headers['x-ratelimit-reset']),
+    retryAfter: r.headers['retry-after'],
+  };
 }
 
 before(async () => {
@@ -54,8 +63,14 @@ before(async () => {
   redis = await startRedis();
   // The largest per-call timeout (5 s, not the production 50 ms): a busy machine must not
   // turn a slow answer into a fallback here; the stall test of redis-failover covers that.
-  const env = { RATE_LIMIT_REDIS_URL: redis.url, RATE_LIMIT_REDIS_PREFIX: 'servers-test:', RATE_LIMIT_REDIS_TIMEOUT_MS: '5000' };
-  const started = await Promise.allSettled([0, 1].map(() => startServer({ apiKey: KEY, rateLimitPerMinute: LIMIT, env })));
+  const env = {
+    RATE_LIMIT_REDIS_URL: redis.url,
+    RATE_LIMIT_REDIS_PREFIX: 'servers-test:',
+    RATE_LIMIT_REDIS_TIMEOUT_MS: '5000',
+  };
+  const started = await Promise.allSettled(
+    [0, 1].map(() => startServer({ apiKey: KEY, rateLimitPerMinute: LIMIT, env })),
+  );
   servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   // One start failing must not leave the other server running (its pipes would keep this
   // file's process alive): `after` stops the ones that did start.
@@ -85,7 +100,10 @@ describe('two instances, one Redis', { skip: missing ?? false }, () => {
         replies.map((r) => Number(r.headers['x-ratelimit-remaining'])).sort((a, b) => a - b),
         replies.map((_, i) => i),
       );
-      assert.deepEqual(refused.map((r) => r.status), [429, 429]);
+      assert.deepEqual(
+        refused.map((r) => r.status),
+        [429, 429],
+      );
       // Empty bucket at 60 per minute: the next token in at most one second.
       assert.equal(refused[0].headers['retry-after'], '1');
       assert.deepEqual(numbers(refused[1]), numbers(refused[0]), 'both instances report the same numbers');
@@ -106,9 +124,12 @@ describe('two instances, one Redis', { skip: missing ?? false }, () => {
     // Alternating, 2 x LIMIT + 10 requests: each instance's in-process bucket (never used so
     // far, so full) lets LIMIT through, plus what refills while this runs (one a second).
     const started = performance.now();
-    for (let i = 0; i < 2 * LIMIT + 10; i++) statuses.push((await post(servers[i % 2]!)).status);
+    for (let i = 0; i < 2 * LIMIT + 10; i++) statuses.push((await post(servers[i % 2])).status);
     const refill = Math.ceil((performance.now() - started) / 1000);
-    assert.ok(statuses.every((s) => s < 500), `no 5xx: ${[...new Set(statuses)].join(',')}`);
+    assert.ok(
+      statuses.every((s) => s < 500),
+      `no 5xx: ${[...new Set(statuses)].join(',')}`,
+    );
     const passed = statuses.filter((s) => s === 200).length;
     assert.ok(passed <= 2 * (LIMIT + refill), `each instance still limits (${passed} passed of ${statuses.length})`);
     assert.ok(passed >= 2 * LIMIT, `on its own bucket (${passed} passed)`);
@@ -129,7 +150,10 @@ describe('two instances, one Redis', { skip: missing ?? false }, () => {
       const started = performance.now();
       const both = await Promise.all([post(servers[0], from), post(servers[1], from)]);
       if (performance.now() - started >= 1_000) return false;
-      assert.deepEqual(both.map((r) => r.status), [200, 200]);
+      assert.deepEqual(
+        both.map((r) => r.status),
+        [200, 200],
+      );
       assert.deepEqual(both.map((r) => Number(r.headers['x-ratelimit-remaining'])).sort(), [LIMIT - 2, LIMIT - 1]);
       return true;
     });

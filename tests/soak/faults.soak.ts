@@ -26,7 +26,11 @@ describe('faults (soak)', () => {
   it('10,000 clients aborting mid-body: no crash, fds and RSS back to baseline', async () => {
     const key = randomApiKey();
     seen.add(key);
-    const server = await startServer({ apiKey: key, rateLimitPerMinute: 1_000_000, env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect-port=0`.trim() } });
+    const server = await startServer({
+      apiKey: key,
+      rateLimitPerMinute: 1_000_000,
+      env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect-port=0`.trim() },
+    });
     servers.push(server);
     try {
       const f = await abortsMidBody(server, key, 10_000, seen, { rssSlackKb: 10_240, lanes: 50 });
@@ -53,7 +57,9 @@ describe('faults (soak)', () => {
     servers.push(server);
     try {
       const f = await keyFileChaos(server, keys, seen, { lanes: 8 });
-      process.stdout.write(`key chaos (soak): ${f.requests} requests ${JSON.stringify(f.byStatus)}, switch ${f.switchMs} ms, steps ${f.steps.map((s) => `${s.step} ${s.ms} ms`).join('; ')}\n`);
+      process.stdout.write(
+        `key chaos (soak): ${f.requests} requests ${JSON.stringify(f.byStatus)}, switch ${f.switchMs} ms, steps ${f.steps.map((s) => `${s.step} ${s.ms} ms`).join('; ')}\n`,
+      );
     } finally {
       assert.equal((await server.stop()).code, 0);
     }

@@ -15,7 +15,9 @@ import { randomApiKey, startServer } from '../helpers/server.ts';
 it('generate() survives 300,000 fuzzed bodies', () => {
   const runs = runsFrom('FUZZ_CORE_RUNS', 300_000);
   const r = fuzzCore(runs, 'core fuzz (soak)');
-  process.stdout.write(`core fuzz (soak): ${r.bodies} bodies (${r.parsed} parsed as JSON: ${r.ok} x 200, ${r.rejected} x 400) in ${r.ms} ms\n`);
+  process.stdout.write(
+    `core fuzz (soak): ${r.bodies} bodies (${r.parsed} parsed as JSON: ${r.ok} x 200, ${r.rejected} x 400) in ${r.ms} ms\n`,
+  );
   assert.equal(r.bodies, runs);
 });
 

@@ -29,7 +29,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { performance } from 'node:perf_hooks';
 import { distinctSources } from '../helpers/chaos.ts';
-import { fdsAtMost, heapAfterGc, postBytes, procStats, rawRequest, Seen, type ProcStats } from '../helpers/hardening-kit.ts';
+import {
+  fdsAtMost,
+  heapAfterGc,
+  postBytes,
+  procStats,
+  rawRequest,
+  Seen,
+  type ProcStats,
+} from '../helpers/hardening-kit.ts';
 import { randomApiKey, startServer, type RunningServer } from '../helpers/server.ts';
 
 const seen = new Seen();
@@ -56,7 +64,11 @@ async function sweepsUntil(from: number, last: (sweep: SweepLine) => boolean): P
   const marker = '"msg":"rate limiter sweep"';
   for (;;) {
     const seen = server.output().slice(from);
-    const lines = seen.slice(0, seen.lastIndexOf('\n') + 1).split('\n').filter((l) => l.includes(marker)).map((l) => JSON.parse(l) as SweepLine);
+    const lines = seen
+      .slice(0, seen.lastIndexOf('\n') + 1)
+      .split('\n')
+      .filter((l) => l.includes(marker))
+      .map((l) => JSON.parse(l) as SweepLine);
     const at = lines.findIndex(last);
     if (at >= 0) return lines.slice(0, at + 1);
     await server.waitForOutput(/"msg":"rate limiter sweep"[^\n]*\n/, 180_000, from + seen.length);
@@ -66,7 +78,12 @@ async function sweepsUntil(from: number, last: (sweep: SweepLine) => boolean): P
 before(async () => {
   // --inspect-port=0 only gives SIGUSR1's inspector a free port (heapAfterGc); nothing is
   // listening until the test sends that signal.
-  server = await startServer({ apiKey: key, logLevel: 'debug', steppedClock: true, env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect-port=0`.trim() } });
+  server = await startServer({
+    apiKey: key,
+    logLevel: 'debug',
+    steppedClock: true,
+    env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect-port=0`.trim() },
+  });
   const fdsIdle = procStats(server.pid).fds;
   await distinctSources(server, key, 20_000, seen, { offset: 150_000 });
   // The baseline once the warm-up's connections are closed on the server side.
@@ -84,7 +101,9 @@ after(async () => {
 describe('memory under many source addresses', () => {
   it('50,000 distinct addresses: RSS growth <= 20 MB, tracked clients back to 0 after the idle', async () => {
     let peakKb = baseline.rssKb;
-    const flood = await distinctSources(server, key, 50_000, seen, { onProgress: () => (peakKb = Math.max(peakKb, procStats(server.pid).rssKb)) });
+    const flood = await distinctSources(server, key, 50_000, seen, {
+      onProgress: () => (peakKb = Math.max(peakKb, procStats(server.pid).rssKb)),
+    });
     const afterFlood = procStats(server.pid);
     peakKb = Math.max(peakKb, afterFlood.rssKb);
     const floodHeap = await heapAfterGc(server);
@@ -102,9 +121,23 @@ describe('memory under many source addresses', () => {
     const figures = {
       floodMs: flood.ms,
       idleMs: Math.round(performance.now() - floodEnd),
-      rssMb: { baseline: mb(baseline.rssKb), peak: mb(peakKb), afterFlood: mb(afterFlood.rssKb), afterFloodAndGc: mb(floodGc.rssKb), afterIdle: mb(afterIdle.rssKb) },
-      growthMb: { peak: mb(peakKb - baseline.rssKb), with50kTrackedAfterGc: mb(floodGc.rssKb - baseline.rssKb), afterIdle: mb(afterIdle.rssKb - baseline.rssKb) },
-      heapAfterGcMb: { baseline: mb(baseHeap / 1024), with50kTracked: mb(floodHeap / 1024), afterIdle: mb(idleHeap / 1024) },
+      rssMb: {
+        baseline: mb(baseline.rssKb),
+        peak: mb(peakKb),
+        afterFlood: mb(afterFlood.rssKb),
+        afterFloodAndGc: mb(floodGc.rssKb),
+        afterIdle: mb(afterIdle.rssKb),
+      },
+      growthMb: {
+        peak: mb(peakKb - baseline.rssKb),
+        with50kTrackedAfterGc: mb(floodGc.rssKb - baseline.rssKb),
+        afterIdle: mb(afterIdle.rssKb - baseline.rssKb),
+      },
+      heapAfterGcMb: {
+        baseline: mb(baseHeap / 1024),
+        with50kTracked: mb(floodHeap / 1024),
+        afterIdle: mb(idleHeap / 1024),
+      },
       fds: { baseline: baseline.fds, afterIdle: afterIdle.fds },
       sweep: { dropped: sweep.dropped, tracked: sweep.tracked, evictions: sweep.evictions },
     };
@@ -115,9 +148,18 @@ describe('memory under many source addresses', () => {
     // of the baseline; after the sweep the heap is back to it. The RSS peak also holds V8's
     // young generation and uncollected garbage, which grow under load whatever the
     // addresses; it is reported and only loosely bounded.
-    assert.ok(floodHeap - baseHeap <= 20 * 1024 * 1024, `heap growth with 50,000 tracked: ${mb((floodHeap - baseHeap) / 1024)} MB`);
-    assert.ok(floodGc.rssKb - baseline.rssKb <= 20 * 1024, `RSS growth with 50,000 tracked, after GC: ${figures.growthMb.with50kTrackedAfterGc} MB`);
-    assert.ok(idleHeap - baseHeap <= 2 * 1024 * 1024, `heap after the sweep ${mb((idleHeap - baseHeap) / 1024)} MB above the baseline`);
+    assert.ok(
+      floodHeap - baseHeap <= 20 * 1024 * 1024,
+      `heap growth with 50,000 tracked: ${mb((floodHeap - baseHeap) / 1024)} MB`,
+    );
+    assert.ok(
+      floodGc.rssKb - baseline.rssKb <= 20 * 1024,
+      `RSS growth with 50,000 tracked, after GC: ${figures.growthMb.with50kTrackedAfterGc} MB`,
+    );
+    assert.ok(
+      idleHeap - baseHeap <= 2 * 1024 * 1024,
+      `heap after the sweep ${mb((idleHeap - baseHeap) / 1024)} MB above the baseline`,
+    );
     assert.ok(afterIdle.rssKb - baseline.rssKb <= 20 * 1024, `RSS growth after idle ${figures.growthMb.afterIdle} MB`);
     assert.ok(peakKb - baseline.rssKb <= 128 * 1024, `RSS peak growth ${figures.growthMb.peak} MB`);
     assert.ok(afterIdle.fds <= baseline.fds);
@@ -128,11 +170,15 @@ describe('memory under many source addresses', () => {
     const Y = '127.0.0.3';
     const spend = async (address: string): Promise<void> => {
       for (let i = 0; i < 20; i++) {
-        const r = await rawRequest(server.port, postBytes(key, '{"mode":"password"}', 'Connection: close\r\n'), { localAddress: address });
+        const r = await rawRequest(server.port, postBytes(key, '{"mode":"password"}', 'Connection: close\r\n'), {
+          localAddress: address,
+        });
         assert.equal(r?.status, 200);
-        seen.addGenerated(JSON.parse(r!.body));
+        seen.addGenerated(JSON.parse(r.body));
       }
-      const refused = await rawRequest(server.port, postBytes(key, '{"mode":"password"}', 'Connection: close\r\n'), { localAddress: address });
+      const refused = await rawRequest(server.port, postBytes(key, '{"mode":"password"}', 'Connection: close\r\n'), {
+        localAddress: address,
+      });
       assert.equal(refused?.status, 429);
     };
     const startHeap = await heapAfterGc(server);
@@ -141,15 +187,23 @@ describe('memory under many source addresses', () => {
     const spent = performance.now();
     let peakKb = procStats(server.pid).rssKb;
     // X and Y plus 99,999 newcomers = 100,001 buckets wanted: exactly one (X's) must go.
-    const flood = await distinctSources(server, key, 99_999, seen, { offset: 300_000, lanes: 64, onProgress: () => (peakKb = Math.max(peakKb, procStats(server.pid).rssKb)) });
+    const flood = await distinctSources(server, key, 99_999, seen, {
+      offset: 300_000,
+      lanes: 64,
+      onProgress: () => (peakKb = Math.max(peakKb, procStats(server.pid).rssKb)),
+    });
     const afterFlood = procStats(server.pid);
     peakKb = Math.max(peakKb, afterFlood.rssKb);
     assert.deepEqual(flood.byStatus, { 200: 99_999 }, 'every newcomer served at the cap');
     // 3 s on: each newcomer's one token is back (full buckets: making room for X below costs
     // nothing), Y has one token, and X's dropped bucket cannot have refilled meanwhile.
     await server.setClock(63_000);
-    const ry = await rawRequest(server.port, postBytes(key, '{"mode":"password"}', 'Connection: close\r\n'), { localAddress: Y });
-    const rx = await rawRequest(server.port, postBytes(key, '{"mode":"password"}', 'Connection: close\r\n'), { localAddress: X });
+    const ry = await rawRequest(server.port, postBytes(key, '{"mode":"password"}', 'Connection: close\r\n'), {
+      localAddress: Y,
+    });
+    const rx = await rawRequest(server.port, postBytes(key, '{"mode":"password"}', 'Connection: close\r\n'), {
+      localAddress: X,
+    });
     const elapsedS = Math.round((performance.now() - spent) / 100) / 10; // a figure only
     for (const r of [rx, ry]) if (r?.status === 200) seen.addGenerated(JSON.parse(r.body));
     const capHeap = await heapAfterGc(server);
@@ -161,8 +215,19 @@ describe('memory under many source addresses', () => {
       elapsedS,
       x: { status: rx?.status, remaining: Number(rx?.headers['x-ratelimit-remaining']) },
       y: { status: ry?.status, remaining: Number(ry?.headers['x-ratelimit-remaining']) },
-      rssMb: { baseline: mb(baseline.rssKb), peak: mb(peakKb), afterFlood: mb(afterFlood.rssKb), afterGc: mb(capGc.rssKb), growthPeak: mb(peakKb - baseline.rssKb), growthAfterGc: mb(capGc.rssKb - baseline.rssKb) },
-      heapAfterGcMb: { before: mb(startHeap / 1024), with100kTracked: mb(capHeap / 1024), growth: mb((capHeap - startHeap) / 1024) },
+      rssMb: {
+        baseline: mb(baseline.rssKb),
+        peak: mb(peakKb),
+        afterFlood: mb(afterFlood.rssKb),
+        afterGc: mb(capGc.rssKb),
+        growthPeak: mb(peakKb - baseline.rssKb),
+        growthAfterGc: mb(capGc.rssKb - baseline.rssKb),
+      },
+      heapAfterGcMb: {
+        before: mb(startHeap / 1024),
+        with100kTracked: mb(capHeap / 1024),
+        growth: mb((capHeap - startHeap) / 1024),
+      },
       sweep: { dropped: sweep.dropped, tracked: sweep.tracked, evictions: sweep.evictions },
     };
     process.stdout.write(`memory cap: ${JSON.stringify(figures)}\n`);
@@ -175,8 +240,14 @@ describe('memory under many source addresses', () => {
     assert.equal(sweep.evictions, 1, 'exactly one bucket that was not yet full was evicted (X)');
     assert.ok(sweep.tracked <= 100_000);
     // README: "memory stays bounded at about 15 MB" at the cap.
-    assert.ok(capHeap - startHeap <= 20 * 1024 * 1024, `heap growth at 100,000 tracked clients: ${figures.heapAfterGcMb.growth} MB`);
-    assert.ok(capGc.rssKb - baseline.rssKb <= 32 * 1024, `RSS growth at 100,000 tracked clients, after GC: ${figures.rssMb.growthAfterGc} MB`);
+    assert.ok(
+      capHeap - startHeap <= 20 * 1024 * 1024,
+      `heap growth at 100,000 tracked clients: ${figures.heapAfterGcMb.growth} MB`,
+    );
+    assert.ok(
+      capGc.rssKb - baseline.rssKb <= 32 * 1024,
+      `RSS growth at 100,000 tracked clients, after GC: ${figures.rssMb.growthAfterGc} MB`,
+    );
     assert.ok(peakKb - baseline.rssKb <= 128 * 1024, `RSS peak growth at the cap: ${figures.rssMb.growthPeak} MB`);
   });
 });

@@ -20,7 +20,7 @@ describe("the contract's numbers", () => {
   });
 
   it('are what describe() reports (GET /generate and ServiceAPI.describe())', () => {
-    const d = describeService() as Json;
+    const d: Json = describeService();
     const pick = ({ minimum, maximum, default: value }: Json) => ({ minimum, maximum, default: value });
     assert.deepEqual(pick(d.request.count), C.count);
     assert.deepEqual(pick(d.modes.password.options.length), C.length);
@@ -34,13 +34,22 @@ describe("the contract's numbers", () => {
 
   it('are what spec/openapi.json states, in its schemas and in its prose', () => {
     const schemas = (openapi.components as Json).schemas as Json;
-    assert.deepEqual(schemas.PasswordOptions.properties.length, { ...schemas.PasswordOptions.properties.length, ...C.length });
-    assert.deepEqual(schemas.PassphraseOptions.properties.wordCount, { ...schemas.PassphraseOptions.properties.wordCount, ...C.wordCount });
+    assert.deepEqual(schemas.PasswordOptions.properties.length, {
+      ...schemas.PasswordOptions.properties.length,
+      ...C.length,
+    });
+    assert.deepEqual(schemas.PassphraseOptions.properties.wordCount, {
+      ...schemas.PassphraseOptions.properties.wordCount,
+      ...C.wordCount,
+    });
     const described = schemas.GeneratorDescription.properties;
     assert.equal(described.limits.properties.count.properties.maximum.const, C.count.maximum);
     assert.equal(described.limits.properties.bodyBytes.const, C.bodyBytes);
     assert.equal(described.modes.properties.passphrase.properties.wordlist.properties.size.const, C.wordlist.size);
-    assert.equal(described.modes.properties.passphrase.properties.wordlist.properties.sourceSize.const, C.wordlist.sourceSize);
+    assert.equal(
+      described.modes.properties.passphrase.properties.wordlist.properties.sourceSize.const,
+      C.wordlist.sourceSize,
+    );
     const info = (openapi.info as Json).description as string;
     for (const row of [
       `| requests per client IP | ${C.rateLimitPerMinute} per minute `,

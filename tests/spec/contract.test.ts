@@ -36,20 +36,34 @@ function call(base: string, c: Call): Promise<Reply> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, method: c.method ?? 'GET', path: c.path, headers: c.headers ?? {}, agent: false },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: c.method ?? 'GET',
+        path: c.path,
+        headers: c.headers ?? {},
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (d: Buffer) => chunks.push(d));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
           const json = /^application\/json/.test(String(res.headers['content-type'] ?? ''));
-          resolve({ status: res.statusCode!, headers: res.headers, text, body: json && text !== '' ? JSON.parse(text) : text });
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers,
+            text,
+            body: json && text !== '' ? JSON.parse(text) : text,
+          });
         });
         res.on('error', reject);
       },
     );
     // The server may answer (413, 401 ...) and close before it has read the whole body.
-    req.on('error', (e: NodeJS.ErrnoException) => (e.code === 'EPIPE' || e.code === 'ECONNRESET' ? undefined : reject(e)));
+    req.on('error', (e: NodeJS.ErrnoException) =>
+      e.code === 'EPIPE' || e.code === 'ECONNRESET' ? undefined : reject(e),
+    );
     if (c.chunked) req.setHeader('Transfer-Encoding', 'chunked');
     if (c.body !== undefined) req.end(c.body);
     else req.end();
@@ -63,7 +77,13 @@ async function checked(base: string, c: Call, expectedStatus: number): Promise<R
   const method = c.method ?? 'GET';
   const reply = await call(base, c);
   assert.equal(reply.status, expectedStatus, `${method} ${c.path}: ${reply.text.slice(0, 300)}`);
-  const errors = contractErrors({ method, path: c.path, status: reply.status, headers: reply.headers, body: reply.body });
+  const errors = contractErrors({
+    method,
+    path: c.path,
+    status: reply.status,
+    headers: reply.headers,
+    body: reply.body,
+  });
   assert.deepEqual(errors, [], `${method} ${c.path} ${reply.status} departs from openapi.json`);
   // Retry-After on 429 only (the document marks it so; absence elsewhere is checked here).
   assert.equal('retry-after' in reply.headers, reply.status === 429, `${method} ${c.path}: Retry-After`);
@@ -71,7 +91,8 @@ async function checked(base: string, c: Call, expectedStatus: number): Promise<R
   if (template === undefined) seen.add(`unknown-path ${reply.status}`);
   else if (reply.status === 405) {
     // The 405 each operation documents is the reply to the path's other methods.
-    for (const m of Object.keys((openapi.paths as Record<string, object>)[template])) seen.add(`${m.toUpperCase()} ${template} 405`);
+    for (const m of Object.keys((openapi.paths as Record<string, object>)[template]))
+      seen.add(`${m.toUpperCase()} ${template} 405`);
   } else seen.add(`${method === 'HEAD' ? 'GET' : method} ${template} ${reply.status}`);
   return reply;
 }
@@ -128,11 +149,18 @@ describe('contract: the real server against spec/openapi.json', () => {
     }
     const page = await checked(main.url, { path: '/' }, 200);
     assert.match(page.text, /<!doctype html/i);
-    assert.match(page.text, /\/postman\/credential-generator\.postman_collection\.json/, 'home page links the collection');
+    assert.match(
+      page.text,
+      /\/postman\/credential-generator\.postman_collection\.json/,
+      'home page links the collection',
+    );
   });
 
   it('GET /postman/{file} serves both files byte for byte, and 404 for another name', async () => {
-    for (const file of ['credential-generator.postman_collection.json', 'credential-generator.postman_environment.json']) {
+    for (const file of [
+      'credential-generator.postman_collection.json',
+      'credential-generator.postman_environment.json',
+    ]) {
       const reply = await checked(main.url, { path: `/postman/${file}` }, 200);
       assert.equal(reply.text, readFileSync(join(ROOT, 'spec', file), 'utf8'));
     }
@@ -142,14 +170,30 @@ describe('contract: the real server against spec/openapi.json', () => {
 
   it(`POST /generate answers 200 for each mode and a batch of ${LIMITS.count.maximum}`, async () => {
     const { count, length, wordCount } = LIMITS;
-    const password = await checked(main.url, json({ mode: 'password', options: { length: 40, includeSymbols: true } }, key), 200);
+    const password = await checked(
+      main.url,
+      json({ mode: 'password', options: { length: 40, includeSymbols: true } }, key),
+      200,
+    );
     assert.equal((password.body as { value: string }).value.length, 40);
-    const passphrase = await checked(main.url, json({ mode: 'passphrase', options: { wordCount: wordCount.maximum, separator: 'space', addNumber: true } }, key), 200);
-    assert.equal((passphrase.body as { value: string }).value.split(' ').length, wordCount.maximum + 1, 'the words, then the number');
+    const passphrase = await checked(
+      main.url,
+      json({ mode: 'passphrase', options: { wordCount: wordCount.maximum, separator: 'space', addNumber: true } }, key),
+      200,
+    );
+    assert.equal(
+      (passphrase.body as { value: string }).value.split(' ').length,
+      wordCount.maximum + 1,
+      'the words, then the number',
+    );
     const batch = await checked(main.url, json({ mode: 'passphrase', count: count.maximum }, key), 200);
     assert.equal((batch.body as { results: unknown[] }).results.length, count.maximum);
     // The longest possible value still fits the documented schema.
-    await checked(main.url, json({ mode: 'password', count: count.maximum, options: { length: length.maximum, includeSymbols: true } }, key), 200);
+    await checked(
+      main.url,
+      json({ mode: 'password', count: count.maximum, options: { length: length.maximum, includeSymbols: true } }, key),
+      200,
+    );
   });
 
   it('POST /generate answers 400 for bad values, wrong Content-Type and bad JSON', async () => {
@@ -159,7 +203,11 @@ describe('contract: the real server against spec/openapi.json', () => {
     assert.deepEqual(bad.body, { error: message, status: 400, field: 'options.length' });
     await checked(main.url, json({ mode: 'password', count: count.maximum + 1 }, key), 400);
     await checked(main.url, json({ mode: 'passphrase', options: { length: 12 } }, key), 400);
-    await checked(main.url, { ...json({ mode: 'password' }, key), headers: { 'Content-Type': 'text/plain', 'X-Api-Key': key } }, 400);
+    await checked(
+      main.url,
+      { ...json({ mode: 'password' }, key), headers: { 'Content-Type': 'text/plain', 'X-Api-Key': key } },
+      400,
+    );
     await checked(main.url, { ...json({}, key), body: '{"mode":' }, 400);
   });
 
@@ -206,13 +254,28 @@ describe('contract: the real server against spec/openapi.json', () => {
 
   it('flags a reply that departs from the document (the checks can fail)', () => {
     const headers = { 'content-type': 'application/json', 'cache-control': 'no-store' };
-    assert.notDeepEqual(contractErrors({ method: 'GET', path: '/health', status: 200, headers, body: { status: 'ok' } }), []);
+    assert.notDeepEqual(
+      contractErrors({ method: 'GET', path: '/health', status: 200, headers, body: { status: 'ok' } }),
+      [],
+    );
     assert.notDeepEqual(contractErrors({ method: 'GET', path: '/health', status: 201, headers, body: {} }), []);
     assert.notDeepEqual(contractErrors({ method: 'DELETE', path: '/health', status: 200, headers, body: {} }), []);
     assert.notDeepEqual(contractErrors({ method: 'GET', path: '/nope', status: 200, headers, body: {} }), []);
-    const errors = contractErrors({ method: 'POST', path: '/generate', status: 400, headers, body: { error: 'x', status: 400, extra: 1 } });
-    assert.ok(errors.some((e) => /additional properties/.test(e)), errors.join('\n'));
-    assert.ok(errors.some((e) => /X-RateLimit-Limit missing/.test(e)), errors.join('\n'));
+    const errors = contractErrors({
+      method: 'POST',
+      path: '/generate',
+      status: 400,
+      headers,
+      body: { error: 'x', status: 400, extra: 1 },
+    });
+    assert.ok(
+      errors.some((e) => /additional properties/.test(e)),
+      errors.join('\n'),
+    );
+    assert.ok(
+      errors.some((e) => /X-RateLimit-Limit missing/.test(e)),
+      errors.join('\n'),
+    );
   });
 
   it('has exercised and validated every status the document lists', () => {

@@ -26,9 +26,14 @@ interface NewmanReport {
 function newman(args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
     // A kill bound only (newman starts in a few seconds idle, far slower on a loaded machine).
-    execFile(NEWMAN, args, { cwd: ROOT, timeout: 180_000, env: { ...process.env, NO_COLOR: '1' } }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: `${stdout}\n${stderr}` });
-    });
+    execFile(
+      NEWMAN,
+      args,
+      { cwd: ROOT, timeout: 180_000, env: { ...process.env, NO_COLOR: '1' } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: `${stdout}\n${stderr}` });
+      },
+    );
   });
 }
 
@@ -49,22 +54,32 @@ describe('newman run spec/credential-generator.postman_collection.json', () => {
   const run = async (key: string, name: string) => {
     const report = join(dir, `${name}.json`);
     const { code, out } = await newman([
-      'run', COLLECTION,
-      '--environment', ENVIRONMENT,
-      '--env-var', `baseUrl=${server.url}`,
-      '--env-var', `apiKey=${key}`,
-      '--reporters', 'cli,json',
-      '--reporter-json-export', report,
-      '--color', 'off',
+      'run',
+      COLLECTION,
+      '--environment',
+      ENVIRONMENT,
+      '--env-var',
+      `baseUrl=${server.url}`,
+      '--env-var',
+      `apiKey=${key}`,
+      '--reporters',
+      'cli,json',
+      '--reporter-json-export',
+      report,
+      '--color',
+      'off',
       '--disable-unicode',
-      '--timeout-request', '30000', // a failure bound: the server answers in milliseconds
+      '--timeout-request',
+      '30000', // a failure bound: the server answers in milliseconds
     ]);
     return { code, out, report: JSON.parse(readFileSync(report, 'utf8')) as NewmanReport };
   };
 
   it('passes every assertion of every request, with the key given as --env-var', async () => {
     const { code, out, report } = await run(apiKey, 'good');
-    const failures = report.run.failures.map((f) => `${f.source?.name}: ${f.error.test ?? f.error.name}: ${f.error.message}`);
+    const failures = report.run.failures.map(
+      (f) => `${f.source?.name}: ${f.error.test ?? f.error.name}: ${f.error.message}`,
+    );
     assert.deepEqual(failures, [], out);
     assert.equal(code, 0, out);
     const { requests, assertions, testScripts } = report.run.stats;

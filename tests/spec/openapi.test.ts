@@ -51,7 +51,11 @@ function reassemble(name: string, file: string): Json {
 
 describe('spec/openapi.json', () => {
   it('is the committed output of spec/openapi.ts (no drift from the schemas or describe())', () => {
-    assert.equal(read('spec/openapi.json'), buildOpenApiJson(), 'stale: run `npm run build` and commit spec/openapi.json');
+    assert.equal(
+      read('spec/openapi.json'),
+      buildOpenApiJson(),
+      'stale: run `npm run build` and commit spec/openapi.json',
+    );
   });
 
   it('embeds each schema file unchanged apart from $id/$schema and its $defs hoisted to components', () => {
@@ -69,7 +73,10 @@ describe('spec/openapi.json', () => {
   });
 
   it('embeds only what embeddedSchemas() produces, plus the two service-body schemas', () => {
-    assert.deepEqual(Object.keys(schemas).sort(), [...Object.keys(embeddedSchemas()), 'GeneratorDescription', 'Health'].sort());
+    assert.deepEqual(
+      Object.keys(schemas).sort(),
+      [...Object.keys(embeddedSchemas()), 'GeneratorDescription', 'Health'].sort(),
+    );
     assert.doesNotMatch(read('spec/openapi.json'), /"#\/\$defs\//, 'a #/$defs/ ref is left over');
   });
 
@@ -82,13 +89,24 @@ describe('spec/openapi.json', () => {
 
   it('documents every endpoint with every status it can return', () => {
     const expected = [
-      'GET / 200', 'GET / 405',
-      'GET /health 200', 'GET /health 405',
-      'GET /generate 200', 'GET /generate 405',
-      'POST /generate 200', 'POST /generate 400', 'POST /generate 401', 'POST /generate 405',
-      'POST /generate 413', 'POST /generate 429', 'POST /generate 503',
-      'GET /openapi.json 200', 'GET /openapi.json 405',
-      'GET /postman/{file} 200', 'GET /postman/{file} 404', 'GET /postman/{file} 405',
+      'GET / 200',
+      'GET / 405',
+      'GET /health 200',
+      'GET /health 405',
+      'GET /generate 200',
+      'GET /generate 405',
+      'POST /generate 200',
+      'POST /generate 400',
+      'POST /generate 401',
+      'POST /generate 405',
+      'POST /generate 413',
+      'POST /generate 429',
+      'POST /generate 503',
+      'GET /openapi.json 200',
+      'GET /openapi.json 405',
+      'GET /postman/{file} 200',
+      'GET /postman/{file} 404',
+      'GET /postman/{file} 405',
     ];
     assert.deepEqual(documentedStatuses().sort(), expected.sort());
     const responses = (openapi.components as Json).responses as Json;
@@ -97,7 +115,10 @@ describe('spec/openapi.json', () => {
 
   it('requires X-Api-Key on POST /generate only', () => {
     const scheme = ((openapi.components as Json).securitySchemes as Json).ApiKey;
-    assert.deepEqual({ ...(scheme as Json), description: undefined }, { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: undefined });
+    assert.deepEqual(
+      { ...(scheme as Json), description: undefined },
+      { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: undefined },
+    );
     for (const [path, item] of Object.entries(openapi.paths as Json)) {
       for (const [method, op] of Object.entries(item as Json)) {
         const expected = path === '/generate' && method === 'post' ? [{ ApiKey: [] }] : [];
@@ -120,10 +141,21 @@ describe('spec/openapi.json', () => {
     for (const [name, r] of Object.entries(responses)) all.push([name, r as Json]);
     for (const [where, r] of all) {
       const names = Object.keys(r.headers as Json);
-      for (const h of ['Cache-Control', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit']) {
+      for (const h of [
+        'Cache-Control',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+        'RateLimit-Policy',
+        'RateLimit',
+      ]) {
         assert.ok(names.includes(h), `${where} lacks ${h}`);
       }
-      assert.equal(names.includes('Retry-After'), where.endsWith(' 429') || where === 'TooManyRequests', `${where}: Retry-After`);
+      assert.equal(
+        names.includes('Retry-After'),
+        where.endsWith(' 429') || where === 'TooManyRequests',
+        `${where}: Retry-After`,
+      );
     }
   });
 
@@ -141,7 +173,9 @@ describe('spec/openapi.json', () => {
   });
 
   it("has schema descriptions whose figures are the generator's (the JSON files cannot compute them)", () => {
-    const request = source(SCHEMA_FILES.GenerateRequest) as { $defs: Record<string, { description: string; properties: Record<string, { description: string }> }> };
+    const request = source(SCHEMA_FILES.GenerateRequest) as {
+      $defs: Record<string, { description: string; properties: Record<string, { description: string }> }>;
+    };
     const { PasswordOptions: password, PassphraseOptions: passphrase } = request.$defs;
     const words = `without its ${DROPPED_WORDS.length} hyphenated words (${WORDLIST.length.toLocaleString('en')} words)`;
     assert.ok(passphrase.description.includes(words), `PassphraseOptions: ${words}`);
@@ -151,12 +185,15 @@ describe('spec/openapi.json', () => {
     const symbols = CHARACTER_CLASSES.find((c) => c.name === 'symbols');
     assert.ok(symbols && password.properties.includeSymbols.description.includes(symbols.chars), 'includeSymbols');
     const response = source(SCHEMA_FILES.GenerateResponse) as { $defs: { Entropy: { description: string } } };
-    const labels = STRENGTH_LEVELS.map((s) => (s.maxBits === null ? `${s.label} >= ${s.minBits}` : `${s.label} < ${s.maxBits}`)).join(', ');
+    const labels = STRENGTH_LEVELS.map((s) =>
+      s.maxBits === null ? `${s.label} >= ${s.minBits}` : `${s.label} < ${s.maxBits}`,
+    ).join(', ');
     assert.ok(response.$defs.Entropy.description.includes(labels), `Entropy: ${labels}`);
   });
 
   it('shows the live describe() body as the GET /generate example, valid against its schema', () => {
-    const media = (((((openapi.paths as Json)['/generate'] as Json).get as Json).responses as Json)['200'] as Json).content as Json;
+    const media = (((((openapi.paths as Json)['/generate'] as Json).get as Json).responses as Json)['200'] as Json)
+      .content as Json;
     const example = ((media['application/json'] as Json).examples as Json).default as Json;
     assert.deepEqual(example.value, describeService());
   });
@@ -165,7 +202,12 @@ describe('spec/openapi.json', () => {
     const param = ((((openapi.paths as Json)['/postman/{file}'] as Json).get as Json).parameters as Json[])[0];
     assert.deepEqual((param.schema as Json).enum, [...POSTMAN_FILES]);
     // Every Postman file in spec/ is listed (and so served and documented), and nothing else.
-    assert.deepEqual(readdirSync(join(ROOT, 'spec')).filter((f) => /\.postman_(collection|environment)\.json$/.test(f)).sort(), [...POSTMAN_FILES]);
+    assert.deepEqual(
+      readdirSync(join(ROOT, 'spec'))
+        .filter((f) => /\.postman_(collection|environment)\.json$/.test(f))
+        .sort(),
+      [...POSTMAN_FILES],
+    );
   });
 
   it('has examples that all validate against their schemas (ajv, strict 2020-12)', () => {
@@ -207,7 +249,9 @@ describe('spec/openapi.json', () => {
     const v = validatorAt('/components/schemas/GenerateRequest');
     const { count, length, wordCount } = LIMITS;
     assert.ok(v({ mode: 'password', options: { length: length.minimum } }));
-    assert.ok(v({ mode: 'passphrase', count: count.maximum, options: { wordCount: wordCount.maximum, separator: 'space' } }));
+    assert.ok(
+      v({ mode: 'passphrase', count: count.maximum, options: { wordCount: wordCount.maximum, separator: 'space' } }),
+    );
     assert.ok(!v({ mode: 'password', options: { length: length.minimum - 1 } }));
     assert.ok(!v({ mode: 'password', options: { wordCount: wordCount.minimum } }));
     assert.ok(!v({ mode: 'passphrase', count: count.maximum + 1 }));

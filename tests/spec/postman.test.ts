@@ -16,7 +16,11 @@ const environment = read('credential-generator.postman_environment.json');
 
 const requests = collection.item as Json[];
 const bodyOf = (item: Json) => (item.request.body ? JSON.parse(item.request.body.raw) : undefined);
-const testCode = (item: Json) => item.event.filter((e: Json) => e.listen === 'test').flatMap((e: Json) => e.script.exec).join('\n');
+const testCode = (item: Json) =>
+  item.event
+    .filter((e: Json) => e.listen === 'test')
+    .flatMap((e: Json) => e.script.exec)
+    .join('\n');
 
 describe('Postman collection', () => {
   it('is a v2.1 collection with the variables baseUrl and apiKey (empty)', () => {
@@ -35,7 +39,15 @@ describe('Postman collection', () => {
   it('has one request per endpoint and mode plus the main error cases', () => {
     const seen = requests.map((item) => {
       const body = bodyOf(item);
-      return [item.request.method, `/${item.request.url.path.join('/')}`, body?.mode ?? '', body?.count ?? '', item.request.auth?.type ?? 'inherit'].join(' ').trim();
+      return [
+        item.request.method,
+        `/${item.request.url.path.join('/')}`,
+        body?.mode ?? '',
+        body?.count ?? '',
+        item.request.auth?.type ?? 'inherit',
+      ]
+        .join(' ')
+        .trim();
     });
     assert.deepEqual(seen, [
       'GET /health   noauth',
@@ -73,7 +85,14 @@ describe('Postman collection', () => {
     assert.match(testCode(requests[9]), /minBits: these options give/);
     assert.match(testCode(requests[10]), /WWW-Authenticate/);
     const common = testCode(collection);
-    for (const h of ['Cache-Control', 'no-store', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy']) {
+    for (const h of [
+      'Cache-Control',
+      'no-store',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'RateLimit-Policy',
+    ]) {
       assert.ok(common.includes(h), `collection-level test lacks ${h}`);
     }
   });

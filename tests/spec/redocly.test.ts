@@ -51,7 +51,9 @@ describe('redocly lint spec/openapi.json', () => {
 
   it('fails a copy with an unresolved $ref and an operation without responses', async () => {
     const doc = JSON.parse(readFileSync(join(ROOT, 'spec', 'openapi.json'), 'utf8'));
-    doc.paths['/health'].get.responses['200'].content['application/json'].schema = { $ref: '#/components/schemas/Nope' };
+    doc.paths['/health'].get.responses['200'].content['application/json'].schema = {
+      $ref: '#/components/schemas/Nope',
+    };
     delete doc.paths['/openapi.json'].get.responses;
     const dir = mkdtempSync(join(tmpdir(), 'cg-redocly-'));
     try {
