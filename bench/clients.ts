@@ -35,26 +35,43 @@ export interface ClientsSide {
   readonly growthBytes: number;
 }
 
+export interface LimiterHeap {
+  readonly buckets: number;
+  readonly bytes: number;
+  readonly bytesPerBucket: number;
+}
+
 export interface ClientsResult {
   readonly real: ClientsSide;
   readonly bare: ClientsSide;
-  /** The limiter's own live heap for as many buckets, after a full GC (in a child process). */
-  readonly limiterHeap: { readonly buckets: number; readonly bytes: number; readonly bytesPerBucket: number };
+  /** The limiter's own live heap for as many buckets, keys included, after a full GC (in a
+   * child process): keyed clients' own buckets, and keyless clients' buckets. */
+  readonly limiterHeap: LimiterHeap;
+  readonly limiterHeapNoKey: LimiterHeap;
 }
 
-/** Live heap of dist's RateLimiter holding `n` buckets keyed as the server keys them. */
-function limiterHeap(n: number): ClientsResult['limiterHeap'] {
-  const module = pathToFileURL(join(ROOT, 'dist', 'lib', 'rate-limit', 'token-bucket.js')).href;
+/**
+ * Live heap of dist's RateLimiter holding `n` buckets keyed as the server keys them, key strings
+ * included (once a client's connection is gone the limiter is all that holds them): `own` is a
+ * keyed client's bucket, keyed by the address string as node:net hands it over (one flat string,
+ * made here by a latin1 round trip, since `'127.' + x + ...` would build a chain of pointers the
+ * server never holds); `noKey` is a keyless client's bucket under the key LocalLimits builds.
+ */
+function limiterHeap(n: number, kind: 'own' | 'noKey'): LimiterHeap {
+  const dist = (path: string): string =>
+    JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'lib', 'rate-limit', path)).href);
   const script = `
-    const { RateLimiter } = await import(${JSON.stringify(module)});
+    const { RateLimiter } = await import(${dist('token-bucket.js')});
+    const { noKeyBucket } = await import(${dist('client-limits.js')});
     const l = new RateLimiter({ perMinute: 20, sweepIntervalMs: 0 });
-    gc(); gc();
+    for (let i = 0; i < 4; i++) gc();
     const h0 = process.memoryUsage().heapUsed;
     for (let n = 0; n < ${n}; n++) {
       const z = (n % 254) + 1, y = Math.floor(n / 254) % 256, x = Math.floor(n / 254 / 256) + 1;
-      l.consume('127.' + x + '.' + y + '.' + z);
+      const address = Buffer.from('127.' + x + '.' + y + '.' + z, 'latin1').toString('latin1');
+      l.consume(${kind === 'own' ? 'address' : 'noKeyBucket(address)'});
     }
-    gc(); gc();
+    for (let i = 0; i < 4; i++) gc();
     process.stdout.write(JSON.stringify({ buckets: l.size, bytes: process.memoryUsage().heapUsed - h0 }));`;
   const out = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
     encoding: 'utf8',
@@ -134,5 +151,10 @@ export async function runClients(options: ClientsOptions): Promise<ClientsResult
   options.log('  many clients (real): done');
   const bare = await pass('bare', options);
   options.log('  many clients (bare): done');
-  return { real, bare, limiterHeap: limiterHeap(options.clients) };
+  return {
+    real,
+    bare,
+    limiterHeap: limiterHeap(options.clients, 'own'),
+    limiterHeapNoKey: limiterHeap(options.clients, 'noKey'),
+  };
 }

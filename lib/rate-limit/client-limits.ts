@@ -22,9 +22,12 @@ import type { RateLimiter, RateLimitState } from './token-bucket.ts';
 export type Authentication = 'none' | 'failed' | 'valid';
 
 /** The prefixes cannot begin an IP address or an IPv6 /56 key, so they never collide with a
- * client's own bucket. */
-export const noKeyBucket = (client: string): string => `nokey:${client}`;
-export const failedKeyBucket = (client: string): string => `badkey:${client}`;
+ * client's own bucket. Built by `join`, which writes one flat string: `+` or a template
+ * literal makes V8 keep a result of 13 characters or more as a pair of pointers that also holds
+ * the address string alive (measured with 100,000 no-key clients, key and bucket together: 94
+ * bytes per client against 118; a client's own bucket, keyed by the address itself, 85). */
+export const noKeyBucket = (client: string): string => ['nokey:', client].join('');
+export const failedKeyBucket = (client: string): string => ['badkey:', client].join('');
 
 export type MaybePromise<T> = T | Promise<T>;
 
