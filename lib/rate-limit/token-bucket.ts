@@ -46,7 +46,7 @@ export class RateLimiter {
    * Each bucket as one number: the time (on `clock`) at which it will be full again, the
    * "theoretical arrival time" of GCRA, the form the shared Redis store keeps too. One number
    * instead of a (tokens, timestamp) pair is a third less heap per tracked client (measured:
-   * 96 bytes with the key and the Map's slot, against 140). In least-recently-used order
+   * about 99 bytes per keyed client with its key and the Map's slot, against 140). In least-recently-used order
    * (Map keeps insertion order; touching re-inserts).
    */
   private readonly buckets = new Map<string, number>();
