@@ -2,12 +2,12 @@
  * parseConfig: defaults, and every bad value refused with a message naming its variable.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ConfigError, parseConfig } from '../../lib/http/config.ts';
+import { selfSignedPair } from '../helpers/certificates.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cg-config-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -44,27 +44,7 @@ describe('parseConfig', () => {
   });
 
   it('reads every variable', () => {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        join(dir, 'k.pem'),
-        '-out',
-        join(dir, 'c.pem'),
-        '-days',
-        '1',
-        '-subj',
-        '/CN=t',
-      ],
-      { stdio: 'ignore' },
-    );
+    selfSignedPair(dir, 'c');
     const c = parseConfig(
       {
         PORT: '0',
@@ -74,8 +54,8 @@ describe('parseConfig', () => {
         RATE_LIMIT_PER_MINUTE: '1000',
         MIN_ENTROPY_BITS: '64.5',
         TRUST_PROXY_HOPS: '2',
-        TLS_CERT_FILE: 'c.pem',
-        TLS_KEY_FILE: join(dir, 'k.pem'),
+        TLS_CERT_FILE: 'c.cert.pem',
+        TLS_KEY_FILE: join(dir, 'c.key.pem'),
         LOG_LEVEL: 'debug',
       },
       dir,
@@ -91,7 +71,7 @@ describe('parseConfig', () => {
     assert.equal(parseConfig({ MIN_ENTROPY_BITS: '0' }, dir).minEntropyBits, 0);
     assert.equal(c.trustProxyHops, 2);
     assert.match(c.tls!.cert.toString(), /CERTIFICATE/);
-    assert.deepEqual([c.tls!.certFile, c.tls!.keyFile], [join(dir, 'c.pem'), join(dir, 'k.pem')]);
+    assert.deepEqual([c.tls!.certFile, c.tls!.keyFile], [join(dir, 'c.cert.pem'), join(dir, 'c.key.pem')]);
     assert.equal(c.logLevel, 'debug');
     assert.equal(parseConfig({ HOST: 'localhost' }, dir).host, 'localhost');
   });
@@ -124,11 +104,11 @@ describe('parseConfig', () => {
         'LOG_LEVEL',
         /^LOG_LEVEL must be one of silent, error, warn, info, debug \(got "verbose"\)$/,
       ],
-      [{ TLS_CERT_FILE: 'c.pem' }, 'TLS_KEY_FILE', /must be set together with TLS_CERT_FILE/],
-      [{ TLS_KEY_FILE: 'k.pem' }, 'TLS_CERT_FILE', /must be set together with TLS_KEY_FILE/],
-      [{ TLS_CERT_FILE: 'nope.pem', TLS_KEY_FILE: 'k.pem' }, 'TLS_CERT_FILE', /does not exist/],
-      [{ TLS_CERT_FILE: '.', TLS_KEY_FILE: 'k.pem' }, 'TLS_CERT_FILE', /cannot be read/],
-      [{ TLS_CERT_FILE: 'c.pem', TLS_KEY_FILE: 'plain.txt' }, 'TLS_KEY_FILE', /is not a PEM file/],
+      [{ TLS_CERT_FILE: 'c.cert.pem' }, 'TLS_KEY_FILE', /must be set together with TLS_CERT_FILE/],
+      [{ TLS_KEY_FILE: 'c.key.pem' }, 'TLS_CERT_FILE', /must be set together with TLS_KEY_FILE/],
+      [{ TLS_CERT_FILE: 'nope.pem', TLS_KEY_FILE: 'c.key.pem' }, 'TLS_CERT_FILE', /does not exist/],
+      [{ TLS_CERT_FILE: '.', TLS_KEY_FILE: 'c.key.pem' }, 'TLS_CERT_FILE', /cannot be read/],
+      [{ TLS_CERT_FILE: 'c.cert.pem', TLS_KEY_FILE: 'plain.txt' }, 'TLS_KEY_FILE', /is not a PEM file/],
       [{ PORT: 'x'.repeat(100) }, 'PORT', /"x{40}\.\.\."/],
     ];
     writeFileSync(join(dir, 'plain.txt'), 'hello');

@@ -12,7 +12,6 @@
  * that, and each bound stays below the next limit that would end the connection instead.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { readFileSync } from 'node:fs';
@@ -21,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { LIMITS } from '../../lib/http/service.ts';
+import { selfSignedPair } from '../helpers/certificates.ts';
 import { launchServer, randomApiKey, startServer } from '../helpers/server.ts';
 import { Ledger, parseRaw, post, rawExchange, request } from './support.ts';
 
@@ -178,31 +178,7 @@ describe('hardening', { concurrency: true }, () => {
   });
 
   it('serves HTTPS with HSTS when TLS_CERT_FILE and TLS_KEY_FILE are set', async () => {
-    const cert = join(dir, 'cert.pem');
-    const key = join(dir, 'key.pem');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-      ],
-      { stdio: 'ignore' },
-    );
+    const { cert, key } = selfSignedPair(dir, 'hsts');
     const server = await startServer({ apiKey: KEY, env: { TLS_CERT_FILE: cert, TLS_KEY_FILE: key } });
     try {
       assert.match(server.url, /^https:\/\/127\.0\.0\.1:\d+$/);

@@ -5,7 +5,7 @@
  * one keeps the last good pair and says why.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import type { X509Certificate } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,38 +14,12 @@ import { after, before, describe, it } from 'node:test';
 import { connect as tlsConnect } from 'node:tls';
 import { Logger } from '../../lib/http/logger.ts';
 import { CertificateWatcher, readPair } from '../../lib/http/tls.ts';
+import { selfSignedPair } from '../helpers/certificates.ts';
 import { launchServer, randomApiKey, startServer, type RunningServer } from '../helpers/server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cg-tls-'));
 
-/** A self-signed certificate for 127.0.0.1 and its key: `rsa` or `ec` (P-256). */
-function makePair(name: string, kind: 'rsa' | 'ec'): { cert: string; key: string } {
-  const cert = join(dir, `${name}.cert.pem`);
-  const key = join(dir, `${name}.key.pem`);
-  const algorithm =
-    kind === 'rsa' ? ['-newkey', 'rsa:2048'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'];
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      ...algorithm,
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '2',
-      '-subj',
-      `/CN=${name}`,
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
-  return { cert, key };
-}
+const makePair = (name: string, kind: 'rsa' | 'ec'): { cert: string; key: string } => selfSignedPair(dir, name, kind);
 
 /** The suite openssl s_client negotiates with these flags, or null when the server refuses.
  * The kill timer only stops a client that hangs: a refusal or a handshake takes milliseconds. */
