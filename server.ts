@@ -165,7 +165,7 @@ async function serve(): Promise<void> {
   if (!runtime.ok) die(runtime.message);
   const config = configOrDie();
   const logger = new Logger(config.logLevel);
-  // Lines are written once per event-loop turn; whatever is pending goes out on any exit.
+  // Request lines are written in batches (lib/http/logger.ts); whatever is pending goes out on any exit.
   process.on('exit', () => {
     logger.flush();
   });
