@@ -388,9 +388,9 @@ describe('Logger batches', () => {
 });
 
 describe('shutdown', () => {
-  it('cuts connections still open after the grace period and reports it', async () => {
-    const l = new RateLimiter({ perMinute: 10, sweepIntervalMs: 0 });
-    const a = createApp({
+  /** An app with no key configured, TLS settings and one trusted proxy hop, on buckets `l`. */
+  const keylessTlsApp = (l = new RateLimiter({ perMinute: 10, sweepIntervalMs: 0 })) =>
+    createApp({
       limits: new LocalLimits(l),
       keys: { configured: false, generation: 0, verify: () => null },
       logger: new Logger('silent'),
@@ -398,6 +398,9 @@ describe('shutdown', () => {
       trustProxyHops: 1,
       tls: true,
     });
+
+  it('cuts connections still open after the grace period and reports it', async () => {
+    const a = keylessTlsApp();
     const s = createService({ app: a, logger: new Logger('silent'), tls: null });
     const { port } = await listen(s, 0, '127.0.0.1');
     // Waiting for the server to accept the connection, not for a fixed time: under load a
@@ -420,14 +423,7 @@ describe('shutdown', () => {
 
   it('answers with HSTS over TLS settings and reads X-Forwarded-For with trusted hops', async () => {
     const l = new RateLimiter({ perMinute: 10, sweepIntervalMs: 0 });
-    const a = createApp({
-      limits: new LocalLimits(l),
-      keys: { configured: false, generation: 0, verify: () => null },
-      logger: new Logger('silent'),
-      assets: [],
-      trustProxyHops: 1,
-      tls: true,
-    });
+    const a = keylessTlsApp(l);
     const s = createService({ app: a, logger: new Logger('silent'), tls: null });
     const { port } = await listen(s, 0, '127.0.0.1');
     const r = await request(`http://127.0.0.1:${port}`, '/generate', {
