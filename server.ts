@@ -1,6 +1,6 @@
 /**
- * The program. With no argument (or `serve`) it runs the service: configuration -> key store ->
- * rate limiter -> app -> server -> listen, printing one line with the URL it listens on
+ * The program. With no argument (or `serve`) it runs the service (lib/server/main.ts composes
+ * it: configuration -> key store -> rate limiter -> app -> server -> listen), printing one line with the URL it listens on
  * (always, even with LOG_LEVEL=silent, because with PORT=0 it is the only way to learn the
  * port); SIGTERM/SIGINT drain and exit 0. `keys <command>` manages the key file (see
  * lib/keys/key-admin.ts). The same code runs as `node --import tsx server.ts`, as
@@ -8,27 +8,14 @@
  * @module
  */
 import { relative, isAbsolute } from 'node:path';
-import type { Server } from 'node:http';
-import { createApp, type App } from './lib/http/app.ts';
-import {
-  AssetError,
-  loadAssets,
-  projectRoot,
-  readFromEmbedded,
-  readFromProject,
-  type Asset,
-} from './lib/http/assets.ts';
-import { ConfigError, parseConfig, type Config } from './lib/http/config.ts';
+import { projectRoot, readFromEmbedded, readFromProject } from './lib/http/assets.ts';
 import { EMBEDDED_ASSETS } from './lib/http/embedded-assets.ts';
 import { runKeysCli } from './lib/keys/key-admin.ts';
-import { probeHealth } from './lib/http/health-probe.ts';
-import { KeyStore, KeyStoreError } from './lib/keys/key-store.ts';
-import { Logger } from './lib/http/logger.ts';
-import { nodeSupport } from './lib/http/node-support.ts';
-import { LocalLimits, SharedLimits, type ClientLimits } from './lib/rate-limit/client-limits.ts';
-import { RateLimiter } from './lib/rate-limit/token-bucket.ts';
-import { createService, listen, setSecureContext, shutdown } from './lib/http/service.ts';
-import { CertificateWatcher } from './lib/http/tls.ts';
+import { parseConfig } from './lib/server/config.ts';
+import { ConfigError } from './lib/server/env.ts';
+import { probeHealth } from './lib/server/health-probe.ts';
+import { startService, StartError, type RunningService } from './lib/server/main.ts';
+import { nodeSupport } from './lib/server/node-support.ts';
 
 function die(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -59,101 +46,30 @@ function usage(): string {
 `;
 }
 
-/** Runs a start-up step; an error it is known to raise stops the start with one line. */
-function orDie<T>(step: () => T, known: (error: unknown) => string | null): T {
+/** SIGTERM/SIGINT drain and exit 0 (lib/server/service.ts, shutdown); a second signal exits 1. */
+/** The configuration the health probe reads (the server's own variables). */
+function healthConfig(): ReturnType<typeof parseConfig> {
   try {
-    return step();
+    return parseConfig(process.env, process.cwd());
   } catch (error) {
-    const line = known(error);
-    if (line !== null) die(line);
+    if (error instanceof ConfigError) die(`configuration error: ${error.message}`);
     throw error;
   }
 }
 
-function configOrDie(): Config {
-  return orDie(
-    () => parseConfig(process.env, process.cwd()),
-    (e) => (e instanceof ConfigError ? `configuration error: ${e.message}` : null),
-  );
-}
-
-function assetsOrDie(config: Config): Asset[] {
-  return orDie(
-    () =>
-      loadAssets(
-        EMBEDDED_ASSETS !== null ? readFromEmbedded(EMBEDDED_ASSETS) : readFromProject(projectRoot(import.meta.url)),
-        { minEntropyBits: config.minEntropyBits },
-      ),
-    (e) => (e instanceof AssetError ? `cannot start: ${e.message}` : null),
-  );
-}
-
-function keysOrDie(config: Config, logger: Logger): KeyStore {
-  const keys = new KeyStore({
-    file: config.keysFile,
-    fileExplicit: config.keysFileExplicit,
-    envKey: config.apiKey,
-    logger,
-  });
-  orDie(
-    () => {
-      keys.start();
-    },
-    (e) => (e instanceof KeyStoreError ? `configuration error: ${e.message}` : null),
-  );
-  if (!keys.configured) {
-    // The one misconfiguration that still starts (a key may be issued while it runs), so it is
-    // a warning with everything needed to fix it.
-    logger.warn('no API key configured: POST /generate answers 503 until a key is issued', {
-      keysFile: config.keysFile,
-      issue: `${keysCommand()} issue --holder NAME --file ${config.keysFile}`,
-    });
-  }
-  return keys;
-}
-
-/** In-process buckets, or buckets shared through Redis with the in-process ones as fallback. */
-async function openLimits(config: Config, logger: Logger): Promise<ClientLimits> {
-  const limiter: RateLimiter = new RateLimiter({
-    perMinute: config.rateLimitPerMinute,
-    // Once a minute at debug level: how many clients the limiter tracks (a count, no addresses).
-    onSweep: logger.debugEnabled
-      ? (dropped, tracked) => {
-          logger.debug('rate limiter sweep', { dropped, tracked, evictions: limiter.evictions });
-        }
-      : undefined,
-  });
-  if (config.rateLimitRedis === null) return new LocalLimits(limiter);
-  // Loaded only here: without RATE_LIMIT_REDIS_URL neither this module nor redis is imported.
-  const { RedisPackageMissingError, RedisRateLimitStore } = await import('./lib/rate-limit/redis-store.ts');
-  try {
-    const store = await RedisRateLimitStore.open({
-      config: config.rateLimitRedis,
-      limit: config.rateLimitPerMinute,
-      fallback: limiter,
-      logger,
-    });
-    return new SharedLimits(store, limiter);
-  } catch (error) {
-    if (error instanceof RedisPackageMissingError) die(`configuration error: ${error.message}`);
-    throw error;
-  }
-}
-
-/** SIGTERM/SIGINT drain and exit 0 (lib/http/service.ts, shutdown); a second signal exits 1. */
-function stopOnSignals(server: Server, app: App, logger: Logger, closers: (() => unknown)[]): void {
+function stopOnSignals(service: RunningService): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) process.exit(1);
     stopping = true;
-    const closing = shutdown(server, app, undefined, () => {
-      logger.info('shutting down', { signal, accepting: false });
-    });
-    void closing.then(async (clean) => {
-      for (const close of closers) await close();
-      if (!clean) logger.error('shutdown grace period over; open connections were cut');
-      process.exit(0);
-    });
+    void service
+      .stop(() => {
+        service.logger.info('shutting down', { signal, accepting: false });
+      })
+      .then((clean) => {
+        if (!clean) service.logger.error('shutdown grace period over; open connections were cut');
+        process.exit(0);
+      });
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
@@ -163,54 +79,24 @@ async function serve(): Promise<void> {
   // Builds with known HTTP parser or TLS vulnerabilities are refused before anything listens.
   const runtime = nodeSupport(process.version, new Date());
   if (!runtime.ok) die(runtime.message);
-  const config = configOrDie();
-  const logger = new Logger(config.logLevel);
-  // Request lines are written in batches (lib/http/logger.ts); whatever is pending goes out on any exit.
+  const service = await startService({
+    env: process.env,
+    cwd: process.cwd(),
+    readAsset:
+      EMBEDDED_ASSETS !== null ? readFromEmbedded(EMBEDDED_ASSETS) : readFromProject(projectRoot(import.meta.url)),
+    keysCommand: keysCommand(),
+  }).catch((error: unknown) => {
+    if (error instanceof StartError) die(error.message);
+    throw error;
+  });
+  const { logger, url } = service;
+  // Request lines are written in batches (lib/log/logger.ts); whatever is pending goes out on any exit.
   process.on('exit', () => {
     logger.flush();
   });
-  const assets = assetsOrDie(config);
-  const keys = keysOrDie(config, logger);
-  const limits = await openLimits(config, logger);
-  const app = createApp({
-    limits,
-    keys,
-    logger,
-    assets,
-    trustProxyHops: config.trustProxyHops,
-    tls: config.tls !== null,
-    minEntropyBits: config.minEntropyBits,
-  });
-  const server = createService({ app, logger, tls: config.tls });
-  const certificates =
-    config.tls === null
-      ? null
-      : new CertificateWatcher({
-          files: config.tls,
-          loaded: config.tls,
-          logger,
-          install: (o) => {
-            setSecureContext(server, o);
-          },
-        });
   // Before the URL is announced: whoever reads that line may signal at once, and a SIGTERM
   // that arrives before node has a handler kills the process outright.
-  stopOnSignals(server, app, logger, [
-    () => {
-      keys.close();
-    },
-    () => certificates?.close(),
-    () => limits.close(),
-  ]);
-
-  const address = await listen(server, config.port, config.host).catch((error: unknown) =>
-    die(
-      `cannot listen on ${config.host}:${config.port} (${(error as NodeJS.ErrnoException).code ?? 'error'}); check PORT and HOST`,
-    ),
-  );
-  certificates?.start();
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `${config.tls === null ? 'http' : 'https'}://${host}:${address.port}`;
+  stopOnSignals(service);
   if (runtime.warning !== null) logger.warn(runtime.warning);
   logger.flush(); // the start-up lines first, then the one that announces the URL
   process.stdout.write(
@@ -243,7 +129,7 @@ switch (command) {
     });
     break;
   case 'health':
-    void probeHealth(configOrDie()).then((problem) => {
+    void probeHealth(healthConfig()).then((problem) => {
       if (problem !== null) process.stderr.write(`unhealthy: ${problem}\n`);
       process.exitCode = problem === null ? 0 : 1;
     });

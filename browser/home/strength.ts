@@ -58,7 +58,7 @@ function explain(data: Generated, d: Description): string {
   }
   const words = `${m.wordCount} words from ${m.wordlistSize?.toLocaleString('en')} (${d.modes.passphrase.wordlist.bitsPerWord} bits each)`;
   // describe() states no figure for the number (log2 of its 100 values), so it is written
-  // here; tests/browser/home.test.ts checks it against the API's entropy function.
+  // here; tests/browser/home.integration.ts checks it against the API's entropy function.
   const number = m.addNumber ? ', plus a two-digit number (6.64 bits)' : '';
   const drawn = d.modes.passphrase.randomSeparators[m.separator ?? ''] as string | undefined;
   if (drawn === undefined)

@@ -17,19 +17,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { describe } from '../core/index.ts';
+import type { KeyVerifier } from '../keys/key-store.ts';
+import type { Logger } from '../log/logger.ts';
 import type { ClientLimits } from '../rate-limit/client-limits.ts';
+import type { RateLimitState } from '../rate-limit/token-bucket.ts';
 import type { Asset } from './assets.ts';
 import { clientAddress, clientKeyOf } from './client-key.ts';
 import { isAnsweredEarly } from './early-close.ts';
 import { ERRORS } from './errors.ts';
 import { GenerateRoute } from './generate-route.ts';
-import type { KeyVerifier } from './key-cache.ts';
-import type { Logger } from './logger.ts';
 import { declaresBody, hasBadHost, pathOf } from './request-checks.ts';
 import { exchangeOf, Responder, type Exchange } from './responder.ts';
-import { LIMITS } from './service.ts';
+import { LIMITS } from './limits.ts';
 
-export type { KeyVerifier } from './key-cache.ts';
+export type { KeyVerifier } from '../keys/key-store.ts';
 
 export interface AppOptions {
   readonly limits: ClientLimits;
@@ -86,7 +87,7 @@ export function createApp(options: AppOptions): App {
       return;
     }
     x.close = true;
-    reply.errorWith(x, 'internal', peek(x));
+    reply.error(x, 'internal', peek(x));
   }
 
   const routes = routesOf(
@@ -124,13 +125,13 @@ export function createApp(options: AppOptions): App {
     expectationFailed(req, res) {
       const x = exchangeOf(req, res, clientOf(req));
       x.close = true;
-      reply.errorWith(x, 'expectationFailed', peek(x));
+      reply.error(x, 'expectationFailed', peek(x));
     },
     upgrade(req, socket) {
       // Node has parsed the head of an Upgrade (or CONNECT) request and handed the socket over:
       // whatever follows on it is never parsed, so the request boundary cannot move.
       const client = clientOf(req);
-      reply.rawWith(socket, 'upgradeRefused', limits.peek(client));
+      reply.raw(socket, 'upgradeRefused', limits.peek(client));
       reply.log(
         { req, route: 'unmatched', started: performance.now(), keyId: null, client },
         ERRORS.upgradeRefused.status,
@@ -144,7 +145,7 @@ export function createApp(options: AppOptions): App {
 
 /** The head checks that refuse a request before any route: their error, or null. */
 function headRefusal(req: IncomingMessage): 'headersTooLarge' | 'upgradeRefused' | 'badRequest' | null {
-  // service.ts lets Node keep one field more than the limit, so an excess is visible here.
+  // lib/server/service.ts lets Node keep one field more than the limit, so an excess is visible here.
   if (req.rawHeaders.length > 2 * LIMITS.maxHeadersCount) return 'headersTooLarge';
   if (req.headers.upgrade !== undefined) return 'upgradeRefused';
   return hasBadHost(req) ? 'badRequest' : null;
@@ -155,19 +156,19 @@ function dispatchRequest(
   x: Exchange,
   routes: ReadonlyMap<string, Route>,
   reply: Responder,
-  peek: (x: Exchange) => ReturnType<ClientLimits['peek']>,
+  peek: (x: Exchange) => RateLimitState,
 ): void {
   const { req } = x;
   const refusal = headRefusal(req);
   if (refusal !== null) {
     x.close = true;
-    reply.errorWith(x, refusal, peek(x));
+    reply.error(x, refusal, peek(x));
     return;
   }
   const path = pathOf(req.url as string);
   const route = routes.get(path);
   if (route === undefined) {
-    reply.refuseWith(x, 'notFound', peek(x));
+    reply.refuse(x, 'notFound', peek(x));
     return;
   }
   x.route = path;
@@ -181,7 +182,7 @@ function dispatchRequest(
     route.get(x);
     return;
   }
-  reply.errorWith(x, 'methodNotAllowed', peek(x), ['Allow', route.allow]);
+  reply.error(x, 'methodNotAllowed', peek(x), ['Allow', route.allow]);
 }
 
 function clientKey(req: IncomingMessage, trustProxyHops: number): string {
@@ -201,13 +202,13 @@ function routesOf(
   options: AppOptions,
   reply: Responder,
   generate: GenerateRoute,
-  peek: (x: Exchange) => ReturnType<ClientLimits['peek']>,
+  peek: (x: Exchange) => RateLimitState,
 ): Map<string, Route> {
   const { json } = reply.sets;
   const fixed =
     (headers: readonly string[], body: string | Buffer): Handler =>
     (x) => {
-      reply.sendWith(x, 200, headers, body, peek(x));
+      reply.send(x, 200, headers, body, peek(x));
     };
   const routes = new Map<string, Route>();
   routes.set('/health', { get: fixed(json, JSON.stringify({ status: 'ok' })), allow: 'GET, HEAD' });
@@ -219,7 +220,7 @@ function routesOf(
       ),
     ),
     post: (x) => {
-      generate.handle(x);
+      void generate.handle(x);
     },
     allow: 'GET, HEAD, POST',
   });
@@ -241,7 +242,7 @@ function routesOf(
  * and a JSON body, so even a parser error looks like the rest of the API. `_httpMessage` (the
  * reply under way on the socket) and `shouldKeepAlive` are what node's own default handler
  * reads and sets for the same decisions (lib/_http_server.js, socketOnError); the tests of
- * "sends more than its Content-Length" in tests/http/server.test.ts needs them.
+ * "sends more than its Content-Length" in tests/e2e/server.integration.ts needs them.
  */
 function clientError(
   error: NodeJS.ErrnoException,
@@ -273,6 +274,6 @@ function clientError(
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? 'requestTimeout'
         : 'badRequest';
-  reply.rawWith(socket, name, limits.peek(clientKeyOf(socket.remoteAddress ?? 'unknown')));
+  reply.raw(socket, name, limits.peek(clientKeyOf(socket.remoteAddress ?? 'unknown')));
   logger.debug('client error', { code: error.code ?? 'unknown', status: ERRORS[name].status });
 }

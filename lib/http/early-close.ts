@@ -9,7 +9,7 @@
  * stopped at once (what still arrives waits in the kernel's receive buffer, a few MB at most),
  * and the socket destroyed LINGER_MS later, by which time the client has had the reply.
  *
- * Two Node internals, each needed by tests/http/security-edge.test.ts (F5, F6):
+ * Two Node internals, each needed by tests/e2e/security-edge.integration.ts (F5, F6):
  * - `socket._handle.readStop()`: node:http feeds the socket's handle straight into its parser,
  *   so `socket.pause()` does not stop the reading; only the handle's own readStop does.
  * - the socket's `destroySoon`: node:http ends a `Connection: close` socket by calling it once

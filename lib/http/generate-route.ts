@@ -1,8 +1,8 @@
 /**
  * POST /generate, as named steps in the order the checks run (docs/decisions.md, HTTP):
  *
- *   authenticate   the key, checked in constant time (or: no key / none configured);
- *                  a connection's last valid key is remembered (key-cache.ts)
+ *   authenticate   the key: hashed, then compared with every stored digest in constant
+ *                  time (lib/keys/api-keys.ts verifyKey); or no key / none configured
  *   charge         the bucket that outcome belongs to (lib/rate-limit/client-limits.ts): 429
  *   admit          503 without configured keys, 401 without a valid key
  *   checkHead      Content-Type (400, also when sent twice), Content-Length (413)
@@ -15,11 +15,11 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { BODY_LIMIT_BYTES, defaultRandom, generateJson, type GenerateSettings } from '../core/index.ts';
+import type { KeyVerifier } from '../keys/key-store.ts';
 import type { Authentication, ClientLimits } from '../rate-limit/client-limits.ts';
 import type { RateLimitState } from '../rate-limit/token-bucket.ts';
 import { readBody, type BodyResult } from './body.ts';
 import { WWW_AUTHENTICATE } from './headers.ts';
-import { verifyOnConnection, type KeyVerifier } from './key-cache.ts';
 import { headerCount, isJsonContentType } from './request-checks.ts';
 import type { Exchange, Responder } from './responder.ts';
 
@@ -48,14 +48,14 @@ export class GenerateRoute {
     this.settings = options.settings;
   }
 
-  handle(x: Exchange): void {
-    const auth = this.authenticate(x);
-    const rl = this.limits.charge(x.client, auth);
-    if (rl instanceof Promise)
-      void rl.then((state) => {
-        this.guarded(x, auth, state);
-      });
-    else this.admit(x, auth, rl);
+  /** The one place the limiter is awaited: whichever store decides, in process or shared. */
+  async handle(x: Exchange): Promise<void> {
+    try {
+      const auth = this.authenticate(x);
+      this.admit(x, auth, await this.limits.charge(x.client, auth));
+    } catch (error) {
+      this.fail(x, error);
+    }
   }
 
   /** No key (or none configured), a key that fails, or a valid one (its id goes to the log).
@@ -65,20 +65,11 @@ export class GenerateRoute {
     if (!this.keys.configured || presented === undefined) return 'none';
     const keyId =
       typeof presented === 'string' && headerCount(x.req.rawHeaders, 'x-api-key') === 1
-        ? verifyOnConnection(x.req.socket, presented, this.keys)
+        ? this.keys.verify(presented)
         : null;
     if (keyId === null) return 'failed';
     x.keyId = keyId;
     return 'valid';
-  }
-
-  /** admit, for the shared buckets' asynchronous answer (a throw there has no caller left). */
-  private guarded(x: Exchange, auth: Authentication, rl: RateLimitState): void {
-    try {
-      this.admit(x, auth, rl);
-    } catch (error) {
-      this.fail(x, error);
-    }
   }
 
   private admit(x: Exchange, auth: Authentication, rl: RateLimitState): void {

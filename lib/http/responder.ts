@@ -3,22 +3,17 @@
  * the bucket that decided it, Content-Length, the body, and the one log line. Errors the edge
  * detects go out through the same path with their bodies from errors.ts; errors on a socket
  * node:http has let go of (parser errors, upgrades) are written raw with the same headers.
- *
- * Methods rather than per-request closures, and a `...With` form of each that takes the numbers
- * either as they are (the in-process buckets) or as a promise (the shared ones), so the
- * in-process path never allocates a promise.
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { MaybePromise } from '../rate-limit/client-limits.ts';
 import type { RateLimitState } from '../rate-limit/token-bucket.ts';
 import { maskedAddress } from './client-key.ts';
 import { closeAfterReply, closeInStages } from './early-close.ts';
 import { ERROR_JSON, ERRORS, STATUS_TEXT, type ErrorName, type RawErrorName } from './errors.ts';
 import { headerSets, policyOf, withRateLimit, type HeaderSets } from './headers.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../log/logger.ts';
 import { declaresBody } from './request-checks.ts';
 
 /** One request in flight: what a reply and its log line need. */
@@ -96,30 +91,8 @@ export class Responder {
     this.log(x, status);
   }
 
-  sendWith(
-    x: Exchange,
-    status: number,
-    base: readonly string[],
-    body: string | Buffer,
-    rl: MaybePromise<RateLimitState>,
-  ): void {
-    if (rl instanceof Promise)
-      void rl.then((state) => {
-        this.send(x, status, base, body, state);
-      });
-    else this.send(x, status, base, body, rl);
-  }
-
   error(x: Exchange, name: ErrorName, rl: RateLimitState, extra?: readonly string[]): void {
     this.send(x, ERRORS[name].status, this.sets.json, ERROR_JSON[name], rl, extra);
-  }
-
-  errorWith(x: Exchange, name: ErrorName, rl: MaybePromise<RateLimitState>, extra?: readonly string[]): void {
-    if (rl instanceof Promise)
-      void rl.then((state) => {
-        this.error(x, name, state, extra);
-      });
-    else this.error(x, name, rl, extra);
   }
 
   /** An error answered before the body is read: if a body was declared, the connection
@@ -127,14 +100,6 @@ export class Responder {
   refuse(x: Exchange, name: ErrorName, rl: RateLimitState, extra?: readonly string[]): void {
     x.close ||= declaresBody(x.req);
     this.error(x, name, rl, extra);
-  }
-
-  refuseWith(x: Exchange, name: ErrorName, rl: MaybePromise<RateLimitState>, extra?: readonly string[]): void {
-    if (rl instanceof Promise)
-      void rl.then((state) => {
-        this.refuse(x, name, state, extra);
-      });
-    else this.refuse(x, name, rl, extra);
   }
 
   /** The same headers and body as `error`, written straight to a socket node:http no longer
@@ -153,13 +118,5 @@ export class Responder {
     for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
     socket.write(`${head}\r\n${body}`);
     closeInStages(socket);
-  }
-
-  rawWith(socket: Socket, name: RawErrorName, rl: MaybePromise<RateLimitState>): void {
-    if (rl instanceof Promise)
-      void rl.then((state) => {
-        this.raw(socket, name, state);
-      });
-    else this.raw(socket, name, rl);
   }
 }

@@ -9,12 +9,8 @@
  * the secret is long and random, so there is nothing to brute-force.
  * @module
  */
-import * as nodeCrypto from 'node:crypto';
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
-
-/** crypto.hash (Node >= 20.12) skips the Hash object: ~40 % faster on every POST. Looked up
- * through the namespace so Node 20.6 to 20.11 still load this module and use createHash. */
-const oneShot = (nodeCrypto as { hash?: (algorithm: string, data: string, encoding: 'buffer') => Buffer }).hash;
+import { hash, randomInt, timingSafeEqual } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export const KEY_PREFIX = 'cgk_';
@@ -30,24 +26,8 @@ function randomBase62(length: number): string {
   return out;
 }
 
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-/** CRC-32 (IEEE) of an ASCII string; zlib.crc32 would need Node >= 20.15. */
-export function crc32(text: string): number {
-  let crc = 0xffffffff;
-  for (let i = 0; i < text.length; i++) crc = CRC_TABLE[(crc ^ text.charCodeAt(i)) & 0xff] ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
 function checkOf(body: string): string {
+  // CRC-32 (IEEE) of the ASCII body: zlib.crc32, Node >= 20.15, below the engines floor.
   let n = crc32(body);
   let out = '';
   for (let i = 0; i < 6; i++) {
@@ -79,16 +59,13 @@ export function isWellFormedKey(text: string): boolean {
   return KEY_PATTERN.test(text) && checkOf(text.slice(0, -6)) === text.slice(-6);
 }
 
+/** SHA-256 of the text's UTF-8 bytes (crypto.hash: Node >= 20.12, below the engines floor). */
 export function sha256(text: string): Buffer {
-  return oneShot !== undefined ? oneShot('sha256', text, 'buffer') : sha256Slow(text);
-}
-
-export function sha256Slow(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
+  return hash('sha256', text, 'buffer');
 }
 
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 // --- the key file -------------------------------------------------------------------------

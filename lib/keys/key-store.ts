@@ -15,7 +15,7 @@ import { statSync, unwatchFile, watchFile, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import { activeKeysOf, ENV_KEY_ID, parseKeyFile, sha256, verifyKey, type ActiveKey } from './api-keys.ts';
 import { directoryProblem, readKeyFile, serverOwners } from './key-file-trust.ts';
-import type { Logger } from '../http/logger.ts';
+import type { Logger } from '../log/logger.ts';
 
 export interface KeyStoreOptions {
   readonly file: string;
@@ -24,6 +24,14 @@ export interface KeyStoreOptions {
   readonly envKey: string | null;
   readonly logger: Logger;
   readonly pollMs?: number;
+}
+
+/** What the HTTP edge needs of the keys: whether any is configured, and one check. */
+export interface KeyVerifier {
+  /** True when at least one key would be accepted. */
+  readonly configured: boolean;
+  /** The id of the key that matches, or null; constant time in the presented key. */
+  verify(presented: string): string | null;
 }
 
 export class KeyStoreError extends Error {
@@ -69,7 +77,7 @@ function statOf(file: string): Stats | undefined {
   }
 }
 
-export class KeyStore {
+export class KeyStore implements KeyVerifier {
   private fileKeys: ActiveKey[] = [];
   /** The version last acted on, so the start-up recheck and the watcher never double up. */
   private signature = 'missing';
@@ -78,7 +86,6 @@ export class KeyStore {
   private readonly envKeys: ActiveKey[];
   private readonly options: KeyStoreOptions;
   private watching = false;
-  private version = 0;
   private readonly listener = (curr: Stats): void => {
     this.changed(curr);
   };
@@ -125,7 +132,6 @@ export class KeyStore {
   }
 
   private use(fileKeys: ActiveKey[]): void {
-    this.version++;
     this.fileKeys = fileKeys;
     this.keys = fileKeys.length === 0 ? this.envKeys : [...fileKeys, ...this.envKeys];
   }
@@ -157,12 +163,6 @@ export class KeyStore {
   /** True when at least one key would be accepted (else POST /generate is a 503). */
   get configured(): boolean {
     return this.keys.length > 0;
-  }
-
-  /** Changes whenever the accepted keys change (a reload), so a cached verdict can tell it is
-   * out of date (lib/http/key-cache.ts). */
-  get generation(): number {
-    return this.version;
   }
 
   /** The matching key's id, or null. */

@@ -11,8 +11,9 @@
  * right key or wrong, so a 429 never tells a guesser which key was right. The key itself is
  * checked in constant time before the decision either way; only the answer depends on it.
  *
- * The in-process store answers synchronously (no promise on the hot path); the shared one
- * returns a promise. Callers handle both (see lib/http/generate-route.ts).
+ * Replies that take no token (GETs, errors before the key check) carry the numbers of the
+ * client's own bucket as this instance sees it, and never reach a shared store: only a request
+ * that takes a token costs a Redis call (docs/security.md, S2).
  * @module
  */
 import type { AsyncRateLimitStore } from './redis-store.ts';
@@ -22,28 +23,22 @@ import type { RateLimiter, RateLimitState } from './token-bucket.ts';
 export type Authentication = 'none' | 'failed' | 'valid';
 
 /** The prefixes cannot begin an IP address or an IPv6 /56 key, so they never collide with a
- * client's own bucket. Built by `join`, which writes one flat string: `+` or a template
- * literal makes V8 keep a result of 13 characters or more as a pair of pointers that also holds
- * the address string alive (measured with 100,000 no-key clients, key and bucket together: 94
- * bytes per client against 118; a client's own bucket, keyed by the address itself, 85). A flat
- * name is also quicker to look up, since hashing the pair flattens it first: 104 ns against 167
- * for the failed-key check every keyed request makes. */
-export const noKeyBucket = (client: string): string => ['nokey:', client].join('');
-export const failedKeyBucket = (client: string): string => ['badkey:', client].join('');
-
-export type MaybePromise<T> = T | Promise<T>;
+ * client's own bucket. */
+export const noKeyBucket = (client: string): string => `nokey:${client}`;
+export const failedKeyBucket = (client: string): string => `badkey:${client}`;
 
 export interface ClientLimits {
   /** Capacity and refill per minute. */
   readonly limit: number;
-  /** The client's own bucket, without taking a token (GET replies, early errors). */
-  peek(client: string): MaybePromise<RateLimitState>;
-  /** Charges the bucket `auth` belongs to (a 429 takes nothing). */
-  charge(client: string, auth: Authentication): MaybePromise<RateLimitState>;
+  /** The client's own bucket as this instance sees it, without taking a token and without
+   * asking a shared store (GET replies, early errors). */
+  peek(client: string): RateLimitState;
+  /** Charges the bucket `auth` belongs to (a 429 takes nothing). Never rejects. */
+  charge(client: string, auth: Authentication): Promise<RateLimitState>;
   close(): Promise<void>;
 }
 
-/** In-process buckets: every answer is synchronous. */
+/** In-process buckets. */
 export class LocalLimits implements ClientLimits {
   readonly limit: number;
   private readonly buckets: RateLimiter;
@@ -57,7 +52,11 @@ export class LocalLimits implements ClientLimits {
     return this.buckets.peek(client);
   }
 
-  charge(client: string, auth: Authentication): RateLimitState {
+  charge(client: string, auth: Authentication): Promise<RateLimitState> {
+    return Promise.resolve(this.decide(client, auth));
+  }
+
+  private decide(client: string, auth: Authentication): RateLimitState {
     if (auth === 'none') return this.buckets.consume(noKeyBucket(client));
     if (auth === 'failed') return this.buckets.consume(failedKeyBucket(client));
     const gate = this.buckets.peek(failedKeyBucket(client));
@@ -82,8 +81,8 @@ export class SharedLimits implements ClientLimits {
     this.limit = store.limit;
   }
 
-  peek(client: string): Promise<RateLimitState> {
-    return this.store.peek(client);
+  peek(client: string): RateLimitState {
+    return this.store.view(client);
   }
 
   charge(client: string, auth: Authentication): Promise<RateLimitState> {

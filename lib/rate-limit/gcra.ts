@@ -32,8 +32,9 @@ export const WINDOW_MICROS = 60_000_000;
  * the gate's numbers and nothing written, when the gate bucket holds no token (the failed-key
  * gate of lib/rate-limit/client-limits.ts, checked in the same atomic call as the charge).
  * ARGV: C, q, r (T = q + r / C microseconds), '1' to take a token or '0' to only look.
- * Returns {granted (1/0), a, b, now}: the deciding bucket's TAT after the call as a + b / C us
- * (for a refusal or a look, the current one, not earlier than now) and the Redis time used.
+ * Returns {granted (1/0), a, b, now, gate (1/0)}: the deciding bucket's TAT after the call as
+ * a + b / C us (for a refusal or a look, the current one, not earlier than now), the Redis time
+ * used, and whether the deciding bucket is the gate (a refusal by the gate) or the key.
  *
  * - Time comes from TIME, so the instances sharing the bucket need no clock agreement.
  * - A refusal and a look write nothing; a grant writes the new TAT and sets the key to expire
@@ -80,18 +81,18 @@ end
 if #KEYS == 2 then
   local ga, gb = tat(KEYS[1])
   local _, _, open = step(ga, gb)
-  if not open then return {0, ga, gb, now} end
+  if not open then return {0, ga, gb, now, 1} end
 end
 local key = KEYS[#KEYS]
 local a, b = tat(key)
 local na, nb, granted = step(a, b)
-if not granted then return {0, a, b, now} end
-if ARGV[4] ~= '1' then return {1, a, b, now} end
+if not granted then return {0, a, b, now, 0} end
+if ARGV[4] ~= '1' then return {1, a, b, now, 0} end
 redis.call('SET', key, string.format('%.0f:%.0f:%.0f', na, nb, limit))
 local expire = na
 if nb > 0 then expire = expire + 1 end
 redis.call('PEXPIREAT', key, math.ceil(expire / 1000))
-return {1, na, nb, now}
+return {1, na, nb, now, 0}
 `;
 
 /** What EVALSHA asks for: the script's SHA-1 (Redis names scripts by it; not a security use). */
@@ -105,6 +106,8 @@ export interface GcraReply {
   readonly tatRemainder: number;
   /** The Redis time the script used, microseconds since the epoch. */
   readonly nowMicros: number;
+  /** The deciding bucket is the gate (KEYS[1] of two): the call was refused by it. */
+  readonly byGate: boolean;
 }
 
 /** The per-limit script arguments ARGV[1..3], computed once. */
@@ -123,13 +126,13 @@ function safeInteger(value: unknown): number {
 
 /** Checks the shape of the script's reply; anything else is treated as a Redis failure. */
 export function decodeGcraReply(reply: unknown): GcraReply {
-  if (!Array.isArray(reply) || reply.length !== 4) throw new TypeError('unexpected reply from the rate-limit script');
-  const granted = safeInteger(reply[0]);
+  if (!Array.isArray(reply) || reply.length !== 5) throw new TypeError('unexpected reply from the rate-limit script');
   return {
-    granted: granted === 1,
+    granted: safeInteger(reply[0]) === 1,
     tatMicros: safeInteger(reply[1]),
     tatRemainder: safeInteger(reply[2]),
     nowMicros: safeInteger(reply[3]),
+    byGate: safeInteger(reply[4]) === 1,
   };
 }
 

@@ -17,13 +17,30 @@
  */
 import { randomInt } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { Logger } from '../http/logger.ts';
-import type { RateLimiter, RateLimitState } from './token-bucket.ts';
-import { decodeGcraReply, GCRA_SCRIPT, GCRA_SHA1, gcraArgs, gcraState, type GcraReply } from './gcra.ts';
-import type { RedisRateLimitConfig } from './redis-config.ts';
+import type { Logger } from '../log/logger.ts';
+import { stateFromTokens, type RateLimiter, type RateLimitState } from './token-bucket.ts';
+import { decodeGcraReply, GCRA_SCRIPT, GCRA_SHA1, gcraArgs, tokensAt, type GcraReply } from './gcra.ts';
 
 /** The version the tests run against, named in the "not installed" line. */
 export const REDIS_PACKAGE_VERSION = '6.3.1';
+
+/** Where the shared buckets live (parsed from RATE_LIMIT_REDIS_* by lib/server/redis-config.ts). */
+export interface RedisRateLimitConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly tls: boolean;
+  /** ACL user, or undefined for the default user. */
+  readonly username: string | undefined;
+  /** From the URL or from RATE_LIMIT_REDIS_PASSWORD_FILE; never logged. */
+  readonly password: string | undefined;
+  readonly database: number;
+  /** Scheme, host, port and database, for log lines: never credentials. */
+  readonly target: string;
+  /** Prepended to every client key. */
+  readonly prefix: string;
+  /** Per-call budget; past it the request is limited in-process. */
+  readonly timeoutMs: number;
+}
 
 /** What the HTTP layer calls, whichever store is behind it. */
 export interface AsyncRateLimitStore {
@@ -31,8 +48,9 @@ export interface AsyncRateLimitStore {
   /** Takes one token if there is one; with a `gate`, only if the gate bucket also holds one
    * (refused with the gate's numbers otherwise; the gate is never charged). Never rejects. */
   consume(key: string, gate?: string): Promise<RateLimitState>;
-  /** The current numbers without taking a token. Never rejects. */
-  peek(key: string): Promise<RateLimitState>;
+  /** This instance's view of a bucket, without taking a token and without asking Redis: the
+   * last shared state it saw for the key, refilled since (a full bucket if it saw none). */
+  view(key: string): RateLimitState;
   close(): Promise<void>;
 }
 
@@ -224,29 +242,37 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
   }
 
   consume(key: string, gate?: string): Promise<RateLimitState> {
-    return this.shared ? this.viaRedis(key, true, gate) : Promise.resolve(this.locally(key, true, gate));
+    return this.shared ? this.viaRedis(key, gate) : Promise.resolve(this.locally(key, gate));
   }
 
-  peek(key: string): Promise<RateLimitState> {
-    return this.shared ? this.viaRedis(key, false) : Promise.resolve(this.locally(key, false));
+  view(key: string): RateLimitState {
+    return this.fallback.peek(key);
   }
 
-  private async viaRedis(key: string, take: boolean, gate?: string): Promise<RateLimitState> {
+  /**
+   * The decision from Redis, mirrored into the in-process buckets: the deciding bucket there is
+   * set to what Redis answered, so `view` and a later fallback start from the shared state (a
+   * client that had used up its shared limit is still out of tokens when Redis goes away).
+   */
+  private async viaRedis(key: string, gate?: string): Promise<RateLimitState> {
     try {
-      return gcraState(await this.evaluate(key, take, gate), this.limit);
+      const reply = await this.evaluate(key, true, gate);
+      const tokens = tokensAt(reply, this.limit);
+      this.fallback.mirror(reply.byGate && gate !== undefined ? gate : key, tokens);
+      return stateFromTokens(reply.granted, tokens, this.limit);
     } catch (error) {
       this.down(reasonOf(error));
-      return this.locally(key, take, gate);
+      return this.locally(key, gate);
     }
   }
 
   /** The same decision from the in-process fallback. */
-  private locally(key: string, take: boolean, gate?: string): RateLimitState {
+  private locally(key: string, gate?: string): RateLimitState {
     if (gate !== undefined) {
       const open = this.fallback.peek(gate);
       if (!open.allowed) return open;
     }
-    return take ? this.fallback.consume(key) : this.fallback.peek(key);
+    return this.fallback.consume(key);
   }
 
   /**

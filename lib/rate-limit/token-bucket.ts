@@ -117,6 +117,20 @@ export class RateLimiter {
     return this.state(tokens >= 1, tokens, out);
   }
 
+  /**
+   * Sets a bucket to `tokens` (0 to the limit) without a decision: how the shared store keeps
+   * this instance's view of a client up to date after each answer from Redis, so replies that
+   * take no token, and the fallback while Redis is out, start from the last shared state this
+   * instance saw (lib/rate-limit/redis-store.ts).
+   */
+  mirror(key: string, tokens: number): void {
+    const now = this.clock();
+    const known = this.buckets.delete(key);
+    if (tokens >= this.limit) return;
+    if (!known && this.buckets.size >= this.maxClients) this.makeRoom(now);
+    this.buckets.set(key, now + (this.limit - Math.max(0, tokens)) / this.rate);
+  }
+
   /** Drops every bucket that has refilled to full. Returns how many were dropped. */
   sweep(): number {
     const now = this.clock();

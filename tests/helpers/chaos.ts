@@ -9,7 +9,7 @@ import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { LIMITS } from '../../lib/http/service.ts';
+import { LIMITS } from '../../lib/http/limits.ts';
 import { sha256Hex, newKey, newKeyId, serializeKeyFile } from '../../lib/keys/api-keys.ts';
 import {
   assertHealthy,
@@ -489,7 +489,7 @@ function dribble(
 
 /**
  * Scheduling slack on top of a cut the server schedules itself: on a 2-core machine at load
- * average 25 a slow-headers cut due 5.0 to 5.5 s in came 6.1 s in (tests/http/hardening.test.ts),
+ * average 25 a slow-headers cut due 5.0 to 5.5 s in came 6.1 s in (tests/e2e/hardening.integration.ts),
  * and this attack adds hundreds of sockets to the server's work. Below it, a cut cannot come
  * early: the server counts from the connection or its first byte, after the client's clock
  * started.

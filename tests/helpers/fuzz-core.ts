@@ -4,7 +4,7 @@
  * server calls; it must produce generate()'s body byte for byte); and every parsed body through
  * the generated validator and a 2020-12 compilation of the published schema, which must agree
  * (verdict and first error).
- * Used by tests/hardening/fuzz-core.test.ts (npm test) and tests/soak/fuzz-core.test.ts.
+ * Used by tests/core/fuzz.test.ts (npm test) and tests/soak/fuzz.soak.ts.
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';

@@ -6,8 +6,7 @@
  *   await log.waitFor(/answering again/);
  *   log.lines('warn'); // parsed JSON lines of that level
  */
-import type { LogLevel } from '../../lib/http/config.ts';
-import { Logger } from '../../lib/http/logger.ts';
+import { Logger, type LogLevel } from '../../lib/log/logger.ts';
 
 export interface CapturedLogger {
   readonly logger: Logger;

@@ -20,9 +20,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { createClient } from 'redis';
-import type { Logger } from '../../lib/http/logger.ts';
+import type { Logger } from '../../lib/log/logger.ts';
 import { RateLimiter } from '../../lib/rate-limit/token-bucket.ts';
-import { parseRedisConfig } from '../../lib/rate-limit/redis-config.ts';
+import { parseRedisConfig } from '../../lib/server/redis-config.ts';
 import { RedisRateLimitStore } from '../../lib/rate-limit/redis-store.ts';
 import { captureLogger } from './log-capture.ts';
 

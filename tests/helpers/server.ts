@@ -126,8 +126,10 @@ export interface LaunchedServer {
   exited: Promise<ExitStatus>;
 }
 
-/** Spawns the server without waiting for it (for start-up failures: await `exited`). */
-export function launchServer(options: StartOptions = {}): LaunchedServer {
+/** The server's environment for `options`: the test runner's, without any configuration
+ * variable or npm_* (they describe the `npm test` run, not the server), plus what is asked.
+ * `scratchDir` makes the temp dir for the default absent key file. */
+export function serverEnv(options: StartOptions, scratchDir: () => string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     // npm_* describe the `npm test` run around the tests, not the child (the server reads
@@ -137,8 +139,6 @@ export function launchServer(options: StartOptions = {}): LaunchedServer {
   env.PORT = '0';
   env.HOST = '127.0.0.1';
   env.LOG_LEVEL = options.logLevel ?? 'info';
-  let scratch: string | null = null;
-  const scratchDir = (): string => (scratch ??= mkdtempSync(join(tmpdir(), 'cg-server-')));
   if (options.keysFile === undefined) {
     env.API_KEYS_FILE = join(scratchDir(), 'absent-keys.json');
   } else if (options.keysFile !== null) {
@@ -150,6 +150,14 @@ export function launchServer(options: StartOptions = {}): LaunchedServer {
     if (value === undefined) delete env[name];
     else env[name] = value;
   }
+  return env;
+}
+
+/** Spawns the server without waiting for it (for start-up failures: await `exited`). */
+export function launchServer(options: StartOptions = {}): LaunchedServer {
+  let scratch: string | null = null;
+  const scratchDir = (): string => (scratch ??= mkdtempSync(join(tmpdir(), 'cg-server-')));
+  const env = serverEnv(options, scratchDir);
 
   if (options.command !== undefined || options.user !== undefined) delete env.NODE_V8_COVERAGE;
   let clockFile: string | null = null;

@@ -1,7 +1,7 @@
 /**
  * Issue 7, faults at soak size: 10,000 clients aborting mid-body; SIGTERM with 100 slow-body
  * requests in flight and 16 clients generating flat out; key file chaos under 8 clients.
- * Same assertions as tests/hardening/faults.test.ts.
+ * Same assertions as tests/e2e/faults.integration.ts.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -2,7 +2,7 @@
  * Issue 7, fuzzing at soak size: 300,000 bodies through generate() in-process and 20,000
  * fuzzed and malformed requests over raw sockets to the real server (counts overridable with
  * FUZZ_CORE_RUNS / FUZZ_HTTP_CASES; seed printed, FUZZ_SEED replays). Same assertions as
- * tests/hardening/fuzz-*.test.ts.
+ * tests/core/fuzz.test.ts and tests/e2e/fuzz-http.integration.ts.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';

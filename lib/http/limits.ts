@@ -1,0 +1,27 @@
+/**
+ * The connection limits of the HTTP edge: the timeouts and header caps that node:http enforces
+ * for it (lib/server/service.ts hands them over) and that the app checks itself (app.ts).
+ * @module
+ */
+
+/**
+ * Node's defaults suit a server behind a proxy that already enforces limits; this one may
+ * face clients directly. headersTimeout 5 s and requestTimeout 10 s cut slow-loris clients;
+ * Node only checks them every connectionsCheckingInterval (30 s by default, which would make
+ * both meaningless), so that is 500 ms: a slow-headers client is cut 5.0 to 5.5 s in.
+ * keepAliveTimeout 5 s frees idle sockets (raise it above a load balancer's idle timeout if
+ * one sits in front). 8 KB of headers is plenty for this API (Node allows 16 KB).
+ */
+export const LIMITS = {
+  headersTimeout: 5_000,
+  requestTimeout: 10_000,
+  keepAliveTimeout: 5_000,
+  connectionsCheckingInterval: 500,
+  maxHeaderSize: 8_192,
+  maxHeadersCount: 64,
+  /** The listen backlog (Node's default, stated because the drain in lib/server/service.ts counts on it). */
+  listenBacklog: 511,
+  /** How long a graceful shutdown waits for in-flight requests and for idle keep-alive
+   * connections to reach their keep-alive timeout before cutting them. */
+  shutdownGraceMs: 10_000,
+} as const;

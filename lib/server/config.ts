@@ -1,0 +1,136 @@
+/**
+ * Configuration from environment variables (README, Configuration). Parsed once at start;
+ * a bad value throws a ConfigError naming the variable, and server.ts turns that into one line
+ * on stderr and a non-zero exit, so a typo never starts a half-configured service.
+ * @module
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { resolve } from 'node:path';
+import {
+  DEFAULT_RATE_LIMIT_PER_MINUTE,
+  MAX_MIN_BITS,
+  MAX_RATE_LIMIT_PER_MINUTE,
+  parseEntropyFloor,
+} from '../core/index.ts';
+import { LOG_LEVELS, type LogLevel } from '../log/logger.ts';
+import type { RedisRateLimitConfig } from '../rate-limit/redis-store.ts';
+import { ConfigError, integer, read, shown, type Env } from './env.ts';
+import { parseRedisConfig } from './redis-config.ts';
+import { pairProblem, type PemPair, type TlsFiles } from './tls.ts';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** Absolute path of the key store (watched even while it does not exist yet). */
+  readonly keysFile: string;
+  /** True when API_KEYS_FILE was set explicitly (a missing file is then worth a warning). */
+  readonly keysFileExplicit: boolean;
+  /** The single plain key from API_KEY, or null. */
+  readonly apiKey: string | null;
+  readonly rateLimitPerMinute: number;
+  /** The service's entropy floor in bits (MIN_ENTROPY_BITS, default 0: none). */
+  readonly minEntropyBits: number;
+  /** The shared rate limit's Redis, or null for in-process buckets. */
+  readonly rateLimitRedis: RedisRateLimitConfig | null;
+  readonly trustProxyHops: number;
+  /** PEM cert and key, and their paths for renewal, when both TLS variables are set, else
+   * null (plain HTTP). */
+  readonly tls: (PemPair & TlsFiles) | null;
+  readonly logLevel: LogLevel;
+}
+
+/** MIN_ENTROPY_BITS: the floor below which requests are refused (docs/decisions.md, Entropy floor). */
+function entropyFloor(env: Env): number {
+  const raw = read(env, 'MIN_ENTROPY_BITS');
+  if (raw === undefined) return 0;
+  const floor = parseEntropyFloor(raw);
+  if (floor === null) {
+    throw new ConfigError('MIN_ENTROPY_BITS', `must be a number of bits from 0 to ${MAX_MIN_BITS} (got ${shown(raw)})`);
+  }
+  return floor;
+}
+
+export function parseConfig(env: Env, cwd: string): Config {
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+
+  const host = read(env, 'HOST') ?? '127.0.0.1';
+  if (isIP(host) === 0 && host !== 'localhost') {
+    throw new ConfigError('HOST', `must be an IPv4 or IPv6 address or "localhost" (got ${shown(host)})`);
+  }
+
+  const explicitFile = read(env, 'API_KEYS_FILE');
+  // The default is watched even when absent, so the first `npm run keys -- issue` is picked up
+  // by a running server; "if present" only decides whether its absence is worth a warning.
+  const keysFile = resolve(cwd, explicitFile ?? 'keys.json');
+
+  const apiKey = read(env, 'API_KEY') ?? null;
+  if (apiKey !== null && (apiKey.length < 16 || apiKey.length > 256 || !/^[\x21-\x7e]+$/.test(apiKey))) {
+    // Never echo the value: it is a secret.
+    throw new ConfigError('API_KEY', 'must be 16 to 256 printable ASCII characters without spaces');
+  }
+
+  const rateLimitPerMinute = integer(
+    env,
+    'RATE_LIMIT_PER_MINUTE',
+    DEFAULT_RATE_LIMIT_PER_MINUTE,
+    1,
+    MAX_RATE_LIMIT_PER_MINUTE,
+  );
+  const trustProxyHops = integer(env, 'TRUST_PROXY_HOPS', 0, 0, 10);
+  const minEntropyBits = entropyFloor(env);
+
+  const certFile = read(env, 'TLS_CERT_FILE');
+  const keyFile = read(env, 'TLS_KEY_FILE');
+  let tls: Config['tls'] = null;
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    const missing = certFile === undefined ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE';
+    throw new ConfigError(
+      missing,
+      'must be set together with ' + (missing === 'TLS_CERT_FILE' ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'),
+    );
+  }
+  if (certFile !== undefined && keyFile !== undefined) {
+    tls = {
+      certFile: resolve(cwd, certFile),
+      keyFile: resolve(cwd, keyFile),
+      cert: readPem(cwd, 'TLS_CERT_FILE', certFile),
+      key: readPem(cwd, 'TLS_KEY_FILE', keyFile),
+    };
+    const problem = pairProblem(tls);
+    if (problem !== null)
+      throw new ConfigError('TLS_KEY_FILE', `and TLS_CERT_FILE do not make a usable pair (${problem})`);
+  }
+
+  const level = read(env, 'LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')} (got ${shown(level)})`);
+  }
+
+  return {
+    port,
+    host,
+    keysFile,
+    keysFileExplicit: explicitFile !== undefined,
+    apiKey,
+    rateLimitPerMinute,
+    minEntropyBits,
+    rateLimitRedis: parseRedisConfig(env, cwd),
+    trustProxyHops,
+    tls,
+    logLevel: level as LogLevel,
+  };
+}
+
+function readPem(cwd: string, name: string, file: string): Buffer {
+  const path = resolve(cwd, file);
+  if (!existsSync(path)) throw new ConfigError(name, `names a file that does not exist (${shown(file)})`);
+  let pem: Buffer;
+  try {
+    pem = readFileSync(path);
+  } catch {
+    throw new ConfigError(name, `names a file that cannot be read (${shown(file)})`);
+  }
+  if (!pem.includes('-----BEGIN ')) throw new ConfigError(name, `is not a PEM file (${shown(file)})`);
+  return pem;
+}

@@ -1,0 +1,179 @@
+/**
+ * The composition root: configuration -> key store -> rate limiter -> app -> server -> listen.
+ * server.ts runs it for the process (and owns the signals, the exit and the "listening on"
+ * line); the tests run it in-process, on a free port, with their own environment and log sink.
+ *
+ * A start that cannot go on (a bad variable, a missing asset, an unusable key file, a port in
+ * use, the redis package missing) rejects with a StartError whose message is the one line
+ * the operator sees.
+ * @module
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp, type App } from '../http/app.ts';
+import { AssetError, loadAssets, type Asset } from '../http/assets.ts';
+import { KeyStore, KeyStoreError } from '../keys/key-store.ts';
+import { Logger, type Sink } from '../log/logger.ts';
+import { LocalLimits, SharedLimits, type ClientLimits } from '../rate-limit/client-limits.ts';
+import { RateLimiter } from '../rate-limit/token-bucket.ts';
+import { parseConfig, type Config } from './config.ts';
+import { ConfigError, type Env } from './env.ts';
+import { createService, listen, setSecureContext, shutdown } from './service.ts';
+import { CertificateWatcher } from './tls.ts';
+
+/** Why the service could not start, in one line for stderr. */
+export class StartError extends Error {
+  override readonly name = 'StartError';
+}
+
+export interface StartOptions {
+  readonly env: Env;
+  readonly cwd: string;
+  /** Reads a served file (lib/http/assets.ts: from the project, or the single file's copies). */
+  readonly readAsset: (file: string) => Buffer | null;
+  /** How the operator issues a key, for the "no key configured" hint. */
+  readonly keysCommand: string;
+  /** Where log lines go; stdout by default. */
+  readonly sink?: Sink;
+}
+
+export interface RunningService {
+  readonly url: string;
+  readonly address: AddressInfo;
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly server: Server;
+  /** Drains (lib/server/service.ts shutdown) and closes every watcher and store. Resolves
+   * false when the grace period had to cut connections. `onStopAccepting` runs once the
+   * listener is closed. */
+  stop(onStopAccepting?: () => void): Promise<boolean>;
+}
+
+function configOf(env: Env, cwd: string): Config {
+  try {
+    return parseConfig(env, cwd);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new StartError(`configuration error: ${error.message}`);
+    throw error;
+  }
+}
+
+function assetsOf(config: Config, read: (file: string) => Buffer | null): Asset[] {
+  try {
+    return loadAssets(read, { minEntropyBits: config.minEntropyBits });
+  } catch (error) {
+    if (error instanceof AssetError) throw new StartError(`cannot start: ${error.message}`);
+    throw error;
+  }
+}
+
+function keysOf(config: Config, logger: Logger, keysCommand: string): KeyStore {
+  const keys = new KeyStore({
+    file: config.keysFile,
+    fileExplicit: config.keysFileExplicit,
+    envKey: config.apiKey,
+    logger,
+  });
+  try {
+    keys.start();
+  } catch (error) {
+    if (error instanceof KeyStoreError) throw new StartError(`configuration error: ${error.message}`);
+    throw error;
+  }
+  if (!keys.configured) {
+    // The one misconfiguration that still starts (a key may be issued while it runs), so it is
+    // a warning with everything needed to fix it.
+    logger.warn('no API key configured: POST /generate answers 503 until a key is issued', {
+      keysFile: config.keysFile,
+      issue: `${keysCommand} issue --holder NAME --file ${config.keysFile}`,
+    });
+  }
+  return keys;
+}
+
+/** In-process buckets, or buckets shared through Redis with the in-process ones as fallback. */
+async function limitsOf(config: Config, logger: Logger): Promise<ClientLimits> {
+  const limiter: RateLimiter = new RateLimiter({
+    perMinute: config.rateLimitPerMinute,
+    // Once a minute at debug level: how many clients the limiter tracks (a count, no addresses).
+    onSweep: logger.debugEnabled
+      ? (dropped, tracked) => {
+          logger.debug('rate limiter sweep', { dropped, tracked, evictions: limiter.evictions });
+        }
+      : undefined,
+  });
+  if (config.rateLimitRedis === null) return new LocalLimits(limiter);
+  // Loaded only here: without RATE_LIMIT_REDIS_URL neither this module nor redis is imported.
+  const { RedisPackageMissingError, RedisRateLimitStore } = await import('../rate-limit/redis-store.ts');
+  try {
+    const store = await RedisRateLimitStore.open({
+      config: config.rateLimitRedis,
+      limit: config.rateLimitPerMinute,
+      fallback: limiter,
+      logger,
+    });
+    return new SharedLimits(store, limiter);
+  } catch (error) {
+    limiter.close();
+    if (error instanceof RedisPackageMissingError) throw new StartError(`configuration error: ${error.message}`);
+    throw error;
+  }
+}
+
+function certificatesOf(config: Config, server: Server, logger: Logger): CertificateWatcher | null {
+  if (config.tls === null) return null;
+  return new CertificateWatcher({
+    files: config.tls,
+    loaded: config.tls,
+    logger,
+    install: (o) => {
+      setSecureContext(server, o);
+    },
+  });
+}
+
+export async function startService(options: StartOptions): Promise<RunningService> {
+  const config = configOf(options.env, options.cwd);
+  const logger = new Logger(config.logLevel, options.sink);
+  const assets = assetsOf(config, options.readAsset);
+  const keys = keysOf(config, logger, options.keysCommand);
+  const limits = await limitsOf(config, logger).catch((error: unknown) => {
+    keys.close();
+    throw error;
+  });
+  const app: App = createApp({
+    limits,
+    keys,
+    logger,
+    assets,
+    trustProxyHops: config.trustProxyHops,
+    tls: config.tls !== null,
+    minEntropyBits: config.minEntropyBits,
+  });
+  const server = createService({ app, logger, tls: config.tls });
+  const certificates = certificatesOf(config, server, logger);
+  const closeAll = async (): Promise<void> => {
+    keys.close();
+    certificates?.close();
+    await limits.close();
+  };
+  const address = await listen(server, config.port, config.host).catch(async (error: unknown) => {
+    await closeAll();
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new StartError(`cannot listen on ${config.host}:${config.port} (${code}); check PORT and HOST`);
+  });
+  certificates?.start();
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `${config.tls === null ? 'http' : 'https'}://${host}:${address.port}`,
+    address,
+    config,
+    logger,
+    server,
+    stop: async (onStopAccepting) => {
+      const clean = await shutdown(server, app, undefined, onStopAccepting);
+      await closeAll();
+      return clean;
+    },
+  };
+}

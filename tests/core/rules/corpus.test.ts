@@ -1,0 +1,227 @@
+/**
+ * The 434 real-world rules of tests/fixtures/password-rules (Apple's password-manager-resources
+ * quirks list): every rule either yields passwords that the independent checker
+ * (tests/helpers/rules-checker.ts) confirms, at the default length and at both ends of its
+ * length range, or is refused for a reason listed in REFUSED below. Prints how many fall in
+ * each reason, the rejection acceptance rates at the default length, how many plans take the
+ * exact sampler, and the parse / plan / sample times of a warm pass.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import corpus from '../../fixtures/password-rules/password-rules.json' with { type: 'json' };
+import {
+  generateRulesPassword,
+  isRulesPlan,
+  parsePasswordRules,
+  planPasswordRules,
+  rulesLengthBounds,
+  type RulesPlan,
+} from '../../../lib/core/rules/index.ts';
+import { defaultRandom } from '../../../lib/core/random.ts';
+import { generate } from '../../../lib/core/generate.ts';
+import { readRule, violation } from '../../helpers/rules-checker.ts';
+
+const RULES: [string, string][] = Object.entries(corpus as Record<string, { 'password-rules': string }>).map(
+  ([site, v]) => [site, v['password-rules']],
+);
+
+/** Why a refused rule is refused: the message each reason must match. */
+const REASONS = {
+  'maxlength below 8': /^options\.passwordRules: maxlength [0-7] is below the service's minimum length 8$/,
+  'a character outside printable ASCII':
+    /^options\.passwordRules: character "\\u[0-9a-f]{4}" in a character class is not printable ASCII, at position \d+$/,
+} as const;
+
+const REFUSED: Record<string, keyof typeof REASONS> = {
+  'allianz.com.br': 'maxlength below 8',
+  'amundi-ee.com': 'maxlength below 8',
+  'bpl.bibliocommons.com': 'maxlength below 8',
+  'consorsbank.de': 'maxlength below 8',
+  'deutsche-bank.de': 'maxlength below 8',
+  'packageconciergeadmin.com': 'maxlength below 8',
+  'sulamericaseguros.com.br': 'maxlength below 8',
+  'turkishairlines.com': 'maxlength below 8',
+  'vivo.com.br': 'maxlength below 8',
+  'axa.de': 'a character outside printable ASCII', // §
+  'dkb.de': 'a character outside printable ASCII', // äüöÄÜÖß
+  'kundenportal.edeka-smart.de': 'a character outside printable ASCII', // §
+  'posteo.de': 'a character outside printable ASCII', // ’ (U+2019)
+  'unito.it': 'a character outside printable ASCII', // £
+};
+
+const PER_LENGTH = 3;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fmt = (ms: number) => `${(ms * 1000).toFixed(0)} us`;
+
+describe('the corpus of 434 real rules', () => {
+  it('has 434 rules', () => assert.equal(RULES.length, 434));
+
+  it('every rule yields passwords the independent checker confirms, or is refused for a listed reason', () => {
+    const byReason = new Map<string, number>();
+    const acceptance: number[] = [];
+    const exactPlans = { default: 0, min: 0, max: 0 };
+    let passwords = 0;
+    for (const [site, text] of RULES) {
+      const parsed = parsePasswordRules(text);
+      const reason = REFUSED[site];
+      if (!parsed.ok) {
+        assert.ok(reason !== undefined, `${site}: unexpected refusal: ${parsed.error.error}`);
+        assert.match(parsed.error.error, REASONS[reason], site);
+        byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
+        continue;
+      }
+      const rule = parsed.rule;
+      const checker = readRule(text);
+      // The two independent readings agree on what the rule allows.
+      assert.equal(rule.allowed, [...checker.allowed].sort().join(''), `${site}: allowed set`);
+      assert.equal(rule.minLength ?? 0, checker.minLength, `${site}: minlength`);
+      assert.equal(rule.maxLength ?? Infinity, checker.maxLength, `${site}: maxlength`);
+      assert.equal(rule.maxConsecutive ?? Infinity, checker.maxConsecutive, `${site}: max-consecutive`);
+      // The canonical text reads back as the same rule.
+      const again = parsePasswordRules(rule.text);
+      assert.ok(again.ok);
+      assert.deepEqual(
+        { ...again.rule, unicodeAsAsciiPrintable: rule.unicodeAsAsciiPrintable },
+        rule,
+        `${site}: canonical text`,
+      );
+
+      const atDefault = planPasswordRules(rule);
+      if (!isRulesPlan(atDefault)) {
+        assert.ok(reason !== undefined, `${site}: unexpected refusal: ${atDefault.error}`);
+        assert.match(atDefault.error, REASONS[reason], site);
+        byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
+        continue;
+      }
+      assert.equal(reason, undefined, `${site} is listed as refused but was planned`);
+      acceptance.push(atDefault.acceptance);
+      const { min, max } = rulesLengthBounds(rule);
+      const plans: [keyof typeof exactPlans, RulesPlan][] = [['default', atDefault]];
+      for (const [which, length] of [
+        ['min', min],
+        ['max', max],
+      ] as const) {
+        const p = planPasswordRules(rule, length);
+        assert.ok(isRulesPlan(p), `${site} at length ${length}`);
+        plans.push([which, p]);
+      }
+      for (const [which, p] of plans) {
+        if (p.sampler === 'exact') exactPlans[which]++;
+        for (let i = 0; i < PER_LENGTH; i++) {
+          const password = generateRulesPassword(p, defaultRandom);
+          passwords++;
+          assert.equal(password.length, p.length);
+          assert.equal(
+            violation(checker, password),
+            null,
+            `${site} (${which} length ${p.length}): ${violation(checker, password)}`,
+          );
+        }
+      }
+    }
+    const accepted = RULES.length - [...byReason.values()].reduce((a, b) => a + b, 0);
+    for (const [reason, n] of byReason) process.stdout.write(`rules corpus: refused, ${reason}: ${n}\n`);
+    process.stdout.write(`rules corpus: accepted ${accepted}, ${passwords} passwords checked\n`);
+    const sorted = [...acceptance].sort((a, b) => a - b);
+    process.stdout.write(
+      `rules corpus: acceptance at the default length: min ${sorted[0].toFixed(3)}, 10th percentile ${sorted[Math.floor(sorted.length / 10)].toFixed(3)}, median ${median(sorted).toFixed(3)}, ` +
+        `below 1/2: ${sorted.filter((a) => a < 0.5).length}, below 1/32: ${sorted.filter((a) => a < 1 / 32).length}\n`,
+    );
+    process.stdout.write(
+      `rules corpus: exact sampler at the default length ${exactPlans.default}, at the minimum ${exactPlans.min}, at the maximum ${exactPlans.max}\n`,
+    );
+    assert.equal(accepted + Object.keys(REFUSED).length, RULES.length);
+    for (const reason of Object.keys(REASONS))
+      assert.ok(byReason.has(reason), `no rule refused for "${reason}": drop it from the table`);
+  });
+
+  it('through the request path: every rule as options.passwordRules gives passwords the checker confirms, or a 400 for a listed reason', () => {
+    let passwords = 0;
+    const refused = new Map<string, number>();
+    for (const [site, text] of RULES) {
+      const checker = readRule(text);
+      const reason = REFUSED[site];
+      // The rule's default length, then each end of its range (as far as the service goes;
+      // a refused rule has no range to try).
+      const low = Math.max(8, checker.minLength);
+      const high = Math.min(128, checker.maxLength);
+      for (const length of reason === undefined ? [undefined, low, high] : [undefined]) {
+        const options = length === undefined ? { passwordRules: text } : { passwordRules: text, length };
+        const r = generate({ mode: 'password', count: 3, options });
+        if (r.status === 400) {
+          assert.ok(reason !== undefined, `${site}: unexpected refusal: ${r.body.error}`);
+          assert.equal(r.body.field, 'options.passwordRules', site);
+          assert.match(r.body.error, REASONS[reason], site);
+          if (length === undefined) refused.set(reason, (refused.get(reason) ?? 0) + 1);
+          continue;
+        }
+        assert.equal(reason, undefined, `${site} is listed as refused but was generated`);
+        assert.equal(r.body.metadata.entropyMode, 'uniform-rules');
+        const expected = length ?? Math.min(high, Math.max(low, 24));
+        for (const { value } of r.body.results) {
+          passwords++;
+          assert.equal(value.length, expected, `${site} (length ${String(length)})`);
+          assert.equal(
+            violation(checker, value),
+            null,
+            `${site} (length ${String(length)}): ${violation(checker, value)}`,
+          );
+        }
+      }
+    }
+    process.stdout.write(
+      `rules corpus through generate(): ${passwords} passwords checked; refused: ${[...refused].map(([k, n]) => `${k} ${n}`).join(', ')}\n`,
+    );
+    assert.equal(
+      [...refused.values()].reduce((a, b) => a + b, 0),
+      Object.keys(REFUSED).length,
+    );
+  });
+
+  it('times parse, plan and one sample per rule on a second, warm pass (printed, not asserted)', () => {
+    const times = { parse: [] as number[], plan: [] as number[], sample: [] as number[] };
+    for (let pass = 0; pass < 2; pass++) {
+      for (const [, text] of RULES) {
+        let t0 = performance.now();
+        const parsed = parsePasswordRules(text);
+        const parseMs = performance.now() - t0;
+        if (!parsed.ok) continue;
+        t0 = performance.now();
+        const p = planPasswordRules(parsed.rule);
+        const planMs = performance.now() - t0;
+        if (!isRulesPlan(p)) continue;
+        t0 = performance.now();
+        generateRulesPassword(p, defaultRandom);
+        const sampleMs = performance.now() - t0;
+        if (pass === 0) continue;
+        times.parse.push(parseMs);
+        times.plan.push(planMs);
+        times.sample.push(sampleMs);
+      }
+    }
+    for (const [name, xs] of Object.entries(times)) {
+      process.stdout.write(
+        `rules corpus: ${name} median ${fmt(median(xs))}, worst ${fmt(Math.max(...xs))} (${xs.length} rules, wall clock)\n`,
+      );
+    }
+    assert.equal(times.sample.length, 420);
+  });
+
+  it('the checker has teeth: it catches a short password, a foreign character and a missed required set', () => {
+    const rule = readRule('minlength: 10; maxlength: 12; max-consecutive: 2; required: [#]; allowed: lower');
+    assert.equal(violation(rule, 'abcdefgh#j'), null);
+    assert.match(violation(rule, 'abcdefg#j')!, /shorter than minlength 10/);
+    assert.match(violation(rule, 'abcdefgh#jklm')!, /longer than maxlength 12/);
+    assert.match(violation(rule, 'abcdefgh#J')!, /"J" is not allowed/);
+    assert.match(violation(rule, 'abcdefghij')!, /no character of required set 1/);
+    assert.match(violation(rule, 'abcdefg#jjj')!, /run of 3 exceeds max-consecutive 2/);
+    const open = readRule('minlength: 8');
+    assert.equal(violation(open, ' ~!aZ09\\'), null);
+    assert.match(violation(open, 'abcdefg\u00e9')!, /not allowed/);
+    const brackets = readRule('required: [-]]; allowed: [ab]');
+    assert.equal(violation(brackets, 'ab-'), null);
+    assert.equal(violation(brackets, 'ab]'), null);
+    assert.match(violation(brackets, 'abab')!, /no character of required set 1/);
+  });
+});

@@ -1,0 +1,419 @@
+/**
+ * Exact counts, feasibility, length and the samplers' exactness for `passwordrules`.
+ *
+ * Counts are checked against brute-force enumeration (every string of small alphabets and
+ * lengths, checked by tests/helpers/rules-checker.ts) and against an independent dynamic
+ * programme (tests/helpers/rules-oracle.ts) on larger rules. The exact sampler is checked to be
+ * a bijection from [0, |V|) onto V by unranking every rank of small rules.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  atomsOf,
+  checkPasswordRules,
+  countRulePasswords,
+  DEFAULT_RULES_LENGTH,
+  EXACT_SAMPLING_THRESHOLD,
+  generateRulesPassword,
+  isRulesPlan,
+  MAX_REQUIRED_SETS,
+  parsePasswordRules,
+  planPasswordRules,
+  resolveRulesLength,
+  unrankPassword,
+  type PasswordRules,
+  type RulesPlan,
+  type RulesSampler,
+} from '../../../lib/core/rules/index.ts';
+import { completionPrefixTable, runLimitedCount } from '../../../lib/core/rules/count.ts';
+import { uniformBigIntBelow } from '../../../lib/core/rules/uniform-bigint.ts';
+import { createRandom } from '../../../lib/core/random.ts';
+import { log2BigInt } from '../../../lib/core/entropy.ts';
+import { readRule, violation } from '../../helpers/rules-checker.ts';
+import { oracleCount, oracleInput } from '../../helpers/rules-oracle.ts';
+import { scriptedFill, seededFill, seededRandom } from '../../helpers/seeded.ts';
+import { chiSquareTest } from '../../helpers/stats.ts';
+
+function rule(text: string): PasswordRules {
+  const r = parsePasswordRules(text);
+  assert.ok(r.ok, r.ok ? '' : r.error.error);
+  return r.rule;
+}
+
+function plan(text: string, length?: number, sampler?: RulesSampler): RulesPlan {
+  const p = planPasswordRules(rule(text), length, sampler);
+  assert.ok(isRulesPlan(p), isRulesPlan(p) ? '' : p.error);
+  return p;
+}
+
+function planError(text: string, length?: number): { error: string; field: string } {
+  const p = planPasswordRules(rule(text), length);
+  assert.ok(!isRulesPlan(p), `planned: ${text}`);
+  assert.equal(p.status, 400);
+  return { error: p.error, field: p.field };
+}
+
+/** Every string of `length` over `alphabet`, in odometer order. */
+function* allStrings(alphabet: string, length: number): Generator<string> {
+  const idx = new Array<number>(length).fill(0);
+  for (;;) {
+    yield idx.map((i) => alphabet[i]).join('');
+    let p = length - 1;
+    while (p >= 0 && ++idx[p] === alphabet.length) idx[p--] = 0;
+    if (p < 0) return;
+  }
+}
+
+function bruteForceCount(text: string, length: number): bigint {
+  const r = readRule(text);
+  const checker = { ...r, minLength: 0, maxLength: Infinity };
+  let n = 0n;
+  for (const s of allStrings([...r.allowed].join(''), length)) if (violation(checker, s) === null) n++;
+  return n;
+}
+
+const countOf = (r: PasswordRules, length: number) =>
+  countRulePasswords(
+    atomsOf(r.allowed, r.required),
+    r.required.length,
+    Math.min(r.maxConsecutive ?? length, length),
+    length,
+  );
+
+/** A small seeded generator of test cases (sfc32 words). */
+function caseRandom(seed: number) {
+  const fill = seededFill(seed);
+  const word = new Uint32Array(1);
+  return (n: number) => {
+    fill(word);
+    return word[0] % n; // test-case selection only: bias is irrelevant here
+  };
+}
+
+describe('run-limited counts f(n, L)', () => {
+  it('match brute force for n = 1..4, max run 1..6, L = 0..7', () => {
+    for (let n = 1; n <= 4; n++) {
+      const alphabet = 'abcd'.slice(0, n);
+      for (let m = 1; m <= 6; m++) {
+        for (let L = 0; L <= 7; L++) {
+          let brute = 0n;
+          if (L === 0) brute = 1n;
+          else for (const s of allStrings(alphabet, L)) if (!new RegExp(`(.)\\1{${m}}`).test(s)) brute++;
+          assert.equal(runLimitedCount(n, m, L), brute, `n=${n} m=${m} L=${L}`);
+        }
+      }
+    }
+  });
+
+  it('are n^L when the run limit is the length', () => {
+    for (const n of [1, 2, 10, 95])
+      for (const L of [1, 8, 128]) assert.equal(runLimitedCount(n, L, L), BigInt(n) ** BigInt(L));
+  });
+});
+
+describe('exact counts by inclusion-exclusion', () => {
+  it('match exhaustive enumeration on 300 random small rules (overlapping required sets, max-consecutive)', () => {
+    const pick = caseRandom(20240613);
+    let enumerated = 0;
+    for (let c = 0; c < 300; c++) {
+      const n = 2 + pick(4); // 2..5 characters
+      const alphabet = ['abcde', 'a-]b ', '01xyz'][pick(3)].slice(0, n);
+      const length = 1 + pick(n >= 5 ? 6 : 7);
+      const sets: string[] = [];
+      for (let k = pick(4); k > 0; k--) {
+        const set = [...alphabet].filter(() => pick(2) === 1);
+        if (set.length > 0) sets.push(set.join(''));
+      }
+      const cls = (s: string) =>
+        `[${s.includes('-') ? '-' : ''}${s.replace(/[-\]]/g, '')}${s.includes(']') ? ']' : ''}]`;
+      const maxRun = pick(3) === 0 ? null : 1 + pick(length);
+      const text = [
+        `allowed: ${cls(alphabet)}`,
+        ...sets.map((s) => `required: ${cls(s)}`),
+        ...(maxRun === null ? [] : [`max-consecutive: ${maxRun}`]),
+      ].join('; ');
+      assert.equal(countOf(rule(text), length), bruteForceCount(text, length), `${text} at length ${length}`);
+      enumerated += n ** length;
+    }
+    assert.ok(enumerated > 100_000, `enumerated ${enumerated} strings`);
+  });
+
+  it('match the independent dynamic programme on larger rules', () => {
+    const cases: [string, number][] = [
+      ['max-consecutive: 2; required: lower; required: digit; allowed: [-!]', 12],
+      ['max-consecutive: 3; required: [abc]; required: [cde]; required: [0]; allowed: [xyz]', 16],
+      ['max-consecutive: 1; required: upper; required: digit', 10],
+      ['required: lower; required: upper; required: digit; required: special', 16],
+      ['max-consecutive: 2; required: [ab]; required: [b]; allowed: [cd]', 20],
+    ];
+    for (const [text, length] of cases) {
+      assert.equal(countOf(rule(text), length), oracleCount(oracleInput(readRule(text), length)), text);
+    }
+  });
+});
+
+describe('hand-computed vectors', () => {
+  it('length 16, ascii-printable with one each of upper, lower, digit, special: 104.83 bits (naive 105.12)', () => {
+    const p = plan(
+      'required: upper; required: lower; required: digit; required: special; allowed: ascii-printable',
+      16,
+    );
+    // 95^16 - (69^16 + 69^16 + 85^16 + 62^16) + (43^16 + 59^16 + 36^16 + 59^16 + 36^16 + 52^16)
+    //  - (33^16 + 10^16 + 26^16 + 26^16) + 0
+    const e = (n: number) => BigInt(n) ** 16n;
+    const expected =
+      e(95) -
+      (e(69) + e(69) + e(85) + e(62)) +
+      (e(43) + e(59) + e(36) + e(59) + e(36) + e(52)) -
+      (e(33) + e(10) + e(26) + e(26));
+    assert.equal(p.count, expected);
+    assert.equal(p.bits.toFixed(2), '104.83');
+    assert.equal((16 * Math.log2(95)).toFixed(2), '105.12');
+  });
+
+  it('length 20, required lower or upper, required digit, nothing else allowed: 119.04 bits', () => {
+    const p = plan('required: lower, upper; required: digit', 20);
+    assert.equal(p.count, 62n ** 20n - 10n ** 20n - 52n ** 20n);
+    assert.equal(p.bits.toFixed(2), '119.04');
+    assert.equal(p.rule.allowed.length, 62);
+  });
+
+  it('allowed [ab], max-consecutive 2, length 8: 2 x Fibonacci(9) = 68 strings (6.09 bits)', () => {
+    // Runs of length 1 or 2 summing to 8: compositions counted by Fibonacci(9) = 34; 2 choices
+    // for the first character, the rest alternate.
+    const p = plan('allowed: [ab]; max-consecutive: 2', 8);
+    assert.equal(p.count, 68n);
+    assert.equal(bruteForceCount('allowed: [ab]; max-consecutive: 2', 8), 68n);
+    assert.equal(p.bits.toFixed(2), '6.09');
+  });
+
+  it('allowed [abc], required a and b, max-consecutive 1, length 8: 3 x 2^7 - 2 - 2 = 380 strings', () => {
+    // No two neighbours equal: 3 x 2^7 = 384; without a: the 2 alternations of b and c;
+    // without b: 2 likewise; without both: 0 (c alone repeats).
+    const text = 'required: [a]; required: [b]; allowed: [c]; max-consecutive: 1';
+    assert.equal(plan(text, 8).count, 380n);
+    assert.equal(bruteForceCount(text, 8), 380n);
+  });
+
+  it('max-consecutive 3 over digits, one letter required, length 8: brute force agrees', () => {
+    const text = 'required: [x]; allowed: [0123]; max-consecutive: 3';
+    assert.equal(plan(text, 8).count, bruteForceCount(text, 8));
+  });
+});
+
+describe('the exact sampler is a bijection from [0, |V|) onto V', () => {
+  const small: string[] = [
+    'allowed: [ab]; max-consecutive: 2',
+    'required: [a]; required: [b]; allowed: [c]; max-consecutive: 1',
+    'required: [ab]; required: [bc]; allowed: [d]',
+    'required: [a]; allowed: [bc]; max-consecutive: 3',
+    'required: [a]; required: [b]; required: [c]; required: [d]; max-consecutive: 2',
+    'allowed: [abcd]; max-consecutive: 1',
+  ];
+  for (const text of small) {
+    it(`${text}, length 8: every rank gives a different valid password`, () => {
+      const p = plan(text, 8, 'exact');
+      const checker = readRule(text);
+      const seen = new Set<string>();
+      for (let x = 0n; x < p.count; x++) {
+        const s = unrankPassword(p, x);
+        assert.equal(violation(checker, s), null, s);
+        seen.add(s);
+      }
+      assert.equal(BigInt(seen.size), p.count);
+      assert.equal(p.count, bruteForceCount(text, 8));
+    });
+  }
+
+  it('on large rules the first, last and random ranks give valid passwords of the right length', () => {
+    const random = seededRandom(7);
+    for (const [text, length] of [
+      [
+        'required: [a]; required: [b]; required: [c]; required: [d]; required: [e]; required: [f]; required: [g]; required: [h]',
+        8,
+      ],
+      ['max-consecutive: 1; required: lower; required: upper; required: digit; required: special', 128],
+      ['required: [ab]; allowed: ascii-printable', 128],
+    ] as const) {
+      const p = plan(text, length, 'exact');
+      const checker = readRule(text);
+      for (const x of [0n, p.count - 1n, ...Array.from({ length: 20 }, () => uniformBigIntBelow(p.count, random))]) {
+        const s = unrankPassword(p, x);
+        assert.equal(s.length, length);
+        assert.equal(violation(checker, s), null, `${text}: ${s}`);
+      }
+    }
+  });
+
+  it('the completion table splits the count exactly by first run', () => {
+    for (const text of [
+      'max-consecutive: 2; required: lower; required: [!]',
+      'required: upper; required: digit, [#]',
+    ]) {
+      const r = rule(text);
+      const L = 12;
+      const atoms = atomsOf(r.allowed, r.required);
+      const m = Math.min(r.maxConsecutive ?? L, L);
+      const prefix = completionPrefixTable(atoms, r.required.length, m, L);
+      const full = (1 << r.required.length) - 1;
+      let total = 0n;
+      for (const a of atoms) {
+        const next = full & ~a.signature;
+        total += BigInt(a.codes.length) * (prefix[L - 1][next] - (L - 1 - m >= 0 ? prefix[L - 1 - m][next] : 0n));
+      }
+      assert.equal(total, countRulePasswords(atoms, r.required.length, m, L));
+    }
+  });
+
+  it('refuses a rank outside [0, count) and a plan without the table', () => {
+    const p = plan('allowed: [ab]; max-consecutive: 2', 8, 'exact');
+    assert.throws(() => unrankPassword(p, -1n), RangeError);
+    assert.throws(() => unrankPassword(p, p.count), RangeError);
+    assert.throws(() => unrankPassword(plan('allowed: [ab]', 8, 'rejection'), 0n), /no completion table/);
+  });
+});
+
+describe('feasibility: every refusal says why', () => {
+  const cases: [string, string][] = [
+    ['maxlength: 6', "maxlength 6 is below the service's minimum length 8"],
+    ['minlength: 129', "minlength 129 is above the service's maximum length 128"],
+    ['minlength: 20; maxlength: 12', 'minlength 20 is greater than maxlength 12'],
+    ['max-consecutive: 0', 'max-consecutive 0 allows no character at all (it must be at least 1)'],
+    ['allowed: [a]', 'allows only the character "a"; a password needs at least 2 to choose from'],
+    ['required: [x]', 'allows only the character "x"; a password needs at least 2 to choose from'],
+    [
+      'required: [a]; required: [b]; required: [c]; required: [d]; required: [e]; required: [f]; required: [g]; required: [h]; required: [i]',
+      'has 9 different required sets; the service supports at most 8',
+    ],
+  ];
+  for (const [text, message] of cases) {
+    it(text, () => {
+      assert.deepEqual(planError(text), { error: `options.passwordRules: ${message}`, field: 'options.passwordRules' });
+      assert.equal(checkPasswordRules(rule(text))?.error, `options.passwordRules: ${message}`);
+    });
+  }
+
+  it('8 required sets are accepted, even in 8 characters with max-consecutive 1', () => {
+    const eight =
+      'required: [a]; required: [b]; required: [c]; required: [d]; required: [e]; required: [f]; required: [g]; required: [h]; max-consecutive: 1';
+    assert.equal(MAX_REQUIRED_SETS, 8);
+    const p = plan(eight, 8);
+    assert.equal(p.count, 40320n); // 8! arrangements of the 8 letters
+    assert.equal(p.sampler, 'exact');
+  });
+
+  it('guards the count: a hand-built rule with an empty required set has no password', () => {
+    const bad: PasswordRules = { ...rule('allowed: [ab]'), required: [''] };
+    const p = planPasswordRules(bad);
+    assert.ok(!isRulesPlan(p));
+    assert.equal(p.error, 'options.passwordRules: no password of length 24 satisfies the rule');
+  });
+});
+
+describe('length', () => {
+  it(`defaults to ${DEFAULT_RULES_LENGTH}, moved into the rule's bounds`, () => {
+    assert.equal(plan('required: digit, lower').length, 24);
+    assert.equal(plan('minlength: 6; maxlength: 16').length, 16);
+    assert.equal(plan('minlength: 30').length, 30);
+    assert.equal(plan('minlength: 4').length, 24);
+    assert.equal(plan('maxlength: 200').length, 24);
+    assert.equal(plan('minlength: 10; maxlength: 12').length, 12);
+    assert.equal(plan('maxlength: 8').length, 8);
+    assert.equal(plan('minlength: 128').length, 128);
+  });
+
+  it('a given length inside the bounds is used as is', () => {
+    assert.equal(plan('minlength: 6; maxlength: 16', 8).length, 8);
+    assert.equal(plan('minlength: 6; maxlength: 16', 16).length, 16);
+    assert.equal(plan('maxlength: 300', 128).length, 128);
+  });
+
+  it('a given length outside the bounds names the bound it breaks', () => {
+    const check = (text: string, length: number, message: string) =>
+      assert.deepEqual(planError(text, length), { error: message, field: 'options.length' });
+    check('minlength: 12', 10, 'options.length 10 is below the minlength 12 of options.passwordRules');
+    check('maxlength: 16', 24, 'options.length 24 is above the maxlength 16 of options.passwordRules');
+    check('minlength: 4', 7, 'options.length must be between 8 and 128');
+    check('maxlength: 300', 129, 'options.length must be between 8 and 128');
+    check('minlength: 8', 12.5, 'options.length must be between 8 and 128');
+  });
+
+  it('resolveRulesLength returns the length or the error', () => {
+    assert.equal(resolveRulesLength(rule('minlength: 9'), undefined), 24);
+    assert.equal(resolveRulesLength(rule('minlength: 9'), 9), 9);
+    const e = resolveRulesLength(rule('minlength: 9'), 8);
+    assert.ok(typeof e !== 'number' && e.field === 'options.length');
+  });
+});
+
+describe('the plan', () => {
+  it('picks rejection while at most 32 attempts are expected, and the exact sampler beyond', () => {
+    assert.equal(EXACT_SAMPLING_THRESHOLD, 32);
+    // acceptance for "one specific character out of 95 somewhere in 8": 1 - (94/95)^8 = 0.0812
+    const one = plan('required: [a]; allowed: ascii-printable', 8);
+    assert.ok(Math.abs(one.acceptance - (1 - (94 / 95) ** 8)) < 1e-12);
+    assert.equal(one.sampler, 'rejection');
+    // two specific characters: about 0.0812^2 = 0.0066 < 1/32
+    const two = plan('required: [a]; required: [b]; allowed: ascii-printable', 8);
+    assert.ok(two.acceptance < 1 / 32);
+    assert.equal(two.sampler, 'exact');
+    assert.ok(two.completions !== null && one.completions === null);
+  });
+
+  it('carries the metadata the response needs', () => {
+    const p = plan('minlength: 10; required: digit; allowed: unicode', 12);
+    assert.deepEqual(p.metadata, {
+      entropyMode: 'uniform-rules',
+      passwordRules: 'minlength: 10; required: digit; allowed: ascii-printable;',
+      allowedSize: 95,
+      length: 12,
+      unicodeAsAsciiPrintable: true,
+    });
+    assert.equal(p.bits, log2BigInt(p.count));
+  });
+
+  it('seeded vectors pin the draw order of both samplers', () => {
+    const text = 'minlength: 8; maxlength: 20; max-consecutive: 2; required: lower, upper; required: digit';
+    const fromRejection = generateRulesPassword(plan(text, 12, 'rejection'), seededRandom(1));
+    const fromExact = generateRulesPassword(plan(text, 12, 'exact'), seededRandom(1));
+    assert.equal(fromRejection, 'IvX22qYmOlo1');
+    assert.equal(fromExact, 'UVf3IOi5vXsm');
+  });
+});
+
+describe('uniformBigIntBelow', () => {
+  it('n up to 2^32 is one below(n)', () => {
+    const fill = scriptedFill([7, 2 ** 32 - 1]);
+    const random = createRandom(fill, 1);
+    assert.equal(uniformBigIntBelow(10n, random), 7n);
+    assert.equal(uniformBigIntBelow(2n ** 32n, random), 2n ** 32n - 1n);
+  });
+
+  it('above 2^32 it joins a short top word and full words, and redraws a candidate >= n', () => {
+    // n = 2^40 + 5: n - 1 has 41 bits, so a top word below 2^9 and one full word.
+    const n = 2n ** 40n + 5n;
+    // Candidate 1: top 256, low 10 -> 2^40 + 10 >= n, redrawn. Candidate 2: top 256, low 4 -> 2^40 + 4.
+    const random = createRandom(scriptedFill([256, 10, 256, 4]), 1);
+    assert.equal(uniformBigIntBelow(n, random), 2n ** 40n + 4n);
+    // The top word is drawn below 2^9: a word of 2^9 + 3 maps to 3 (2^32 is a multiple of 2^9).
+    const random2 = createRandom(scriptedFill([512 + 3, 0]), 1);
+    assert.equal(uniformBigIntBelow(n, random2), 3n * 2n ** 32n);
+  });
+
+  it('refuses n < 1', () => {
+    assert.throws(() => uniformBigIntBelow(0n, seededRandom(1)), RangeError);
+  });
+
+  it('is uniform over [0, 3 x 2^31 + 1) in 12 equal slices (chi-square, alpha = 1e-6)', () => {
+    const n = 3n * 2n ** 31n + 1n; // 2^32 < n < 2^33: one bit of top word, rejection near 1/4
+    const random = seededRandom(99);
+    const counts = new Array<number>(12).fill(0);
+    for (let i = 0; i < 24_000; i++) counts[Number((uniformBigIntBelow(n, random) * 12n) / n)]++;
+    assert.ok(
+      chiSquareTest(
+        counts,
+        counts.map(() => 1 / 12),
+      ).p > 1e-6,
+    );
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * The whole service started in the test's own process (lib/server/main.ts, the composition
+ * root server.ts runs), on a free loopback port, with the same environment rules as the
+ * spawned server of ./server.ts and the same handle, so a suite that needs no process of its
+ * own (no signal, no exit code, no second user, no stepped clock) runs in `npm test` in
+ * milliseconds instead of a process start per server.
+ *
+ *   const server = await startInProcess({ apiKey: randomApiKey() });
+ *   const res = await fetch(`${server.url}/health`);
+ *   await server.stop(); // { code: 0 } after a drain with nothing cut
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readFromProject } from '../../lib/http/assets.ts';
+import { startService } from '../../lib/server/main.ts';
+import { ROOT, serverEnv, type ExitStatus, type RunningServer, type StartOptions } from './server.ts';
+
+export type InProcessOptions = Omit<StartOptions, 'command' | 'user' | 'steppedClock' | 'startTimeoutMs'>;
+
+export async function startInProcess(options: InProcessOptions = {}): Promise<RunningServer> {
+  let scratch: string | null = null;
+  const scratchDir = (): string => (scratch ??= mkdtempSync(join(tmpdir(), 'cg-inprocess-')));
+  const env = serverEnv(options, scratchDir);
+  let out = '';
+  const waiters = new Set<() => void>();
+  const service = await startService({
+    env,
+    cwd: options.cwd ?? ROOT,
+    readAsset: readFromProject(ROOT),
+    keysCommand: 'credential-generator keys',
+    sink: (text) => {
+      out += text;
+      for (const wake of waiters) wake();
+    },
+  });
+  service.logger.flush();
+  let stopping: Promise<ExitStatus> | null = null;
+  let exit: (status: ExitStatus) => void = () => undefined;
+  const exited = new Promise<ExitStatus>((resolve) => {
+    exit = resolve;
+  });
+  const stop = (): Promise<ExitStatus> =>
+    (stopping ??= service.stop().then((clean) => {
+      service.logger.flush();
+      if (scratch !== null) rmSync(scratch, { recursive: true, force: true });
+      const status = { code: clean ? 0 : 1, signal: null };
+      exit(status);
+      return status;
+    }));
+  const waitForOutput = (pattern: RegExp, timeoutMs = 30_000, from = 0): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const check = (): void => {
+        if (!pattern.test(out.slice(from))) return;
+        cleanup();
+        resolve(out);
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${pattern}; output:\n${out}`));
+      }, timeoutMs);
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      waiters.add(check);
+      check();
+    });
+  return {
+    url: service.url,
+    port: service.address.port,
+    pid: process.pid,
+    output: () => {
+      service.logger.flush();
+      return out;
+    },
+    waitForOutput,
+    setClock: () => Promise.reject(new Error('a stepped clock needs the spawned server (startServer)')),
+    stop,
+    exited,
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * parseConfig: defaults, and every bad value refused with a message naming its variable.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { parseConfig } from '../../lib/server/config.ts';
+import { ConfigError } from '../../lib/server/env.ts';
+import { fixturePair } from '../helpers/certificates.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'cg-config-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function refusal(env: Record<string, string>): ConfigError {
+  try {
+    parseConfig(env, dir);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError);
+    return error;
+  }
+  assert.fail(`accepted ${JSON.stringify(env)}`);
+}
+
+describe('parseConfig', () => {
+  it('has the documented defaults (README, Configuration)', () => {
+    assert.deepEqual(parseConfig({}, dir), {
+      port: 8080,
+      host: '127.0.0.1',
+      keysFile: join(dir, 'keys.json'),
+      keysFileExplicit: false,
+      apiKey: null,
+      rateLimitPerMinute: 20,
+      minEntropyBits: 0,
+      rateLimitRedis: null,
+      trustProxyHops: 0,
+      tls: null,
+      logLevel: 'info',
+    });
+  });
+
+  it('treats empty values as unset', () => {
+    assert.equal(parseConfig({ PORT: '', LOG_LEVEL: '' }, dir).port, 8080);
+  });
+
+  it('reads every variable', () => {
+    fixturePair(dir, 'c');
+    const c = parseConfig(
+      {
+        PORT: '0',
+        HOST: '::1',
+        API_KEYS_FILE: 'sub/k.json',
+        API_KEY: 'k'.repeat(16),
+        RATE_LIMIT_PER_MINUTE: '1000',
+        MIN_ENTROPY_BITS: '64.5',
+        TRUST_PROXY_HOPS: '2',
+        TLS_CERT_FILE: 'c.cert.pem',
+        TLS_KEY_FILE: join(dir, 'c.key.pem'),
+        LOG_LEVEL: 'debug',
+      },
+      dir,
+    );
+    assert.equal(c.port, 0);
+    assert.equal(c.host, '::1');
+    assert.equal(c.keysFile, join(dir, 'sub', 'k.json'));
+    assert.equal(c.keysFileExplicit, true);
+    assert.equal(c.apiKey, 'k'.repeat(16));
+    assert.equal(c.rateLimitPerMinute, 1000);
+    assert.equal(c.minEntropyBits, 64.5);
+    assert.equal(parseConfig({ MIN_ENTROPY_BITS: '256' }, dir).minEntropyBits, 256);
+    assert.equal(parseConfig({ MIN_ENTROPY_BITS: '0' }, dir).minEntropyBits, 0);
+    assert.equal(c.trustProxyHops, 2);
+    assert.match(c.tls!.cert.toString(), /CERTIFICATE/);
+    assert.deepEqual([c.tls!.certFile, c.tls!.keyFile], [join(dir, 'c.cert.pem'), join(dir, 'c.key.pem')]);
+    assert.equal(c.logLevel, 'debug');
+    assert.equal(parseConfig({ HOST: 'localhost' }, dir).host, 'localhost');
+  });
+
+  it('refuses bad values, naming the variable', () => {
+    const cases: [Record<string, string>, string, RegExp][] = [
+      [{ PORT: 'http' }, 'PORT', /^PORT must be an integer from 0 to 65535 \(got "http"\)$/],
+      [{ PORT: '65536' }, 'PORT', /65535/],
+      [{ PORT: '0x50' }, 'PORT', /0x50/],
+      [{ PORT: '-1' }, 'PORT', /PORT/],
+      [{ PORT: '1e3' }, 'PORT', /PORT/],
+      [{ HOST: 'example.com' }, 'HOST', /^HOST must be an IPv4 or IPv6 address/],
+      [{ API_KEY: 'short' }, 'API_KEY', /^API_KEY must be 16 to 256 printable ASCII characters without spaces$/],
+      [{ API_KEY: 'has a space in it somewhere' }, 'API_KEY', /API_KEY/],
+      [{ RATE_LIMIT_PER_MINUTE: '0' }, 'RATE_LIMIT_PER_MINUTE', /from 1 to/],
+      [{ RATE_LIMIT_PER_MINUTE: '2.5' }, 'RATE_LIMIT_PER_MINUTE', /2\.5/],
+      [{ TRUST_PROXY_HOPS: '11' }, 'TRUST_PROXY_HOPS', /from 0 to 10/],
+      [{ TRUST_PROXY_HOPS: 'true' }, 'TRUST_PROXY_HOPS', /TRUST_PROXY_HOPS/],
+      [
+        { MIN_ENTROPY_BITS: '257' },
+        'MIN_ENTROPY_BITS',
+        /^MIN_ENTROPY_BITS must be a number of bits from 0 to 256 \(got "257"\)$/,
+      ],
+      [{ MIN_ENTROPY_BITS: '-1' }, 'MIN_ENTROPY_BITS', /MIN_ENTROPY_BITS/],
+      [{ MIN_ENTROPY_BITS: '64 bits' }, 'MIN_ENTROPY_BITS', /"64 bits"/],
+      [{ MIN_ENTROPY_BITS: '1e2' }, 'MIN_ENTROPY_BITS', /MIN_ENTROPY_BITS/],
+      [{ MIN_ENTROPY_BITS: 'Infinity' }, 'MIN_ENTROPY_BITS', /MIN_ENTROPY_BITS/],
+      [
+        { LOG_LEVEL: 'verbose' },
+        'LOG_LEVEL',
+        /^LOG_LEVEL must be one of silent, error, warn, info, debug \(got "verbose"\)$/,
+      ],
+      [{ TLS_CERT_FILE: 'c.cert.pem' }, 'TLS_KEY_FILE', /must be set together with TLS_CERT_FILE/],
+      [{ TLS_KEY_FILE: 'c.key.pem' }, 'TLS_CERT_FILE', /must be set together with TLS_KEY_FILE/],
+      [{ TLS_CERT_FILE: 'nope.pem', TLS_KEY_FILE: 'c.key.pem' }, 'TLS_CERT_FILE', /does not exist/],
+      [{ TLS_CERT_FILE: '.', TLS_KEY_FILE: 'c.key.pem' }, 'TLS_CERT_FILE', /cannot be read/],
+      [{ TLS_CERT_FILE: 'c.cert.pem', TLS_KEY_FILE: 'plain.txt' }, 'TLS_KEY_FILE', /is not a PEM file/],
+      [{ PORT: 'x'.repeat(100) }, 'PORT', /"x{40}\.\.\."/],
+    ];
+    writeFileSync(join(dir, 'plain.txt'), 'hello');
+    for (const [env, variable, message] of cases) {
+      const error = refusal(env);
+      assert.equal(error.variable, variable, JSON.stringify(env));
+      assert.match(error.message, message);
+      assert.ok(!error.message.includes('\n'), 'one line');
+    }
+    assert.ok(!refusal({ API_KEY: 'secret!' }).message.includes('secret!'), 'a key is never echoed');
+  });
+});
