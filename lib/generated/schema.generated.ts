@@ -33,7 +33,7 @@ export const requestSchema = {
       "default": 0
     },
     "options": {
-      "description": "Settings for the chosen mode: PasswordOptions with mode password, PassphraseOptions with mode passphrase (see oneOf). Omitted, all of them take their default, as does each option left out."
+      "description": "Settings for the chosen mode: the options of mode password (PasswordOptions) or of mode passphrase (PassphraseOptions). Each option left out, or all of them when options is omitted, takes its default."
     }
   },
   "oneOf": [
