@@ -558,6 +558,10 @@ function infoDescription(): string {
     'Every error is a JSON body `{error, status, field?}` (`ErrorBody`). An unknown path is 404 and a known path with another method is 405 with `Allow`, on every path. HEAD works wherever GET does.',
     '',
     'Protocol-level failures use the same body and headers, close the connection and are not listed per operation: 400 (malformed HTTP, a missing or repeated `Host`, or a request asking for a protocol switch with `Upgrade` or `CONNECT`: `{"error":"protocol upgrade not supported","status":400}`), 408 (request or body too slow), 417 (an `Expect` other than `100-continue`), 431 (request headers over 8 KB or more than 64 header fields), 500 (an internal error; a fixed message, nothing internal).',
+    '',
+    '## Clients',
+    '',
+    'Generate a client from this document (`GET /openapi.json`). The request body `GenerateRequest` is a `oneOf` of one branch per `mode`, each fixing `mode` with `const` and naming its options object (`PasswordOptions` or `PassphraseOptions`), so a generated client types the options of each mode and refuses an option of the other. openapi-typescript: pass `--default-non-nullable false`, or every field with a `default` becomes required in the request type. Every error status has the `ErrorBody` schema.',
   ].join('\n');
 }
 

@@ -7,7 +7,7 @@
  * cast and no `any`, compiles under `tsc --strict` and runs against the server: a password and
  * a passphrase with options, a 400 read as the typed error body, and GET /generate. A program
  * that passes wordCount (a passphrase option) to a password request does not compile, and the
- * README's five-line example compiles and runs.
+ * examples of the README and docs/api.md (their Clients sections) compile and run.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -75,13 +75,29 @@ function codeOf(source: string): string {
     .replace(/'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`|"(?:[^"\\\n]|\\.)*"/g, "''");
 }
 
-/** The first ```ts block of the README's "Clients" section. */
-function readmeExample(): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Clients'));
-  const match = /```ts\n([\s\S]*?)```/.exec(section);
-  assert.ok(match, 'README.md has a "## Clients" section with a ```ts example');
-  return match[1];
+/** The ```ts blocks of the "Clients" section of a document: the examples users copy. */
+function examplesIn(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const start = text.indexOf('\n## Clients\n');
+  assert.ok(start >= 0, `${file} has a "## Clients" section`);
+  const end = text.indexOf('\n## ', start + 1);
+  const section = text.slice(start, end < 0 ? undefined : end);
+  return [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+}
+
+/**
+ * Every documented example, once (docs/api.md repeats the README's), as the file the test
+ * compiles: its URL made the live server's, and the client directory the one generated here.
+ */
+function documentedExamples(url: string): Map<string, string> {
+  const examples = [...new Set([...examplesIn('README.md'), ...examplesIn('docs/api.md')])];
+  assert.ok(examples.length >= 2, 'an example for each generator');
+  return new Map(
+    examples.map((code, i) => [
+      `example-${i + 1}.ts`,
+      code.replaceAll('http://127.0.0.1:8080', url).replaceAll('./cg-client/', './hey-api/'),
+    ]),
+  );
 }
 
 function tsconfig(files: string[], emit: boolean): string {
@@ -172,12 +188,15 @@ describe('typed clients generated from /openapi.json', () => {
       assert.doesNotMatch(code, /[\w)\]]!(?=[.;,)[\s])/, `${file}: a non-null assertion`);
       assert.doesNotMatch(source, /@ts-/, `${file}: a @ts- directive`);
     }
-    assert.doesNotMatch(codeOf(readmeExample()), /\bas\b|\bany\b|[\w)\]]!(?=[.;,)[\s])/, 'README example');
+    for (const [name, code] of documentedExamples(server.url)) {
+      assert.doesNotMatch(codeOf(code), /\bas\b|\bany\b|[\w)\]]!(?=[.;,)[\s])/, name);
+    }
   });
 
-  it('tsc --strict compiles both programs and the README example', async () => {
+  it('tsc --strict compiles both programs and the documented examples', async () => {
     for (const file of readdirSync(FIXTURES)) copyFileSync(join(FIXTURES, file), join(dir, file));
-    writeFileSync(join(dir, 'readme-example.ts'), readmeExample().replaceAll('http://127.0.0.1:8080', server.url));
+    const examples = documentedExamples(server.url);
+    for (const [name, code] of examples) writeFileSync(join(dir, name), code);
     // The negative programs with wordCount replaced by a password option: the same code compiles,
     // so what the negative check sees refused is wordCount and nothing else.
     const controls = PROGRAMS.map((p) => `${p}.control.ts`);
@@ -188,10 +207,10 @@ describe('typed clients generated from /openapi.json', () => {
     }
     writeFileSync(
       join(dir, 'tsconfig.json'),
-      tsconfig([...PROGRAMS.map((p) => `${p}.ts`), 'readme-example.ts', ...controls], true),
+      tsconfig([...PROGRAMS.map((p) => `${p}.ts`), ...examples.keys(), ...controls], true),
     );
     const run = await node([TSC, '-p', 'tsconfig.json', '--strict', '--pretty', 'false'], dir);
-    console.log(`tsc --strict (generated clients, 2 programs, the README example, 2 controls): ${run.ms} ms`);
+    console.log(`tsc --strict (generated clients, 2 programs, ${examples.size} examples, 2 controls): ${run.ms} ms`);
     assert.equal(run.code, 0, run.stdout);
   });
 
@@ -247,11 +266,19 @@ describe('typed clients generated from /openapi.json', () => {
     });
   }
 
-  it('the README example runs against the server and prints a passphrase', async () => {
-    const run = await node([join('out', 'readme-example.js')], dir, { CG_API_KEY: apiKey });
-    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
-    const words = run.stdout.trim().split('-');
-    assert.equal(words.length, 6, run.stdout);
+  it('the documented examples run against the server and print what they asked for', async () => {
+    const printed: string[] = [];
+    for (const name of documentedExamples(server.url).keys()) {
+      const run = await node([join('out', name.replace(/\.ts$/, '.js'))], dir, { CG_API_KEY: apiKey });
+      assert.equal(run.code, 0, `${name}: ${run.stdout}\n${run.stderr}`);
+      printed.push(run.stdout.trim());
+    }
+    // README: a passphrase of 6 words (hyphens); docs/api.md adds a password of 32 characters.
+    assert.equal(printed.length, 2, printed.join('\n'));
+    const [passphrase, password] = printed;
+    const words = passphrase.split('-');
+    assert.equal(words.length, 6, passphrase);
     for (const word of words) assert.ok(WORDLIST.includes(word), word);
+    assert.match(password, /^\S{32}$/);
   });
 });
