@@ -381,10 +381,26 @@ function describeSchema(): Json {
     },
   };
   const text = { type: 'string', maxLength: 1024 };
+  // A field as describe() lists it: the keywords it copies from the request schema, those the
+  // field has. Typed, so that a generated client reads `options.length.maximum` as a number.
+  const field = {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      type: { type: 'string', enum: ['integer', 'number', 'boolean', 'string', 'object'] },
+      default: { description: 'The value the field takes when it is omitted.' },
+      minimum: { type: 'number' },
+      maximum: { type: 'number' },
+      maxLength: { type: 'integer', minimum: 0 },
+      enum: { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 32 } },
+      description: text,
+      required: { type: 'boolean', description: 'true on mode, the one field every request needs.' },
+    },
+  };
   const fields = {
     description: 'Option name -> its type, default, bounds, enum and description, read from the request schema.',
     type: 'object',
-    additionalProperties: { type: 'object' },
+    additionalProperties: field,
   };
   const object = (properties: Json, extra: Json = {}) => ({
     type: 'object',
@@ -408,12 +424,7 @@ function describeSchema(): Json {
         auth: text,
         contentType: { type: 'string', const: 'application/json' },
       }),
-      request: object({
-        mode: { type: 'object' },
-        count: { type: 'object' },
-        minBits: { type: 'object' },
-        options: { type: 'object' },
-      }),
+      request: object({ mode: field, count: field, minBits: field, options: field }),
       modes: object(
         {
           password: mode({

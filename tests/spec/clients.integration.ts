@@ -234,7 +234,10 @@ describe('typed clients generated from /openapi.json', () => {
   function expected() {
     const body = (input: unknown) => generate(input).body;
     const bits = (input: unknown) => (body(input) as { entropy: { bits: number } }).entropy.bits;
-    const description = describeService() as { limits: { count: { maximum: number } } };
+    const description = describeService() as {
+      limits: { count: { maximum: number } };
+      modes: { passphrase: { options: { wordCount: { maximum: number } } } };
+    };
     return {
       password: {
         summary: 'password, length 32',
@@ -251,7 +254,12 @@ describe('typed clients generated from /openapi.json', () => {
         bits: bits({ mode: 'passphrase', options: { wordCount: 6, separator: 'space', capitalize: true } }),
       },
       refused: { status: 400, body: body({ mode: 'password', options: { length: 7 } }) },
-      described: { status: 200, countMaximum: description.limits.count.maximum, wordlistSize: WORDLIST.length },
+      described: {
+        status: 200,
+        countMaximum: description.limits.count.maximum,
+        wordlistSize: WORDLIST.length,
+        wordCountMaximum: description.modes.passphrase.options.wordCount.maximum,
+      },
     };
   }
 
