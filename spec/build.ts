@@ -57,9 +57,10 @@ export function compiledRequestSchema(): Record<string, unknown> {
  * it declares, draft 2020-12 (a schema that is not valid 2020-12 fails the build here), then
  * compiled for the run time by Ajv's draft-07 engine: for the keywords the two drafts share the
  * generated checks are the same, in the same order, with the same errors, but the 2020-12
- * engine also tracks which properties every allOf / if / then branch evaluated (for
- * `unevaluatedProperties`), an object and an Object.assign per branch on every request, about
- * half the validator's time for a passphrase (81 -> 44 ns). A keyword that only 2020-12 has
+ * engine also tracks which properties every applicator branch evaluated (for
+ * `unevaluatedProperties`; today the request's `oneOf` branches), an object per branch on every
+ * request: with the earlier allOf / if / then form, about half the validator's time for a
+ * passphrase (81 -> 44 ns). A keyword that only 2020-12 has
  * fails the draft-07 compilation (strict mode), so the build cannot silently drop it. The
  * exception is the keywords 2019-09 added and 2020-12 kept (`dependentSchemas`, which states
  * that `passwordRules` excludes the class options, `dependentRequired`, `min/maxContains`):

@@ -381,10 +381,26 @@ function describeSchema(): Json {
     },
   };
   const text = { type: 'string', maxLength: 1024 };
+  // A field as describe() lists it: the keywords it copies from the request schema, those the
+  // field has. Typed, so that a generated client reads `options.length.maximum` as a number.
+  const field = {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      type: { type: 'string', enum: ['integer', 'number', 'boolean', 'string', 'object'] },
+      default: { description: 'The value the field takes when it is omitted.' },
+      minimum: { type: 'number' },
+      maximum: { type: 'number' },
+      maxLength: { type: 'integer', minimum: 0 },
+      enum: { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 32 } },
+      description: text,
+      required: { type: 'boolean', description: 'true on mode, the one field every request needs.' },
+    },
+  };
   const fields = {
     description: 'Option name -> its type, default, bounds, enum and description, read from the request schema.',
     type: 'object',
-    additionalProperties: { type: 'object' },
+    additionalProperties: field,
   };
   const object = (properties: Json, extra: Json = {}) => ({
     type: 'object',
@@ -408,12 +424,7 @@ function describeSchema(): Json {
         auth: text,
         contentType: { type: 'string', const: 'application/json' },
       }),
-      request: object({
-        mode: { type: 'object' },
-        count: { type: 'object' },
-        minBits: { type: 'object' },
-        options: { type: 'object' },
-      }),
+      request: object({ mode: field, count: field, minBits: field, options: field }),
       modes: object(
         {
           password: mode({
@@ -558,6 +569,10 @@ function infoDescription(): string {
     'Every error is a JSON body `{error, status, field?}` (`ErrorBody`). An unknown path is 404 and a known path with another method is 405 with `Allow`, on every path. HEAD works wherever GET does.',
     '',
     'Protocol-level failures use the same body and headers, close the connection and are not listed per operation: 400 (malformed HTTP, a missing or repeated `Host`, or a request asking for a protocol switch with `Upgrade` or `CONNECT`: `{"error":"protocol upgrade not supported","status":400}`), 408 (request or body too slow), 417 (an `Expect` other than `100-continue`), 431 (request headers over 8 KB or more than 64 header fields), 500 (an internal error; a fixed message, nothing internal).',
+    '',
+    '## Clients',
+    '',
+    'Generate a client from this document (`GET /openapi.json`). The request body `GenerateRequest` is a `oneOf` of one branch per `mode`, each fixing `mode` with `const` and naming its options object (`PasswordOptions` or `PassphraseOptions`), so a generated client types the options of each mode and refuses an option of the other. openapi-typescript: pass `--default-non-nullable false`, or every field with a `default` becomes required in the request type. Every error status has the `ErrorBody` schema.',
   ].join('\n');
 }
 

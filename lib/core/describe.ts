@@ -48,6 +48,20 @@ function structuredCloneJson<T>(value: T): T {
   return typeof value === 'object' && value !== null ? (JSON.parse(JSON.stringify(value)) as T) : value;
 }
 
+type OptionsName = keyof typeof requestSchema.$defs;
+/**
+ * `options` has no type at the root (a type there would be intersected with each mode's options
+ * object in generated clients): each mode's branch of the request union gives it its options
+ * object. The description states the type they share.
+ */
+const OPTIONS_TYPE = [
+  ...new Set(
+    requestSchema.oneOf.map(
+      (b) => requestSchema.$defs[b.properties.options.$ref.replace('#/$defs/', '') as OptionsName].type,
+    ),
+  ),
+].join(' | ');
+
 /** The options `passwordRules` excludes: the keys of its dependentSchemas entry. */
 const EXCLUSIVE_WITH = Object.keys(requestSchema.$defs.PasswordOptions.dependentSchemas.passwordRules.properties);
 
@@ -81,7 +95,7 @@ export function describe(settings: DescribeSettings = {}): Json {
       mode: { ...fieldOf(properties.mode), required: true },
       count: fieldOf(properties.count),
       minBits: fieldOf(properties.minBits),
-      options: fieldOf(properties.options),
+      options: fieldOf({ type: OPTIONS_TYPE, ...properties.options }),
     },
     modes: {
       password: {

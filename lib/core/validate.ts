@@ -150,6 +150,34 @@ function describeError(err: AjvError, mode: unknown): Validation {
 }
 
 /**
+ * The error to report when the compiled schema refuses `body`. The request is a union, one
+ * `oneOf` branch per mode, and each branch checks `mode` (a `const`) before its options, so a
+ * body fails every branch of another mode on `mode` alone. ajv checks the `oneOf` before the
+ * root's own keywords and, when it fails, lists one error per failed branch and then the
+ * `oneOf` error itself. The answer is the error of the body's own branch: the first that is not
+ * another branch's `mode`. When every branch failed on `mode`, the body's mode is none of them
+ * and the root's own checks decide, in the order ajv runs them (`required` is already met):
+ * `additionalProperties` (the first key, in the body's order, that the root's `properties`
+ * lack), then `mode`. docs/api.md (Validation and the request union) says why the union is
+ * checked first.
+ */
+function errorToReport(errors: readonly AjvError[], body: unknown): AjvError {
+  const own = errors.find((e) => e.keyword !== 'oneOf' && !(e.keyword === 'const' && e.instancePath === '/mode'));
+  if (own !== undefined) return own;
+  // Every branch got as far as `mode`, past its `type: object`: the body is an object.
+  const unknown = Object.keys(body as Json).find((key) => !Object.hasOwn(requestSchema.properties, key));
+  if (unknown !== undefined) {
+    return {
+      instancePath: '',
+      schemaPath: '#/additionalProperties',
+      keyword: 'additionalProperties',
+      params: { additionalProperty: unknown },
+    };
+  }
+  return { instancePath: '/mode', schemaPath: '#/properties/mode/enum', keyword: 'enum', params: {} };
+}
+
+/**
  * One read of every own enumerable key into a fresh plain object (object spread): getters and
  * proxy traps run once, so what is validated is what is used, and a `__proto__` key becomes a
  * plain own key (spread defines properties, it never calls the `__proto__` setter). Spread is
@@ -181,10 +209,10 @@ export function validateRequest(input: unknown): Validation {
     return invalid('the request could not be read');
   }
   if (!schemaValidator(body)) {
-    const first = schemaValidator.errors?.[0];
+    const errors = schemaValidator.errors;
     /* c8 ignore next -- ajv always reports at least one error when validation fails */
-    if (!first) return invalid('the request is invalid');
-    return describeError(first, (body as Json | null)?.mode);
+    if (!errors || errors.length === 0) return invalid('the request is invalid');
+    return describeError(errorToReport(errors, body), (body as Json | null)?.mode);
   }
   // The schema accepted it: an object with a valid mode, count and options.
   const accepted = body as Json;

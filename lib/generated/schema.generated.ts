@@ -3,7 +3,7 @@ export const requestSchema = {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://credential-generator.invalid/schemas/generate-request.schema.json",
   "title": "GenerateRequest",
-  "description": "Body of POST /generate and the input of ServiceAPI.generate(). Only mode is required; omitted optional fields take their default; a present but invalid value is rejected, never clamped or replaced by its default.",
+  "description": "Body of POST /generate and the input of ServiceAPI.generate(): a password request or a passphrase request, told apart by mode (oneOf), each with the options of its mode; count and minBits are shared. Only mode is required; omitted optional fields take their default; a present but invalid value is rejected, never clamped or replaced by its default.",
   "type": "object",
   "required": [
     "mode"
@@ -33,47 +33,39 @@ export const requestSchema = {
       "default": 0
     },
     "options": {
-      "description": "Settings for the chosen mode; see PasswordOptions and PassphraseOptions.",
-      "type": "object",
-      "default": {}
+      "description": "Settings for the chosen mode: the options of mode password (PasswordOptions) or of mode passphrase (PassphraseOptions). Each option left out, or all of them when options is omitted, takes its default."
     }
   },
-  "allOf": [
+  "oneOf": [
     {
-      "if": {
-        "required": [
-          "mode"
-        ],
-        "properties": {
-          "mode": {
-            "const": "password"
-          }
-        }
-      },
-      "then": {
-        "properties": {
-          "options": {
-            "$ref": "#/$defs/PasswordOptions"
-          }
+      "title": "PasswordRequest",
+      "description": "mode password: options are PasswordOptions.",
+      "type": "object",
+      "required": [
+        "mode"
+      ],
+      "properties": {
+        "mode": {
+          "const": "password"
+        },
+        "options": {
+          "$ref": "#/$defs/PasswordOptions"
         }
       }
     },
     {
-      "if": {
-        "required": [
-          "mode"
-        ],
-        "properties": {
-          "mode": {
-            "const": "passphrase"
-          }
-        }
-      },
-      "then": {
-        "properties": {
-          "options": {
-            "$ref": "#/$defs/PassphraseOptions"
-          }
+      "title": "PassphraseRequest",
+      "description": "mode passphrase: options are PassphraseOptions.",
+      "type": "object",
+      "required": [
+        "mode"
+      ],
+      "properties": {
+        "mode": {
+          "const": "passphrase"
+        },
+        "options": {
+          "$ref": "#/$defs/PassphraseOptions"
         }
       }
     }

@@ -54,12 +54,14 @@ function requireValidator () {
 	let vErrors = null;
 	let errors = 0;
 	const _errs1 = errors;
+	let valid0 = false;
+	let passing0 = null;
 	const _errs2 = errors;
-	let valid1 = true;
-	const _errs3 = errors;
+	if(errors === _errs2){
 	if(data && typeof data == "object" && !Array.isArray(data)){
-	if((data.mode === undefined) && ("mode")){
-	const err0 = {};
+	let missing0;
+	if((data.mode === undefined) && (missing0 = "mode")){
+	const err0 = {instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
 	if(vErrors === null){
 	vErrors = [err0];
 	}
@@ -70,8 +72,9 @@ function requireValidator () {
 	}
 	else {
 	if(data.mode !== undefined){
+	const _errs4 = errors;
 	if("password" !== data.mode){
-	const err1 = {};
+	const err1 = {instancePath:instancePath+"/mode",schemaPath:"#/oneOf/0/properties/mode/const",keyword:"const",params:{allowedValue: "password"},message:"must be equal to constant"};
 	if(vErrors === null){
 	vErrors = [err1];
 	}
@@ -80,248 +83,22 @@ function requireValidator () {
 	}
 	errors++;
 	}
-	}
-	}
-	}
-	var _valid0 = _errs3 === errors;
-	errors = _errs2;
-	if(vErrors !== null){
-	if(_errs2){
-	vErrors.length = _errs2;
+	var valid1 = _errs4 === errors;
 	}
 	else {
-	vErrors = null;
+	var valid1 = true;
 	}
-	}
-	if(_valid0){
-	const _errs5 = errors;
-	if(data && typeof data == "object" && !Array.isArray(data)){
+	if(valid1){
 	if(data.options !== undefined){
 	let data1 = data.options;
-	const _errs7 = errors;
-	if(errors === _errs7){
+	const _errs5 = errors;
+	const _errs6 = errors;
+	if(errors === _errs6){
 	if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-	const _errs9 = errors;
+	const _errs8 = errors;
 	for(const key0 in data1){
 	if(!((((((((key0 === "length") || (key0 === "includeLowercase")) || (key0 === "includeUppercase")) || (key0 === "includeNumbers")) || (key0 === "includeSymbols")) || (key0 === "avoidAmbiguous")) || (key0 === "excludedCharacters")) || (key0 === "passwordRules"))){
-	validate10.errors = [{instancePath:instancePath+"/options",schemaPath:"#/$defs/PasswordOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-	return false;
-	}
-	}
-	if(_errs9 === errors){
-	if(data1.length !== undefined){
-	let data2 = data1.length;
-	const _errs10 = errors;
-	if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-	validate10.errors = [{instancePath:instancePath+"/options/length",schemaPath:"#/$defs/PasswordOptions/properties/length/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-	return false;
-	}
-	if(errors === _errs10){
-	if((typeof data2 == "number") && (isFinite(data2))){
-	if(data2 > 128 || isNaN(data2)){
-	validate10.errors = [{instancePath:instancePath+"/options/length",schemaPath:"#/$defs/PasswordOptions/properties/length/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"}];
-	return false;
-	}
-	else {
-	if(data2 < 8 || isNaN(data2)){
-	validate10.errors = [{instancePath:instancePath+"/options/length",schemaPath:"#/$defs/PasswordOptions/properties/length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 8},message:"must be >= 8"}];
-	return false;
-	}
-	}
-	}
-	}
-	var valid5 = _errs10 === errors;
-	}
-	else {
-	var valid5 = true;
-	}
-	if(valid5){
-	if(data1.includeLowercase !== undefined){
-	const _errs12 = errors;
-	if(typeof data1.includeLowercase !== "boolean"){
-	validate10.errors = [{instancePath:instancePath+"/options/includeLowercase",schemaPath:"#/$defs/PasswordOptions/properties/includeLowercase/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-	return false;
-	}
-	var valid5 = _errs12 === errors;
-	}
-	else {
-	var valid5 = true;
-	}
-	if(valid5){
-	if(data1.includeUppercase !== undefined){
-	const _errs14 = errors;
-	if(typeof data1.includeUppercase !== "boolean"){
-	validate10.errors = [{instancePath:instancePath+"/options/includeUppercase",schemaPath:"#/$defs/PasswordOptions/properties/includeUppercase/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-	return false;
-	}
-	var valid5 = _errs14 === errors;
-	}
-	else {
-	var valid5 = true;
-	}
-	if(valid5){
-	if(data1.includeNumbers !== undefined){
-	const _errs16 = errors;
-	if(typeof data1.includeNumbers !== "boolean"){
-	validate10.errors = [{instancePath:instancePath+"/options/includeNumbers",schemaPath:"#/$defs/PasswordOptions/properties/includeNumbers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-	return false;
-	}
-	var valid5 = _errs16 === errors;
-	}
-	else {
-	var valid5 = true;
-	}
-	if(valid5){
-	if(data1.includeSymbols !== undefined){
-	const _errs18 = errors;
-	if(typeof data1.includeSymbols !== "boolean"){
-	validate10.errors = [{instancePath:instancePath+"/options/includeSymbols",schemaPath:"#/$defs/PasswordOptions/properties/includeSymbols/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-	return false;
-	}
-	var valid5 = _errs18 === errors;
-	}
-	else {
-	var valid5 = true;
-	}
-	if(valid5){
-	if(data1.avoidAmbiguous !== undefined){
-	const _errs20 = errors;
-	if(typeof data1.avoidAmbiguous !== "boolean"){
-	validate10.errors = [{instancePath:instancePath+"/options/avoidAmbiguous",schemaPath:"#/$defs/PasswordOptions/properties/avoidAmbiguous/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-	return false;
-	}
-	var valid5 = _errs20 === errors;
-	}
-	else {
-	var valid5 = true;
-	}
-	if(valid5){
-	if(data1.excludedCharacters !== undefined){
-	let data8 = data1.excludedCharacters;
-	const _errs22 = errors;
-	if(errors === _errs22){
-	if(typeof data8 === "string"){
-	if(func2(data8) > 256){
-	validate10.errors = [{instancePath:instancePath+"/options/excludedCharacters",schemaPath:"#/$defs/PasswordOptions/properties/excludedCharacters/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
-	return false;
-	}
-	}
-	else {
-	validate10.errors = [{instancePath:instancePath+"/options/excludedCharacters",schemaPath:"#/$defs/PasswordOptions/properties/excludedCharacters/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-	return false;
-	}
-	}
-	var valid5 = _errs22 === errors;
-	}
-	else {
-	var valid5 = true;
-	}
-	if(valid5){
-	if(data1.passwordRules !== undefined){
-	let data9 = data1.passwordRules;
-	const _errs24 = errors;
-	if(errors === _errs24){
-	if(typeof data9 === "string"){
-	if(func2(data9) > 1024){
-	validate10.errors = [{instancePath:instancePath+"/options/passwordRules",schemaPath:"#/$defs/PasswordOptions/properties/passwordRules/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
-	return false;
-	}
-	}
-	else {
-	validate10.errors = [{instancePath:instancePath+"/options/passwordRules",schemaPath:"#/$defs/PasswordOptions/properties/passwordRules/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-	return false;
-	}
-	}
-	var valid5 = _errs24 === errors;
-	}
-	else {
-	var valid5 = true;
-	}
-	if(valid5){
-	if(data1.passwordRules !== undefined){
-	if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-	if(data1.includeLowercase !== undefined){
-	var valid7 = false;
-	validate10.errors = [{instancePath:instancePath+"/options/includeLowercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeLowercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
-	return false;
-	}
-	else {
-	var valid7 = true;
-	}
-	if(valid7){
-	if(data1.includeUppercase !== undefined){
-	var valid7 = false;
-	validate10.errors = [{instancePath:instancePath+"/options/includeUppercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeUppercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
-	return false;
-	}
-	else {
-	var valid7 = true;
-	}
-	if(valid7){
-	if(data1.includeNumbers !== undefined){
-	var valid7 = false;
-	validate10.errors = [{instancePath:instancePath+"/options/includeNumbers",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeNumbers/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
-	return false;
-	}
-	else {
-	var valid7 = true;
-	}
-	if(valid7){
-	if(data1.includeSymbols !== undefined){
-	var valid7 = false;
-	validate10.errors = [{instancePath:instancePath+"/options/includeSymbols",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeSymbols/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
-	return false;
-	}
-	else {
-	var valid7 = true;
-	}
-	if(valid7){
-	if(data1.avoidAmbiguous !== undefined){
-	var valid7 = false;
-	validate10.errors = [{instancePath:instancePath+"/options/avoidAmbiguous",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/avoidAmbiguous/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
-	return false;
-	}
-	else {
-	var valid7 = true;
-	}
-	if(valid7){
-	if(data1.excludedCharacters !== undefined){
-	var valid7 = false;
-	validate10.errors = [{instancePath:instancePath+"/options/excludedCharacters",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/excludedCharacters/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
-	return false;
-	}
-	else {
-	var valid7 = true;
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	else {
-	validate10.errors = [{instancePath:instancePath+"/options",schemaPath:"#/$defs/PasswordOptions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-	return false;
-	}
-	}
-	}
-	}
-	var _valid0 = _errs5 === errors;
-	valid1 = _valid0;
-	}
-	if(!valid1){
-	const err2 = {instancePath,schemaPath:"#/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+	const err2 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PasswordOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 	if(vErrors === null){
 	vErrors = [err2];
 	}
@@ -329,18 +106,15 @@ function requireValidator () {
 	vErrors.push(err2);
 	}
 	errors++;
-	validate10.errors = vErrors;
-	return false;
+	break;
 	}
-	var valid0 = _errs1 === errors;
-	if(valid0){
-	const _errs27 = errors;
-	const _errs28 = errors;
-	let valid8 = true;
-	const _errs29 = errors;
-	if(data && typeof data == "object" && !Array.isArray(data)){
-	if((data.mode === undefined) && ("mode")){
-	const err3 = {};
+	}
+	if(_errs8 === errors){
+	if(data1.length !== undefined){
+	let data2 = data1.length;
+	const _errs9 = errors;
+	if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+	const err3 = {instancePath:instancePath+"/options/length",schemaPath:"#/$defs/PasswordOptions/properties/length/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 	if(vErrors === null){
 	vErrors = [err3];
 	}
@@ -349,10 +123,10 @@ function requireValidator () {
 	}
 	errors++;
 	}
-	else {
-	if(data.mode !== undefined){
-	if("passphrase" !== data.mode){
-	const err4 = {};
+	if(errors === _errs9){
+	if((typeof data2 == "number") && (isFinite(data2))){
+	if(data2 > 128 || isNaN(data2)){
+	const err4 = {instancePath:instancePath+"/options/length",schemaPath:"#/$defs/PasswordOptions/properties/length/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
 	if(vErrors === null){
 	vErrors = [err4];
 	}
@@ -361,119 +135,9 @@ function requireValidator () {
 	}
 	errors++;
 	}
-	}
-	}
-	}
-	var _valid1 = _errs29 === errors;
-	errors = _errs28;
-	if(vErrors !== null){
-	if(_errs28){
-	vErrors.length = _errs28;
-	}
 	else {
-	vErrors = null;
-	}
-	}
-	if(_valid1){
-	const _errs31 = errors;
-	if(data && typeof data == "object" && !Array.isArray(data)){
-	if(data.options !== undefined){
-	let data17 = data.options;
-	const _errs33 = errors;
-	if(errors === _errs33){
-	if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-	const _errs35 = errors;
-	for(const key1 in data17){
-	if(!((((key1 === "wordCount") || (key1 === "separator")) || (key1 === "capitalize")) || (key1 === "addNumber"))){
-	validate10.errors = [{instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-	return false;
-	}
-	}
-	if(_errs35 === errors){
-	if(data17.wordCount !== undefined){
-	let data18 = data17.wordCount;
-	const _errs36 = errors;
-	if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-	validate10.errors = [{instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-	return false;
-	}
-	if(errors === _errs36){
-	if((typeof data18 == "number") && (isFinite(data18))){
-	if(data18 > 8 || isNaN(data18)){
-	validate10.errors = [{instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 8},message:"must be <= 8"}];
-	return false;
-	}
-	else {
-	if(data18 < 4 || isNaN(data18)){
-	validate10.errors = [{instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4},message:"must be >= 4"}];
-	return false;
-	}
-	}
-	}
-	}
-	var valid12 = _errs36 === errors;
-	}
-	else {
-	var valid12 = true;
-	}
-	if(valid12){
-	if(data17.separator !== undefined){
-	let data19 = data17.separator;
-	const _errs38 = errors;
-	if(typeof data19 !== "string"){
-	validate10.errors = [{instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-	return false;
-	}
-	if(!((((((data19 === "hyphen") || (data19 === "underscore")) || (data19 === "dot")) || (data19 === "space")) || (data19 === "digit")) || (data19 === "symbol"))){
-	validate10.errors = [{instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/enum",keyword:"enum",params:{allowedValues: schema13.properties.separator.enum},message:"must be equal to one of the allowed values"}];
-	return false;
-	}
-	var valid12 = _errs38 === errors;
-	}
-	else {
-	var valid12 = true;
-	}
-	if(valid12){
-	if(data17.capitalize !== undefined){
-	const _errs40 = errors;
-	if(typeof data17.capitalize !== "boolean"){
-	validate10.errors = [{instancePath:instancePath+"/options/capitalize",schemaPath:"#/$defs/PassphraseOptions/properties/capitalize/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-	return false;
-	}
-	var valid12 = _errs40 === errors;
-	}
-	else {
-	var valid12 = true;
-	}
-	if(valid12){
-	if(data17.addNumber !== undefined){
-	const _errs42 = errors;
-	if(typeof data17.addNumber !== "boolean"){
-	validate10.errors = [{instancePath:instancePath+"/options/addNumber",schemaPath:"#/$defs/PassphraseOptions/properties/addNumber/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-	return false;
-	}
-	var valid12 = _errs42 === errors;
-	}
-	else {
-	var valid12 = true;
-	}
-	}
-	}
-	}
-	}
-	}
-	else {
-	validate10.errors = [{instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-	return false;
-	}
-	}
-	}
-	}
-	var _valid1 = _errs31 === errors;
-	valid8 = _valid1;
-	}
-	if(!valid8){
-	const err5 = {instancePath,schemaPath:"#/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+	if(data2 < 8 || isNaN(data2)){
+	const err5 = {instancePath:instancePath+"/options/length",schemaPath:"#/$defs/PasswordOptions/properties/length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 8},message:"must be >= 8"};
 	if(vErrors === null){
 	vErrors = [err5];
 	}
@@ -481,10 +145,546 @@ function requireValidator () {
 	vErrors.push(err5);
 	}
 	errors++;
+	}
+	}
+	}
+	}
+	var valid3 = _errs9 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.includeLowercase !== undefined){
+	const _errs11 = errors;
+	if(typeof data1.includeLowercase !== "boolean"){
+	const err6 = {instancePath:instancePath+"/options/includeLowercase",schemaPath:"#/$defs/PasswordOptions/properties/includeLowercase/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+	if(vErrors === null){
+	vErrors = [err6];
+	}
+	else {
+	vErrors.push(err6);
+	}
+	errors++;
+	}
+	var valid3 = _errs11 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.includeUppercase !== undefined){
+	const _errs13 = errors;
+	if(typeof data1.includeUppercase !== "boolean"){
+	const err7 = {instancePath:instancePath+"/options/includeUppercase",schemaPath:"#/$defs/PasswordOptions/properties/includeUppercase/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+	if(vErrors === null){
+	vErrors = [err7];
+	}
+	else {
+	vErrors.push(err7);
+	}
+	errors++;
+	}
+	var valid3 = _errs13 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.includeNumbers !== undefined){
+	const _errs15 = errors;
+	if(typeof data1.includeNumbers !== "boolean"){
+	const err8 = {instancePath:instancePath+"/options/includeNumbers",schemaPath:"#/$defs/PasswordOptions/properties/includeNumbers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+	if(vErrors === null){
+	vErrors = [err8];
+	}
+	else {
+	vErrors.push(err8);
+	}
+	errors++;
+	}
+	var valid3 = _errs15 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.includeSymbols !== undefined){
+	const _errs17 = errors;
+	if(typeof data1.includeSymbols !== "boolean"){
+	const err9 = {instancePath:instancePath+"/options/includeSymbols",schemaPath:"#/$defs/PasswordOptions/properties/includeSymbols/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+	if(vErrors === null){
+	vErrors = [err9];
+	}
+	else {
+	vErrors.push(err9);
+	}
+	errors++;
+	}
+	var valid3 = _errs17 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.avoidAmbiguous !== undefined){
+	const _errs19 = errors;
+	if(typeof data1.avoidAmbiguous !== "boolean"){
+	const err10 = {instancePath:instancePath+"/options/avoidAmbiguous",schemaPath:"#/$defs/PasswordOptions/properties/avoidAmbiguous/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+	if(vErrors === null){
+	vErrors = [err10];
+	}
+	else {
+	vErrors.push(err10);
+	}
+	errors++;
+	}
+	var valid3 = _errs19 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.excludedCharacters !== undefined){
+	let data8 = data1.excludedCharacters;
+	const _errs21 = errors;
+	if(errors === _errs21){
+	if(typeof data8 === "string"){
+	if(func2(data8) > 256){
+	const err11 = {instancePath:instancePath+"/options/excludedCharacters",schemaPath:"#/$defs/PasswordOptions/properties/excludedCharacters/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+	if(vErrors === null){
+	vErrors = [err11];
+	}
+	else {
+	vErrors.push(err11);
+	}
+	errors++;
+	}
+	}
+	else {
+	const err12 = {instancePath:instancePath+"/options/excludedCharacters",schemaPath:"#/$defs/PasswordOptions/properties/excludedCharacters/type",keyword:"type",params:{type: "string"},message:"must be string"};
+	if(vErrors === null){
+	vErrors = [err12];
+	}
+	else {
+	vErrors.push(err12);
+	}
+	errors++;
+	}
+	}
+	var valid3 = _errs21 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.passwordRules !== undefined){
+	let data9 = data1.passwordRules;
+	const _errs23 = errors;
+	if(errors === _errs23){
+	if(typeof data9 === "string"){
+	if(func2(data9) > 1024){
+	const err13 = {instancePath:instancePath+"/options/passwordRules",schemaPath:"#/$defs/PasswordOptions/properties/passwordRules/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
+	if(vErrors === null){
+	vErrors = [err13];
+	}
+	else {
+	vErrors.push(err13);
+	}
+	errors++;
+	}
+	}
+	else {
+	const err14 = {instancePath:instancePath+"/options/passwordRules",schemaPath:"#/$defs/PasswordOptions/properties/passwordRules/type",keyword:"type",params:{type: "string"},message:"must be string"};
+	if(vErrors === null){
+	vErrors = [err14];
+	}
+	else {
+	vErrors.push(err14);
+	}
+	errors++;
+	}
+	}
+	var valid3 = _errs23 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.passwordRules !== undefined){
+	if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+	if(data1.includeLowercase !== undefined){
+	var valid5 = false;
+	const err15 = {instancePath:instancePath+"/options/includeLowercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeLowercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err15];
+	}
+	else {
+	vErrors.push(err15);
+	}
+	errors++;
+	}
+	else {
+	var valid5 = true;
+	}
+	if(valid5){
+	if(data1.includeUppercase !== undefined){
+	var valid5 = false;
+	const err16 = {instancePath:instancePath+"/options/includeUppercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeUppercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err16];
+	}
+	else {
+	vErrors.push(err16);
+	}
+	errors++;
+	}
+	else {
+	var valid5 = true;
+	}
+	if(valid5){
+	if(data1.includeNumbers !== undefined){
+	var valid5 = false;
+	const err17 = {instancePath:instancePath+"/options/includeNumbers",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeNumbers/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err17];
+	}
+	else {
+	vErrors.push(err17);
+	}
+	errors++;
+	}
+	else {
+	var valid5 = true;
+	}
+	if(valid5){
+	if(data1.includeSymbols !== undefined){
+	var valid5 = false;
+	const err18 = {instancePath:instancePath+"/options/includeSymbols",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeSymbols/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err18];
+	}
+	else {
+	vErrors.push(err18);
+	}
+	errors++;
+	}
+	else {
+	var valid5 = true;
+	}
+	if(valid5){
+	if(data1.avoidAmbiguous !== undefined){
+	var valid5 = false;
+	const err19 = {instancePath:instancePath+"/options/avoidAmbiguous",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/avoidAmbiguous/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err19];
+	}
+	else {
+	vErrors.push(err19);
+	}
+	errors++;
+	}
+	else {
+	var valid5 = true;
+	}
+	if(valid5){
+	if(data1.excludedCharacters !== undefined){
+	var valid5 = false;
+	const err20 = {instancePath:instancePath+"/options/excludedCharacters",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/excludedCharacters/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err20];
+	}
+	else {
+	vErrors.push(err20);
+	}
+	errors++;
+	}
+	else {
+	var valid5 = true;
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	else {
+	const err21 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PasswordOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	if(vErrors === null){
+	vErrors = [err21];
+	}
+	else {
+	vErrors.push(err21);
+	}
+	errors++;
+	}
+	}
+	var valid1 = _errs5 === errors;
+	}
+	else {
+	var valid1 = true;
+	}
+	}
+	}
+	}
+	else {
+	const err22 = {instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	if(vErrors === null){
+	vErrors = [err22];
+	}
+	else {
+	vErrors.push(err22);
+	}
+	errors++;
+	}
+	}
+	var _valid0 = _errs2 === errors;
+	if(_valid0){
+	valid0 = true;
+	passing0 = 0;
+	}
+	const _errs26 = errors;
+	if(errors === _errs26){
+	if(data && typeof data == "object" && !Array.isArray(data)){
+	let missing1;
+	if((data.mode === undefined) && (missing1 = "mode")){
+	const err23 = {instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+	if(vErrors === null){
+	vErrors = [err23];
+	}
+	else {
+	vErrors.push(err23);
+	}
+	errors++;
+	}
+	else {
+	if(data.mode !== undefined){
+	const _errs28 = errors;
+	if("passphrase" !== data.mode){
+	const err24 = {instancePath:instancePath+"/mode",schemaPath:"#/oneOf/1/properties/mode/const",keyword:"const",params:{allowedValue: "passphrase"},message:"must be equal to constant"};
+	if(vErrors === null){
+	vErrors = [err24];
+	}
+	else {
+	vErrors.push(err24);
+	}
+	errors++;
+	}
+	var valid6 = _errs28 === errors;
+	}
+	else {
+	var valid6 = true;
+	}
+	if(valid6){
+	if(data.options !== undefined){
+	let data17 = data.options;
+	const _errs29 = errors;
+	const _errs30 = errors;
+	if(errors === _errs30){
+	if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+	const _errs32 = errors;
+	for(const key1 in data17){
+	if(!((((key1 === "wordCount") || (key1 === "separator")) || (key1 === "capitalize")) || (key1 === "addNumber"))){
+	const err25 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+	if(vErrors === null){
+	vErrors = [err25];
+	}
+	else {
+	vErrors.push(err25);
+	}
+	errors++;
+	break;
+	}
+	}
+	if(_errs32 === errors){
+	if(data17.wordCount !== undefined){
+	let data18 = data17.wordCount;
+	const _errs33 = errors;
+	if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+	const err26 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+	if(vErrors === null){
+	vErrors = [err26];
+	}
+	else {
+	vErrors.push(err26);
+	}
+	errors++;
+	}
+	if(errors === _errs33){
+	if((typeof data18 == "number") && (isFinite(data18))){
+	if(data18 > 8 || isNaN(data18)){
+	const err27 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 8},message:"must be <= 8"};
+	if(vErrors === null){
+	vErrors = [err27];
+	}
+	else {
+	vErrors.push(err27);
+	}
+	errors++;
+	}
+	else {
+	if(data18 < 4 || isNaN(data18)){
+	const err28 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4},message:"must be >= 4"};
+	if(vErrors === null){
+	vErrors = [err28];
+	}
+	else {
+	vErrors.push(err28);
+	}
+	errors++;
+	}
+	}
+	}
+	}
+	var valid8 = _errs33 === errors;
+	}
+	else {
+	var valid8 = true;
+	}
+	if(valid8){
+	if(data17.separator !== undefined){
+	let data19 = data17.separator;
+	const _errs35 = errors;
+	if(typeof data19 !== "string"){
+	const err29 = {instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+	if(vErrors === null){
+	vErrors = [err29];
+	}
+	else {
+	vErrors.push(err29);
+	}
+	errors++;
+	}
+	if(!((((((data19 === "hyphen") || (data19 === "underscore")) || (data19 === "dot")) || (data19 === "space")) || (data19 === "digit")) || (data19 === "symbol"))){
+	const err30 = {instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/enum",keyword:"enum",params:{allowedValues: schema13.properties.separator.enum},message:"must be equal to one of the allowed values"};
+	if(vErrors === null){
+	vErrors = [err30];
+	}
+	else {
+	vErrors.push(err30);
+	}
+	errors++;
+	}
+	var valid8 = _errs35 === errors;
+	}
+	else {
+	var valid8 = true;
+	}
+	if(valid8){
+	if(data17.capitalize !== undefined){
+	const _errs37 = errors;
+	if(typeof data17.capitalize !== "boolean"){
+	const err31 = {instancePath:instancePath+"/options/capitalize",schemaPath:"#/$defs/PassphraseOptions/properties/capitalize/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+	if(vErrors === null){
+	vErrors = [err31];
+	}
+	else {
+	vErrors.push(err31);
+	}
+	errors++;
+	}
+	var valid8 = _errs37 === errors;
+	}
+	else {
+	var valid8 = true;
+	}
+	if(valid8){
+	if(data17.addNumber !== undefined){
+	const _errs39 = errors;
+	if(typeof data17.addNumber !== "boolean"){
+	const err32 = {instancePath:instancePath+"/options/addNumber",schemaPath:"#/$defs/PassphraseOptions/properties/addNumber/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+	if(vErrors === null){
+	vErrors = [err32];
+	}
+	else {
+	vErrors.push(err32);
+	}
+	errors++;
+	}
+	var valid8 = _errs39 === errors;
+	}
+	else {
+	var valid8 = true;
+	}
+	}
+	}
+	}
+	}
+	}
+	else {
+	const err33 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	if(vErrors === null){
+	vErrors = [err33];
+	}
+	else {
+	vErrors.push(err33);
+	}
+	errors++;
+	}
+	}
+	var valid6 = _errs29 === errors;
+	}
+	else {
+	var valid6 = true;
+	}
+	}
+	}
+	}
+	else {
+	const err34 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	if(vErrors === null){
+	vErrors = [err34];
+	}
+	else {
+	vErrors.push(err34);
+	}
+	errors++;
+	}
+	}
+	var _valid0 = _errs26 === errors;
+	if(_valid0 && valid0){
+	valid0 = false;
+	passing0 = [passing0, 1];
+	}
+	else {
+	if(_valid0){
+	valid0 = true;
+	passing0 = 1;
+	}
+	}
+	if(!valid0){
+	const err35 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+	if(vErrors === null){
+	vErrors = [err35];
+	}
+	else {
+	vErrors.push(err35);
+	}
+	errors++;
 	validate10.errors = vErrors;
 	return false;
 	}
-	var valid0 = _errs27 === errors;
+	else {
+	errors = _errs1;
+	if(vErrors !== null){
+	if(_errs1){
+	vErrors.length = _errs1;
+	}
+	else {
+	vErrors = null;
+	}
+	}
 	}
 	if(errors === 0){
 	if(data && typeof data == "object" && !Array.isArray(data)){
@@ -494,17 +694,17 @@ function requireValidator () {
 	return false;
 	}
 	else {
-	const _errs44 = errors;
+	const _errs41 = errors;
 	for(const key2 in data){
 	if(!((((key2 === "mode") || (key2 === "count")) || (key2 === "minBits")) || (key2 === "options"))){
 	validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 	return false;
 	}
 	}
-	if(_errs44 === errors){
+	if(_errs41 === errors){
 	if(data.mode !== undefined){
 	let data22 = data.mode;
-	const _errs45 = errors;
+	const _errs42 = errors;
 	if(typeof data22 !== "string"){
 	validate10.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 	return false;
@@ -513,20 +713,20 @@ function requireValidator () {
 	validate10.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.mode.enum},message:"must be equal to one of the allowed values"}];
 	return false;
 	}
-	var valid13 = _errs45 === errors;
+	var valid9 = _errs42 === errors;
 	}
 	else {
-	var valid13 = true;
+	var valid9 = true;
 	}
-	if(valid13){
+	if(valid9){
 	if(data.count !== undefined){
 	let data23 = data.count;
-	const _errs47 = errors;
+	const _errs44 = errors;
 	if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
 	validate10.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 	return false;
 	}
-	if(errors === _errs47){
+	if(errors === _errs44){
 	if((typeof data23 == "number") && (isFinite(data23))){
 	if(data23 > 20 || isNaN(data23)){
 	validate10.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"}];
@@ -540,16 +740,16 @@ function requireValidator () {
 	}
 	}
 	}
-	var valid13 = _errs47 === errors;
+	var valid9 = _errs44 === errors;
 	}
 	else {
-	var valid13 = true;
+	var valid9 = true;
 	}
-	if(valid13){
+	if(valid9){
 	if(data.minBits !== undefined){
 	let data24 = data.minBits;
-	const _errs49 = errors;
-	if(errors === _errs49){
+	const _errs46 = errors;
+	if(errors === _errs46){
 	if((typeof data24 == "number") && (isFinite(data24))){
 	if(data24 > 256 || isNaN(data24)){
 	validate10.errors = [{instancePath:instancePath+"/minBits",schemaPath:"#/properties/minBits/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
@@ -567,24 +767,10 @@ function requireValidator () {
 	return false;
 	}
 	}
-	var valid13 = _errs49 === errors;
+	var valid9 = _errs46 === errors;
 	}
 	else {
-	var valid13 = true;
-	}
-	if(valid13){
-	if(data.options !== undefined){
-	let data25 = data.options;
-	const _errs51 = errors;
-	if(!(data25 && typeof data25 == "object" && !Array.isArray(data25))){
-	validate10.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-	return false;
-	}
-	var valid13 = _errs51 === errors;
-	}
-	else {
-	var valid13 = true;
-	}
+	var valid9 = true;
 	}
 	}
 	}

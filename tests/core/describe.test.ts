@@ -36,6 +36,9 @@ suite('describe()', () => {
   it('describes the request fields, count limits and body limit', () => {
     assert.deepEqual(d.request.mode.enum, ['password', 'passphrase']);
     assert.equal(d.request.mode.required, true);
+    // The root leaves options untyped (each mode's branch types it); the description still says what it is.
+    assert.deepEqual(Object.keys(d.request.options), ['type', 'description']);
+    assert.equal(d.request.options.type, 'object');
     assert.deepEqual([d.request.count.default, d.request.count.minimum, d.request.count.maximum], [1, 1, 20]);
     assert.deepEqual(d.limits.count, { minimum: 1, maximum: 20 });
     assert.equal(d.limits.bodyBytes, 16384);
