@@ -106,21 +106,15 @@ interface ChainRun {
   readonly table: ChainTable;
 }
 
-/** Prefix sums that make each step-run sum one subtraction: over t for repeats, along the
- * diagonals (t - 1, x + 1) and (t - 1, x - 1) for up- and down-runs. */
-interface Running {
-  readonly repeat: bigint[][];
-  readonly up: bigint[][];
-  readonly down: bigint[][];
-}
-
-const at = (rows: readonly (readonly bigint[])[], t: number, x: number) =>
-  t >= 0 && x >= 0 && x < rows[t].length ? rows[t][x] : 0n;
+/** Row t - back of a table, or null before time 0. */
+const rowAt = (rows: readonly (readonly bigint[])[], t: number) => (t >= 0 ? rows[t] : null);
 
 /**
  * The recurrence of the module comment over one chain of `size` characters (size 1: a free
  * character), t = 0..length-1. `totals[t]` is J(t), read for t <= length - 2; K(0) = `start`.
- * With start 1 and J all zero the sums are the chain's kernel.
+ * With start 1 and J all zero the sums are the chain's kernel. Each step-run sum is one
+ * subtraction of running sums: over t for repeats, along the diagonals (t - 1, x + 1) and
+ * (t - 1, x - 1) for up- and down-runs.
  */
 export function runChain(
   size: number,
@@ -131,41 +125,97 @@ export function runChain(
   totals: readonly bigint[],
 ): ChainRun {
   const table = { jump: [] as bigint[][], repeat: [] as bigint[][], up: [] as bigint[][], down: [] as bigint[][] };
-  const running: Running = { repeat: [], up: [], down: [] };
+  const running = { repeat: [] as bigint[][], up: [] as bigint[][], down: [] as bigint[][] };
   const sums: bigint[] = [];
   for (let t = 0; t < length; t++) {
-    const row = { jump: [] as bigint[], repeat: [] as bigint[], up: [] as bigint[], down: [] as bigint[] };
-    let sum = 0n;
-    for (let x = 0; x < size; x++) {
-      const [all, repeat, up, down] = t === 0 ? [start, 0n, 0n, 0n] : moves(table, running, t, x, totals[t - 1]);
-      row.jump.push(all);
-      row.repeat.push(all - repeat);
-      row.up.push(all - up);
-      row.down.push(all - down);
-      sum += all;
+    const jump = new Array<bigint>(size);
+    const repeat = new Array<bigint>(size);
+    const up = new Array<bigint>(size);
+    const down = new Array<bigint>(size);
+    if (t === 0) {
+      jump.fill(start);
+      repeat.fill(start);
+      up.fill(start);
+      down.fill(start);
+    } else {
+      fillMoves(t, jump, repeat, up, down);
+      mirror(jump, repeat, up, down);
     }
-    table.jump.push(row.jump);
-    table.repeat.push(row.repeat);
-    table.up.push(row.up);
-    table.down.push(row.down);
-    running.repeat.push(row.repeat.map((v, x) => v + at(running.repeat, t - 1, x)));
-    running.up.push(row.up.map((v, x) => v + at(running.up, t - 1, x + 1)));
-    running.down.push(row.down.map((v, x) => v + at(running.down, t - 1, x - 1)));
+    let sum = 0n;
+    for (let x = 0; x < size; x++) sum += jump[x];
+    table.jump.push(jump);
+    table.repeat.push(repeat);
+    table.up.push(up);
+    table.down.push(down);
+    // A limit of 1 allows no step-run of that kind: its running sums are never read.
+    if (maxRun > 1) running.repeat.push(accumulate(repeat, rowAt(running.repeat, t - 1), 0));
+    if (maxSequence > 1 && size > 1) {
+      running.up.push(accumulate(up, rowAt(running.up, t - 1), 1));
+      running.down.push(accumulate(down, rowAt(running.down, t - 1), -1));
+    }
     sums.push(sum);
   }
   return { sums, table };
 
-  /** [K(t, x, jump), then the repeat-, up- and down-run parts of it]. */
-  function moves(k: ChainTable, r: Running, t: number, x: number, total: bigint): [bigint, bigint, bigint, bigint] {
+  /** K(t, x, kind) for every x: the four kinds from the repeat-, up-, down-run and jump parts. */
+  function fillMoves(t: number, jump: bigint[], repeat: bigint[], up: bigint[], down: bigint[]): void {
     const mr = Math.min(maxRun - 1, t);
-    const repeat = mr > 0 ? r.repeat[t - 1][x] - at(r.repeat, t - 1 - mr, x) : 0n;
-    const mu = Math.min(maxSequence - 1, t, size - 1 - x);
-    const up = mu > 0 ? r.up[t - 1][x + 1] - at(r.up, t - 1 - mu, x + 1 + mu) : 0n;
-    const md = Math.min(maxSequence - 1, t, x);
-    const down = md > 0 ? r.down[t - 1][x - 1] - at(r.down, t - 1 - md, x - 1 - md) : 0n;
-    const jump = total - k.jump[t - 1][x] - at(k.jump, t - 1, x - 1) - at(k.jump, t - 1, x + 1);
-    return [repeat + up + down + jump, repeat, up, down];
+    const runs = mr > 0 ? running.repeat[t - 1] : [];
+    const runsBefore = mr > 0 ? rowAt(running.repeat, t - 1 - mr) : null;
+    const sequences = maxSequence > 1 && size > 1;
+    const ups = sequences ? running.up[t - 1] : [];
+    const downs = sequences ? running.down[t - 1] : [];
+    const jumps = table.jump[t - 1];
+    const total = totals[t - 1];
+    // The chain is its own mirror image (x to size - 1 - x, up and down swapped), and so are
+    // its rows: the first half is computed, the rest copied by mirror().
+    for (let x = 0; x < (size + 1) >> 1; x++) {
+      const r = mr > 0 ? runs[x] - (runsBefore === null ? 0n : runsBefore[x]) : 0n;
+      const mu = Math.min(maxSequence - 1, t, size - 1 - x);
+      let u = 0n;
+      if (mu > 0) {
+        const before = rowAt(running.up, t - 1 - mu);
+        u = ups[x + 1] - (before === null || x + 1 + mu >= size ? 0n : before[x + 1 + mu]);
+      }
+      const md = Math.min(maxSequence - 1, t, x);
+      let d = 0n;
+      if (md > 0) {
+        const before = rowAt(running.down, t - 1 - md);
+        d = downs[x - 1] - (before === null || x - 1 - md < 0 ? 0n : before[x - 1 - md]);
+      }
+      let j = total - jumps[x];
+      if (x > 0) j -= jumps[x - 1];
+      if (x < size - 1) j -= jumps[x + 1];
+      const all = r + u + d + j;
+      jump[x] = all;
+      repeat[x] = all - r;
+      up[x] = all - u;
+      down[x] = all - d;
+    }
   }
+}
+
+/** Fills the second half of a row from the first: the mirror image of position x is
+ * size - 1 - x, with the same jump and repeat counts and up and down swapped. */
+function mirror(jump: bigint[], repeat: bigint[], up: bigint[], down: bigint[]): void {
+  const size = jump.length;
+  for (let x = 0; x < size >> 1; x++) {
+    const y = size - 1 - x;
+    jump[y] = jump[x];
+    repeat[y] = repeat[x];
+    up[y] = down[x];
+    down[y] = up[x];
+  }
+}
+
+/** row[x] plus the previous running row at x + shift (0 outside the chain or before time 0). */
+function accumulate(row: readonly bigint[], previous: readonly bigint[] | null, shift: number): bigint[] {
+  const out = new Array<bigint>(row.length);
+  for (let x = 0; x < row.length; x++) {
+    const y = x + shift;
+    out[x] = previous === null || y < 0 || y >= row.length ? row[x] : row[x] + previous[y];
+  }
+  return out;
 }
 
 /**
