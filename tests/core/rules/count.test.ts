@@ -33,7 +33,7 @@ import { unrankFull } from '../../../lib/core/rules/full-sample.ts';
 import { uniformBigIntBelow } from '../../../lib/core/rules/uniform-bigint.ts';
 import { createRandom } from '../../../lib/core/random.ts';
 import { log2BigInt } from '../../../lib/core/entropy.ts';
-import { readRule, violation } from '../../helpers/rules-checker.ts';
+import { readRule, violation, type CheckerRule } from '../../helpers/rules-checker.ts';
 import { oracleCount, oracleInput } from '../../helpers/rules-oracle.ts';
 import { scriptedFill, seededFill, seededRandom } from '../../helpers/seeded.ts';
 import { chiSquareTest } from '../../helpers/stats.ts';
@@ -302,7 +302,26 @@ describe('hand-computed vectors', () => {
 });
 
 describe('each exact sampler is a bijection from [0, its count) onto its set', () => {
-  const small: string[] = [
+  /** Unranks every rank below `count`: each string is valid for `checker` and all differ, and
+   * `count` is what enumeration of the checker's set finds. */
+  function assertBijection(
+    count: bigint,
+    unrank: (x: bigint) => string,
+    checker: CheckerRule,
+    enumerated: bigint,
+  ): void {
+    const seen = new Set<string>();
+    for (let x = 0n; x < count; x++) {
+      const s = unrank(x);
+      assert.equal(violation(checker, s), null, s);
+      seen.add(s);
+    }
+    assert.equal(BigInt(seen.size), count);
+    assert.equal(count, enumerated);
+  }
+  const text8 = (p: RulesPlan, indices: number[]) => String.fromCharCode(...indices.map((j) => p.codes[j]));
+
+  for (const text of [
     'allowed: [ab]; max-consecutive: 2',
     'required: [a]; required: [b]; allowed: [c]; max-repeating: 1',
     'required: [ab]; required: [bc]; allowed: [d]',
@@ -311,44 +330,31 @@ describe('each exact sampler is a bijection from [0, its count) onto its set', (
     'allowed: [abcd]; max-repeating: 1',
     'required: [0]; allowed: [012x]; max-sequential: 1; max-repeating: 2',
     'required: [b]; required: [d]; allowed: [abcd]; max-sequential: 2',
-  ];
-  for (const text of small) {
+  ]) {
     it(`exact: ${text}, length 8: every rank gives a different string with the required sets and runs`, () => {
       const p = plan(text, 8, 'exact');
       const checker = { ...readRule(text), maxSequential: Infinity };
-      const seen = new Set<string>();
-      for (let x = 0n; x < p.countIgnoringSequences; x++) {
-        const s = unrankPassword(p, x);
-        assert.equal(violation(checker, s), null, s);
-        seen.add(s);
-      }
-      assert.equal(BigInt(seen.size), p.countIgnoringSequences);
-      assert.equal(p.countIgnoringSequences, bruteForceCount(text, 8, 'sequences'));
+      const ignoring = bruteForceCount(text, 8, 'sequences');
+      assertBijection(p.countIgnoringSequences, (x) => unrankPassword(p, x), checker, ignoring);
       assert.equal(p.count, bruteForceCount(text, 8));
     });
   }
 
-  const sequences: string[] = [
+  for (const text of [
     'allowed: [abcd]; max-sequential: 1',
     'allowed: [012x]; max-sequential: 2; max-repeating: 2',
     'allowed: [abcd]; max-sequential: 3; max-repeating: 1; required: [a]',
     'allowed: [ab!]; max-consecutive: 1',
     'allowed: [abYZ]; max-sequential: 1; max-repeating: 3',
-  ];
-  for (const text of sequences) {
+  ]) {
     it(`exact-sequences: ${text}, length 8: every rank gives a different string with no run or sequence too long`, () => {
       const p = plan(text, 8, 'exact-sequences');
+      const tables = p.sequenceTables!;
       const checker = { ...readRule(text), required: [] };
-      const seen = new Set<string>();
-      for (let x = 0n; x < p.countIgnoringRequired; x++) {
-        const s = String.fromCharCode(...unrankSequences(p.sequenceTables!, x).map((j) => p.codes[j]));
-        assert.equal(violation(checker, s), null, s);
-        seen.add(s);
-      }
-      assert.equal(BigInt(seen.size), p.countIgnoringRequired);
-      assert.equal(p.countIgnoringRequired, bruteForceCount(text, 8, 'required'));
-      assert.throws(() => unrankSequences(p.sequenceTables!, p.countIgnoringRequired), RangeError);
-      assert.throws(() => unrankSequences(p.sequenceTables!, -1n), RangeError);
+      const ignoring = bruteForceCount(text, 8, 'required');
+      assertBijection(p.countIgnoringRequired, (x) => text8(p, unrankSequences(tables, x)), checker, ignoring);
+      assert.throws(() => unrankSequences(tables, p.countIgnoringRequired), RangeError);
+      assert.throws(() => unrankSequences(tables, -1n), RangeError);
     });
   }
 
@@ -359,17 +365,10 @@ describe('each exact sampler is a bijection from [0, its count) onto its set', (
   ]) {
     it(`exact-full: ${text}, length 8: every rank gives a different valid password`, () => {
       const p = plan(text, 8, 'exact-full');
-      const checker = readRule(text);
-      const seen = new Set<string>();
-      for (let x = 0n; x < p.count; x++) {
-        const s = String.fromCharCode(...unrankFull(p.fullTables!, x).map((j) => p.codes[j]));
-        assert.equal(violation(checker, s), null, s);
-        seen.add(s);
-      }
-      assert.equal(BigInt(seen.size), p.count);
-      assert.equal(p.fullTables!.count, p.count);
-      assert.equal(p.count, bruteForceCount(text, 8));
-      assert.throws(() => unrankFull(p.fullTables!, p.count), RangeError);
+      const tables = p.fullTables!;
+      assert.equal(tables.count, p.count);
+      assertBijection(p.count, (x) => text8(p, unrankFull(tables, x)), readRule(text), bruteForceCount(text, 8));
+      assert.throws(() => unrankFull(tables, p.count), RangeError);
     });
   }
 
