@@ -56,7 +56,7 @@ const parseCache = new BoundedCache<string, RulesParse>(PARSE_CACHE_LIMIT);
  *   bits, about 4.5 MB at most (2.5 MB measured for the costliest rule the fuzz test knows);
  *   the exact-sequences sampler's 4 x length x (characters of its distinct chain shapes)
  *   (sequence-sample.ts): at most about 20,000 numbers, under 3 MB; the exact-full sampler's
- *   table is bounded by FULL_SAMPLER_LIMIT. So 4 of them bound that cache to about 18 MB. Rules
+ *   table has at most 32,768 entries (FULL_SAMPLER_LIMIT). So 4 of them bound that cache to about 18 MB. Rules
  *   users write for an exact sampler are rarely that large (three single characters required
  *   at length 8: 9 KB). A miss costs a plan, at most ~30 ms without max-sequential and ~100 ms
  *   with it (docs/password-rules.md), which the rate limit bounds like any other request.

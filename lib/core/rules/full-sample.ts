@@ -38,10 +38,15 @@ export interface FullTables {
   readonly count: bigint;
 }
 
-/** About the BigInt operations to build the table: the plan's bound on using this sampler. */
-export function fullSamplerCost(n: number, k: number, limits: FullLimits): number {
+/** What building the table takes: its entries, and about how many BigInt operations fill
+ * them (the plan's bounds on using this sampler). */
+export function fullSamplerCost(n: number, k: number, limits: FullLimits): { entries: number; operations: number } {
   const { maxRun, maxSequence, length } = limits;
-  return length * 2 ** k * n * (n + Math.min(maxRun, length) + 2 * Math.min(maxSequence, 26) + 4);
+  const states = length * 2 ** k * n;
+  return {
+    entries: states * 4,
+    operations: states * (n + Math.min(maxRun, length) + 2 * Math.min(maxSequence, 26) + 4),
+  };
 }
 
 export interface FullLimits {

@@ -53,9 +53,11 @@ const LENGTH_FIELD = 'options.length';
  */
 export type RulesSampler = 'rejection' | 'exact' | 'exact-sequences' | 'exact-full';
 
-/** The most BigInt operations the exact-full sampler's table may take (fullSamplerCost): about
- * 20-60 ms. A rule that needs it and exceeds this is refused with the reason. */
-export const FULL_SAMPLER_LIMIT = 2 ** 20;
+/** The exact-full sampler's bounds (fullSamplerCost): at most 2^20 BigInt operations to build
+ * its table (about 20-60 ms) and 32,768 entries in it, the size of the exact sampler's largest
+ * table, so the plan cache's memory bound holds. A rule that needs it and exceeds either is
+ * refused with the reason. */
+export const FULL_SAMPLER_LIMIT = { operations: 2 ** 20, entries: 2 ** 15 } as const;
 
 export interface RulesMetadata {
   readonly entropyMode: 'uniform-rules';
@@ -228,11 +230,18 @@ const ratio = (a: bigint, b: bigint) => 2 ** (log2BigInt(a) - log2BigInt(b));
 /** Rejection while it needs at most EXACT_SAMPLING_THRESHOLD attempts on average; else the
  * exact sampler whose draws are kept more often, while it too needs at most that many; else
  * the exact-full sampler where its table is affordable, else none (null). */
-function chooseSampler(acceptance: number, exact: number, sequences: number, fullCost: number): RulesSampler | null {
+function chooseSampler(
+  acceptance: number,
+  exact: number,
+  sequences: number,
+  fullCost: { entries: number; operations: number },
+): RulesSampler | null {
   if (acceptance * EXACT_SAMPLING_THRESHOLD >= 1) return 'rejection';
   if (Math.max(exact, sequences) * EXACT_SAMPLING_THRESHOLD >= 1)
     return exact >= sequences ? 'exact' : 'exact-sequences';
-  return fullCost <= FULL_SAMPLER_LIMIT ? 'exact-full' : null;
+  const affordable =
+    fullCost.operations <= FULL_SAMPLER_LIMIT.operations && fullCost.entries <= FULL_SAMPLER_LIMIT.entries;
+  return affordable ? 'exact-full' : null;
 }
 
 /** The refusal when no sampler is both exact and affordable (never met by a search of millions

@@ -507,7 +507,7 @@ describe('feasibility: every refusal says why', () => {
       p.error,
       /^options\.passwordRules: at length 128 the rule leaves its required characters too few places to sample exactly in bounded time \(an exact draw is kept about once in 2\^128\)$/,
     );
-    assert.ok(FULL_SAMPLER_LIMIT > 0);
+    assert.deepEqual(FULL_SAMPLER_LIMIT, { operations: 2 ** 20, entries: 2 ** 15 });
     const small = planPasswordRules({ ...base, required: ['b'] }, 128);
     assert.ok(isRulesPlan(small) && small.sampler === 'exact-full' && small.count === 1n);
     assert.equal(generateRulesPassword(small, seededRandom(3)), 'b'.repeat(128));
