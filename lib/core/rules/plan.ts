@@ -264,7 +264,7 @@ function tablesOf(c: Counts, L: number): SequenceTables {
  * explains why there is none. `sampler` forces a sampler (tests and benchmarks: all are
  * uniform over the same set, only their cost differs); by default rejection is chosen while
  * it needs at most EXACT_SAMPLING_THRESHOLD attempts on average, else the exact sampler whose
- * draws are kept more often.
+ * draws are kept more often, else exact-full (chooseSampler).
  */
 export function planPasswordRules(
   rule: PasswordRules,

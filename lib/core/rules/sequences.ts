@@ -106,7 +106,7 @@ interface ChainRun {
   readonly table: ChainTable;
 }
 
-/** Row t - back of a table, or null before time 0. */
+/** Row t of a table, or null before time 0. */
 const rowAt = (rows: readonly (readonly bigint[])[], t: number) => (t >= 0 ? rows[t] : null);
 
 /**
