@@ -8,8 +8,13 @@
  *    ratio says where the exact sampler starts to win.
  * 3. The worst plans the limits allow (8 required sets, 128 characters, exact sampler): plan
  *    time, table size and sample time.
- * Times are wall clock on whatever machine runs it; each figure is the median of several
- * interleaved batches, so load spikes shift both sides of a ratio alike.
+ * 4. max-sequential: the costliest counts (8 single letters cutting a-z, A-Z and 0-9 into 256
+ *    alphabet shapes, 128 characters), the exact-sequences and exact-full samplers, in CPU
+ *    time (least of 5).
+ * 5. How low the two exact samplers' acceptance goes: a seeded search of random rules with
+ *    max-sequential (RULES_SEARCH_SECONDS, default 60), printing the lowest found per family.
+ * Times are wall clock on whatever machine runs it (CPU time where said); each figure is the
+ * median of several interleaved batches, so load spikes shift both sides of a ratio alike.
  */
 import corpus from '../tests/fixtures/password-rules/password-rules.json' with { type: 'json' };
 import {
@@ -95,8 +100,8 @@ function switchPoint(): void {
     const req = [...singles.slice(0, k)].map((c) => `required: [${c}]`).join('; ');
     for (const length of [8, 24, 64]) families.push([`${req}${k ? '; ' : ''}allowed: ascii-printable`, length]);
   }
-  families.push(['max-consecutive: 1; required: [ab]; allowed: [cd]', 24]);
-  families.push(['max-consecutive: 1; required: lower; required: upper; required: digit; required: special', 24]);
+  families.push(['max-repeating: 1; required: [ab]; allowed: [cd]', 24]);
+  families.push(['max-repeating: 1; required: lower; required: upper; required: digit; required: special', 24]);
   for (const [text, length] of families) {
     const rej = plan(text, length, 'rejection');
     if (rej.acceptance < 1e-5) continue;
@@ -146,6 +151,91 @@ function worstPlans(): void {
   }
 }
 
+function cpuMs(work: () => void): number {
+  let best = Infinity;
+  for (let i = 0; i < 5; i++) {
+    const before = process.cpuUsage();
+    work();
+    const used = process.cpuUsage(before);
+    best = Math.min(best, (used.user + used.system) / 1000);
+  }
+  return best;
+}
+
+function sequencePlans(): void {
+  console.log('4. max-sequential (CPU time, least of 5):');
+  const spread = [...'sxML2uqT'].map((c) => `required: [${c}]`).join('; ');
+  for (const [text, length] of [
+    [`max-sequential: 1; ${spread}; allowed: ascii-printable`, 128],
+    [`max-consecutive: 1; ${spread}; allowed: ascii-printable`, 128],
+    [`max-sequential: 2; ${spread}; allowed: ascii-printable`, 128],
+    [`max-sequential: 1; ${spread}; allowed: lower, upper, digit`, 128],
+    [`max-consecutive: 1; ${spread}; allowed: ascii-printable`, 24],
+    ['max-consecutive: 1; allowed: digit', 24],
+    ['max-consecutive: 1; allowed: digit', 128],
+    ['max-consecutive: 1; required: lower; required: upper; required: digit; required: special', 128],
+    ['max-sequential: 1; required: [b]; allowed: [abc]', 128],
+  ] as const) {
+    let p: RulesPlan | undefined;
+    const planMs = cpuMs(() => {
+      p = plan(text, length);
+    });
+    const sampleMs = cpuMs(() => {
+      for (let i = 0; i < 20; i++) generateRulesPassword(p!, defaultRandom);
+    });
+    console.log(
+      `   ${text.slice(0, 60).padEnd(60)} ${String(length).padStart(4)}: plan ${planMs.toFixed(1)} ms, ${p!.sampler}, one password ${us(sampleMs / 20)}`,
+    );
+  }
+}
+
+/** A seeded search for the lowest acceptance of the better exact sampler (the figures behind
+ * docs/password-rules.md, Sampling). Families: neighbour-heavy alphabets cut from the ranges
+ * (with and without specials), many single-character required sets, max-sequential 1 or 2. */
+function acceptanceSearch(): void {
+  const seconds = Number(process.env.RULES_SEARCH_SECONDS ?? 60);
+  console.log(`5. the lowest acceptance of the better exact sampler, random rules for ${seconds} s:`);
+  let state = 20260910;
+  const below = (n: number) => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) % n;
+  };
+  const sources = ['abcdefghijklmnopqrstuvwxyz', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', '0123456789', '!#$%&*+=?@^_~'];
+  const worst = new Map<string, { best: number; text: string; length: number }>();
+  const end = performance.now() + seconds * 1000;
+  let tried = 0;
+  while (performance.now() < end) {
+    let allowed = '';
+    for (let c = 1 + below(2); c > 0; c--) {
+      const src = sources[below(below(3) === 0 ? 4 : 3)];
+      const from = below(src.length - 1);
+      allowed += src.slice(from, from + 2 + below(Math.min(12, src.length - from - 1)));
+    }
+    const chars = [...new Set(allowed)];
+    const parts = [`allowed: [${chars.join('').replace(/[-\]]/g, '')}]`];
+    for (let k = 1 + below(8); k > 0; k--) parts.push(`required: [${chars[below(chars.length)]}]`);
+    parts.push(`max-sequential: ${1 + below(2)}`);
+    if (below(2) === 0) parts.push(`max-repeating: ${1 + below(3)}`);
+    const r = parsePasswordRules(parts.join('; '));
+    if (!r.ok) continue;
+    const length = [8, 9, 10, 12, 16, 20, 24, 32, 48, 64, 128][below(11)];
+    const p = planPasswordRules(r.rule, length);
+    tried++;
+    if (!isRulesPlan(p) || p.sampler === 'rejection') continue;
+    const best = Math.max(p.exactAcceptance, p.sequencesAcceptance);
+    const family = p.codes.length <= 3 ? '2-3 characters' : p.codes.length <= 8 ? '4-8 characters' : '9+ characters';
+    const known = worst.get(family);
+    if (known === undefined || best < known.best) worst.set(family, { best, text: p.rule.text, length });
+  }
+  console.log(`   ${tried} rules planned`);
+  for (const [family, w] of [...worst].sort())
+    console.log(`   ${family.padEnd(15)} lowest ${w.best.toExponential(2)} at length ${w.length}: ${w.text}`);
+}
+
 corpusTimes();
 switchPoint();
 worstPlans();
+sequencePlans();
+acceptanceSearch();

@@ -69,7 +69,7 @@ const EXCLUSIVE_WITH = Object.keys(requestSchema.$defs.PasswordOptions.dependent
 function passwordRulesDescription(): Json {
   return {
     syntax:
-      'the HTML passwordrules attribute: properties required, allowed, max-consecutive, minlength, maxlength, separated by ";"; required and allowed take identifiers and custom classes [...] separated by ","',
+      'the HTML passwordrules attribute: properties required, allowed, minlength, maxlength, max-repeating, max-sequential and max-consecutive (sets both), separated by ";"; required and allowed take identifiers and custom classes [...] separated by ","',
     identifiers: [...NAMED_SETS.keys()],
     maxLength: MAX_RULES_LENGTH,
     maxRequiredSets: MAX_REQUIRED_SETS,
@@ -77,11 +77,12 @@ function passwordRulesDescription(): Json {
     exclusiveWith: EXCLUSIVE_WITH,
     rules: [
       'each required line is "at least one character of the union of its items"; allowed is the union of every allowed and required item (ascii-printable when there are none)',
+      'max-repeating N: no more than N identical characters in a row; max-sequential N: no more than N characters in a row stepping one code up (or down) inside a-z, A-Z or 0-9; max-consecutive N sets both (apple/password-manager-resources PR #1255); the smallest value given for a limit applies',
       'unicode is read as ascii-printable, and metadata.unicodeAsAsciiPrintable says so',
       `length, when given, must lie inside the rule's minlength-maxlength and ${SERVICE_MIN_LENGTH}-${SERVICE_MAX_LENGTH}; without it, ${DEFAULT_RULES_LENGTH} moved into those bounds`,
       'a rule the service cannot satisfy, a syntax error or an unknown token is a 400 that says why (field options.passwordRules)',
     ],
-    entropy: `bits = log2 of the exact number of strings the rule allows at the length (inclusion-exclusion over the required sets, exact counts under max-consecutive); every one equally likely: rejection sampling while it needs at most ${EXACT_SAMPLING_THRESHOLD} attempts on average, exact unranking beyond`,
+    entropy: `bits = log2 of the exact number of strings the rule allows at the length (inclusion-exclusion over the required sets, exact counts under max-repeating and max-sequential); every one equally likely: rejection sampling while it needs at most ${EXACT_SAMPLING_THRESHOLD} attempts on average, exact unranking beyond`,
   };
 }
 

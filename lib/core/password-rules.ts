@@ -51,17 +51,25 @@ const parseCache = new BoundedCache<string, RulesParse>(PARSE_CACHE_LIMIT);
  * Two caches because plans differ in size by three orders of magnitude:
  * - a rejection plan holds the allowed codes, their signatures and at most 95 atoms, and its
  *   metadata JSON: measured 2-5 KB, so 256 of them stay near 1 MB;
- * - an exact-sampler plan also holds its completion table, 2^k x length BigInts (count.ts):
- *   at the limits (8 required sets, 128 characters) 32,768 numbers of at most 848 bits, about
- *   4.5 MB at most (2.5 MB measured for the costliest rule the fuzz test knows), so 4 of them
- *   bound that cache to about 18 MB. Rules users write for the exact sampler are rarely that
- *   large (three single characters required at length 8: 9 KB). A miss costs a plan, at most
- *   ~30 ms, which the rate limit bounds like any other request.
+ * - an exact-sampler plan also holds its table: the exact sampler's 2^k x length BigInts
+ *   (count.ts): at the limits (8 required sets, 128 characters) 32,768 numbers of at most 848
+ *   bits, about 4.5 MB at most (2.5 MB measured for the costliest rule the fuzz test knows);
+ *   the exact-sequences sampler's 4 x length x (characters of its distinct chain shapes)
+ *   (sequence-sample.ts): at most about 20,000 numbers, under 3 MB; the exact-full sampler's
+ *   table has at most 32,768 entries (FULL_SAMPLER_LIMIT). So 4 of them bound that cache to about 18 MB. Rules
+ *   users write for an exact sampler are rarely that large (three single characters required
+ *   at length 8: 9 KB). A miss costs a plan, at most ~30 ms without max-sequential and ~100 ms
+ *   with it (docs/password-rules.md), which the rate limit bounds like any other request.
+ * A plan can still be refused after the checks (max-sequential 1 can leave no password at a
+ * length): those refusals are kept too, small and keyed alike, so a refused rule is not planned
+ * again on every request.
  */
 const REJECTION_PLAN_CACHE_LIMIT = 256;
 const EXACT_PLAN_CACHE_LIMIT = 4;
+const REFUSED_PLAN_CACHE_LIMIT = 256;
 const rejectionPlans = new BoundedCache<string, RulesPasswordPlan>(REJECTION_PLAN_CACHE_LIMIT);
 const exactPlans = new BoundedCache<string, RulesPasswordPlan>(EXACT_PLAN_CACHE_LIMIT);
+const refusedPlans = new BoundedCache<string, RulesError>(REFUSED_PLAN_CACHE_LIMIT);
 
 function wrap(rules: RulesPlan): RulesPasswordPlan {
   const entropy = strength(rules.bits);
@@ -79,13 +87,11 @@ interface PlanInput {
   readonly length: number;
 }
 
-/** The plan for a rule at a resolved length; the rule and length passed checks already, so
- * planning cannot refuse (an error here would be a bug, and is thrown as one). */
-function makePlan({ rule, length }: PlanInput): RulesPasswordPlan {
+/** The plan for a rule at a resolved length, or why there is none (the rule and length passed
+ * the checks, but max-sequential can leave no password, or none an exact sampler reaches). */
+function makePlan({ rule, length }: PlanInput): RulesPasswordPlan | RulesError {
   const planned = planPasswordRules(rule, length);
-  /* c8 ignore next -- checkPasswordRules and resolveRulesLength ran first */
-  if (!isRulesPlan(planned)) throw new Error(`password rules: a checked rule was refused: ${planned.error}`);
-  return wrap(planned);
+  return isRulesPlan(planned) ? wrap(planned) : planned;
 }
 
 /**
@@ -106,10 +112,11 @@ export function cachedPlanRules(request: RulesRequest): RulesPasswordPlan | Rule
   // the key does as well.
   const key = `${String(length)}|${rule.unicodeAsAsciiPrintable ? 'u' : 'a'}|${rule.text}`;
   // Which cache a plan belongs in is only known once it is made: look in both, then file it.
-  const known = rejectionPlans.get(key) ?? exactPlans.get(key);
+  const known = rejectionPlans.get(key) ?? exactPlans.get(key) ?? refusedPlans.get(key);
   if (known !== undefined) return known;
   const plan = makePlan({ rule, length });
-  return (plan.rules.sampler === 'exact' ? exactPlans : rejectionPlans).getOrMake(key, plan, (p) => p);
+  if (!isRulesPasswordPlan(plan)) return refusedPlans.getOrMake(key, plan, (p) => p);
+  return (plan.rules.sampler === 'rejection' ? rejectionPlans : exactPlans).getOrMake(key, plan, (p) => p);
 }
 
 export function isRulesPasswordPlan(p: RulesPasswordPlan | RulesError): p is RulesPasswordPlan {

@@ -116,7 +116,7 @@ export const requestSchema = {
           "default": ""
         },
         "passwordRules": {
-          "description": "A website's password rules in the syntax of the HTML passwordrules attribute, e.g. \"minlength: 12; required: lower; required: upper; required: digit; allowed: [-_!]\". The password is uniform over exactly the strings the rule allows at its length, and bits = log2 of their exact number. length, when given, must lie inside the rule's bounds; without it the length is 24 moved into them. Cannot be combined with the class options, avoidAmbiguous or excludedCharacters.",
+          "description": "A website's password rules in the syntax of the HTML passwordrules attribute (properties minlength, maxlength, required, allowed, max-repeating, max-sequential, and max-consecutive, which sets both), e.g. \"minlength: 12; required: lower; required: upper; required: digit; allowed: [-_!]; max-sequential: 3\". The password is uniform over exactly the strings the rule allows at its length, and bits = log2 of their exact number. length, when given, must lie inside the rule's bounds; without it the length is 24 moved into them. Cannot be combined with the class options, avoidAmbiguous or excludedCharacters.",
           "type": "string",
           "maxLength": 1024
         }
@@ -365,7 +365,7 @@ export const responseSchema = {
           "const": "uniform-rules"
         },
         "passwordRules": {
-          "description": "The rule as the service read it, in canonical form: minlength, maxlength, max-consecutive, each required set after reduction, then the whole allowed set. Equal rules have equal texts however they were written.",
+          "description": "The rule as the service read it and applied it, in canonical form: minlength, maxlength, max-repeating, max-sequential (max-consecutive is written as these two), each required set after reduction, then the whole allowed set. Equal rules have equal texts however they were written.",
           "type": "string",
           "maxLength": 2048
         },

@@ -13,6 +13,7 @@ import { countRulePasswords, atomsOf, parsePasswordRules } from '../../lib/core/
 import { log2BigInt } from '../../lib/core/entropy.ts';
 import { responseSchema } from '../../lib/generated/schema.generated.ts';
 import { readRule, violation } from '../helpers/rules-checker.ts';
+import { oracleCount, oracleInput } from '../helpers/rules-oracle.ts';
 import { scriptedFill, seededRandom } from '../helpers/seeded.ts';
 import { createRandom } from '../../lib/core/random.ts';
 
@@ -70,13 +71,27 @@ describe('passwordRules through generate(): the hand vectors', () => {
     assert.match(body.value, /^(?=.*[0-9])(?=.*[A-Za-z])[A-Za-z0-9]{20}$/);
   });
 
-  it('states the exact count of the rule as entropy, max-consecutive included', () => {
+  it('states the exact count of the rule as entropy, max-consecutive included (repeats and sequences)', () => {
     const text = 'max-consecutive: 2; required: [ab]; required: [0]; allowed: [cd1]';
     const body = accepted(rules(text, { length: 10 }));
+    // The independent oracle's count, and the smaller count without the sequence half.
+    const count = oracleCount(oracleInput(readRule(text), 10));
+    assert.equal(body.entropy.bits, Math.round(log2BigInt(count) * 100) / 100);
     const parsed = parsePasswordRules(text);
     assert.ok(parsed.ok);
-    const count = countRulePasswords(atomsOf(parsed.rule.allowed, parsed.rule.required), 2, 2, 10);
-    assert.equal(body.entropy.bits, Math.round(log2BigInt(count) * 100) / 100);
+    const repeatsOnly = countRulePasswords(atomsOf(parsed.rule.allowed, parsed.rule.required), 2, 2, 10);
+    assert.ok(count < repeatsOnly);
+  });
+
+  it('echoes what it applied: max-consecutive written as max-repeating and max-sequential', () => {
+    const body = accepted(
+      rules('max-consecutive: 3; max-sequential: 2; required: digit; allowed: lower', { length: 12 }),
+    );
+    assert.equal(
+      body.metadata.passwordRules,
+      'max-repeating: 3; max-sequential: 2; required: digit; allowed: lower, digit;',
+    );
+    assert.equal(violation(readRule(body.metadata.passwordRules), body.value), null, body.value);
   });
 });
 

@@ -56,6 +56,35 @@ describe('a server without a floor', () => {
     assert.match(letters.value, /^[A-Za-z0-9]{20}$/);
   });
 
+  it('max-repeating, max-sequential and max-consecutive over HTTP: exact counts, the echo of what was applied, the refusal', async () => {
+    // 110 strings: walks of 7 steps on the path 2-0-3-1 (no repeat, no neighbours side by side).
+    const walks = await generated({
+      mode: 'password',
+      count: 5,
+      options: { length: 8, passwordRules: 'allowed: [0123]; max-repeating: 1; max-sequential: 1' },
+    });
+    assert.equal(walks.entropy.bits, Math.round(Math.log2(110) * 100) / 100);
+    assert.equal(walks.metadata.passwordRules, 'max-repeating: 1; max-sequential: 1; allowed: [0123];');
+    for (const { value } of walks.results) assert.doesNotMatch(value, /(.)\1|01|12|23|10|21|32/, value);
+    // The alias sets both: a..h each required in 8 characters, no neighbours side by side.
+    const text = [...'abcdefgh'].map((c) => `required: [${c}]`).join('; ') + '; max-consecutive: 1';
+    const perms = await generated({ mode: 'password', options: { length: 8, passwordRules: text } });
+    assert.equal(perms.entropy.bits, Math.round(Math.log2(5242) * 100) / 100);
+    assert.match(String(perms.metadata.passwordRules), /^max-repeating: 1; max-sequential: 1; required: \[a\];/);
+    assert.equal(violation(readRule(text), perms.value), null, perms.value);
+    const refused = await post(server.url, KEY, {
+      mode: 'password',
+      options: { passwordRules: 'required: [b]; allowed: [abc]; max-consecutive: 1' },
+    });
+    assert.equal(refused.status, 400);
+    assert.deepEqual(refused.json, {
+      error:
+        'options.passwordRules: no password of length 24 satisfies the rule: max-sequential 1 keeps neighbours such as "ab" or "21" apart, and the allowed characters leave no other way',
+      status: 400,
+      field: 'options.passwordRules',
+    });
+  });
+
   it('sends passwords holding " and \\ as valid JSON, each satisfying the rule', async () => {
     const text = 'required: ["]; required: [\\]; allowed: [ab]';
     const body = await generated({ mode: 'password', count: 20, options: { passwordRules: text, length: 12 } });

@@ -289,7 +289,28 @@ export const ERROR_CASES: readonly ErrorCase[] = [
   {
     name: 'passwordRules max-consecutive 0',
     input: pw({ passwordRules: 'max-consecutive: 0' }),
-    expected: rulesError('options.passwordRules: max-consecutive 0 allows no character at all (it must be at least 1)'),
+    expected: rulesError(
+      'options.passwordRules: max-consecutive 0 would allow no character at all (it must be at least 1), at position 17',
+    ),
+  },
+  {
+    name: 'passwordRules max-sequential 0',
+    input: pw({ passwordRules: 'minlength: 8; max-sequential: 0' }),
+    expected: rulesError(
+      'options.passwordRules: max-sequential 0 would allow no letter or digit at all (it must be at least 1), at position 30',
+    ),
+  },
+  {
+    name: 'passwordRules unknown property max-sequence',
+    input: pw({ passwordRules: 'max-sequence: 2' }),
+    expected: rulesError('options.passwordRules: unknown property "max-sequence" at position 0'),
+  },
+  {
+    name: 'passwordRules with no password under max-sequential 1',
+    input: pw({ passwordRules: 'required: [b]; allowed: [abc]; max-consecutive: 1' }),
+    expected: rulesError(
+      'options.passwordRules: no password of length 24 satisfies the rule: max-sequential 1 keeps neighbours such as "ab" or "21" apart, and the allowed characters leave no other way',
+    ),
   },
   {
     name: 'length below the minlength of passwordRules',

@@ -27,9 +27,15 @@ export interface CheckerRule {
   readonly required: readonly ReadonlySet<string>[];
   readonly minLength: number;
   readonly maxLength: number;
-  /** Longest run of one character; Infinity when the rule sets none. */
-  readonly maxConsecutive: number;
+  /** Longest run of one character (max-repeating, or max-consecutive); Infinity when none. */
+  readonly maxRepeating: number;
+  /** Longest sequence (max-sequential, or max-consecutive); Infinity when none. */
+  readonly maxSequential: number;
 }
+
+/** The ranges a sequence may run through, each forwards and backwards: a block of n
+ * characters is a sequence of n exactly when it is a substring of one of these. */
+const SEQUENCE_SOURCES = [DIGIT, UPPER, LOWER].flatMap((r) => [r, [...r].reverse().join('')]);
 
 /** A property: its name, then a value made of classes (which may hold ";") or other text. */
 const PROPERTY = /([A-Za-z-]+)\s*:\s*((?:\[[^\]]*\]\]?|[^;[])*)/g;
@@ -42,12 +48,18 @@ export function readRule(text: string): CheckerRule {
   let sawSet = false;
   let minLength = 0;
   let maxLength = Infinity;
-  let maxConsecutive = Infinity;
+  let maxRepeating = Infinity;
+  let maxSequential = Infinity;
   for (const [, name, value] of text.matchAll(PROPERTY)) {
     if (name === 'minlength') minLength = Math.max(minLength, Number(value.trim()));
     else if (name === 'maxlength') maxLength = Math.min(maxLength, Number(value.trim()));
-    else if (name === 'max-consecutive') maxConsecutive = Math.min(maxConsecutive, Number(value.trim()));
-    else if (name === 'required' || name === 'allowed') {
+    else if (name === 'max-repeating') maxRepeating = Math.min(maxRepeating, Number(value.trim()));
+    else if (name === 'max-sequential') maxSequential = Math.min(maxSequential, Number(value.trim()));
+    else if (name === 'max-consecutive') {
+      // The deprecated alias of both (apple/password-manager-resources PR #1255).
+      maxRepeating = Math.min(maxRepeating, Number(value.trim()));
+      maxSequential = Math.min(maxSequential, Number(value.trim()));
+    } else if (name === 'required' || name === 'allowed') {
       sawSet = true;
       const set = new Set<string>();
       for (const [, classChars, closing, identifier] of value.matchAll(ITEM)) {
@@ -59,7 +71,7 @@ export function readRule(text: string): CheckerRule {
     }
   }
   if (!sawSet) for (const c of PRINTABLE) allowed.add(c);
-  return { allowed, required, minLength, maxLength, maxConsecutive };
+  return { allowed, required, minLength, maxLength, maxRepeating, maxSequential };
 }
 
 /** The first way `password` breaks `rule`, or null when it satisfies it. */
@@ -73,6 +85,12 @@ export function violation(rule: CheckerRule, password: string): string | null {
   if (missed >= 0) return `no character of required set ${missed + 1}`;
   const runs = password.match(/(.)\1*/gs) ?? [];
   const longest = Math.max(0, ...runs.map((r) => r.length));
-  if (longest > rule.maxConsecutive) return `a run of ${longest} exceeds max-consecutive ${rule.maxConsecutive}`;
+  if (longest > rule.maxRepeating) return `a run of ${longest} exceeds max-repeating ${rule.maxRepeating}`;
+  const span = rule.maxSequential + 1;
+  for (let i = 0; i + span <= password.length; i++) {
+    const window = password.slice(i, i + span);
+    if (SEQUENCE_SOURCES.some((source) => source.includes(window)))
+      return `the sequence ${JSON.stringify(window)} exceeds max-sequential ${rule.maxSequential}`;
+  }
   return null;
 }

@@ -10,7 +10,7 @@ import { seededFill } from './seeded.ts';
 
 const CORPUS = Object.values(corpus as Record<string, { 'password-rules': string }>).map((v) => v['password-rules']);
 
-const NAMES = ['required', 'allowed', 'max-consecutive', 'minlength', 'maxlength'];
+const NAMES = ['required', 'allowed', 'max-consecutive', 'max-repeating', 'max-sequential', 'minlength', 'maxlength'];
 const BAD_NAMES = [
   'Required',
   'require',
@@ -22,6 +22,10 @@ const BAD_NAMES = [
   '',
   '-',
   'required-',
+  'max-sequence',
+  'max_repeating',
+  'Max-Sequential',
+  'max-repeat',
 ];
 const IDENTIFIERS = ['upper', 'lower', 'digit', 'special', 'ascii-printable', 'unicode', 'UPPER', 'Lower'];
 const BAD_IDENTIFIERS = ['uper', 'ascii', 'printable', 'digits', 'letters', '-', 'unicode-', 'lower-upper', '"lower"'];
@@ -192,7 +196,8 @@ export function rulesFuzzer(seed: number) {
       lines.push(`required: [${set}]`);
     }
     if (chance(0.5)) lines.push(`allowed: ${pick(IDENTIFIERS)}`);
-    if (chance(0.5)) lines.push(`max-consecutive: ${1 + below(4)}`);
+    if (chance(0.5)) lines.push(`${pick(['max-consecutive', 'max-repeating', 'max-sequential'])}: ${1 + below(4)}`);
+    if (chance(0.3)) lines.push(`max-sequential: ${1 + below(3)}`);
     if (chance(0.5)) lines.push(`minlength: ${8 + below(121)}`);
     return lines.join(';');
   }

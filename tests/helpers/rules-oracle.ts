@@ -1,9 +1,10 @@
 /**
  * Exact distributions of a password drawn uniformly from the strings a rule allows, computed
  * for the statistical tests without lib/core/rules: a plain dynamic programme over the
- * explicit state (required sets hit so far, last character, length of its run), on the rule
- * as tests/helpers/rules-checker.ts reads it. Exponential in nothing but slow in everything
- * (states x characters per position): for test-sized rules only.
+ * explicit state (required sets hit so far, last character, length of its run, direction and
+ * length of the sequence it ends), on the rule as tests/helpers/rules-checker.ts reads it.
+ * Exponential in nothing but slow in everything (states x characters per position): for
+ * test-sized rules only.
  */
 import type { CheckerRule } from './rules-checker.ts';
 
@@ -12,14 +13,24 @@ export interface OracleInput {
   readonly required: readonly string[];
   /** Longest run allowed (>= length means unlimited). */
   readonly maxRun: number;
+  /** Longest sequence allowed (>= length means unlimited). */
+  readonly maxSequence: number;
   readonly length: number;
+}
+
+/** Where a character sits in 0-9, A-Z or a-z: [range, index], or null. */
+const RANGES = ['0123456789', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'];
+function placeOf(c: string): [number, number] | null {
+  for (let r = 0; r < RANGES.length; r++) if (RANGES[r].includes(c)) return [r, RANGES[r].indexOf(c)];
+  return null;
 }
 
 export function oracleInput(rule: CheckerRule, length: number): OracleInput {
   return {
     allowed: [...rule.allowed].sort().join(''),
     required: rule.required.map((s) => [...s].join('')),
-    maxRun: Math.min(rule.maxConsecutive, length),
+    maxRun: Math.min(rule.maxRepeating, length),
+    maxSequence: Math.min(rule.maxSequential, length),
     length,
   };
 }
@@ -28,9 +39,12 @@ interface Machine {
   readonly n: number;
   readonly full: number;
   readonly signature: number[];
-  /** Whether the run matters (else every state has last = -1, run = 0). */
+  /** Whether runs or sequences matter (else every state has last = -1, run = 0). */
   readonly tracksRuns: boolean;
   readonly maxRun: number;
+  readonly maxSequence: number;
+  /** step[a][b]: +1 or -1 when character b follows a as a sequence step, else 0. */
+  readonly step: number[][];
   readonly length: number;
 }
 
@@ -42,27 +56,40 @@ function machineOf(o: OracleInput): Machine {
     n: o.allowed.length,
     full: (1 << o.required.length) - 1,
     signature,
-    tracksRuns: o.maxRun < o.length,
+    tracksRuns: o.maxRun < o.length || o.maxSequence < o.length,
     maxRun: o.maxRun,
+    maxSequence: o.maxSequence,
+    step: [...o.allowed].map((a) =>
+      [...o.allowed].map((b) => {
+        const pa = placeOf(a);
+        const pb = placeOf(b);
+        return pa !== null && pb !== null && pa[0] === pb[0] && Math.abs(pa[1] - pb[1]) === 1 ? pb[1] - pa[1] : 0;
+      }),
+    ),
     length: o.length,
   };
 }
 
-// A state is (hit mask, last character index or -1, run length), packed into a string key.
-type State = [mask: number, last: number, run: number];
-const key = (s: State) => `${s[0]},${s[1]},${s[2]}`;
+// A state is (hit mask, last character index or -1, run length, sequence direction, sequence
+// length), packed into a string key.
+type State = [mask: number, last: number, run: number, direction: number, sequence: number];
+const key = (s: State) => s.join(',');
 const unkey = (k: string) => k.split(',').map(Number) as State;
+const START: State = [0, -1, 0, 0, 0];
 
-/** The state after appending character c, or null when that breaks the run limit. */
-function step(m: Machine, [mask, last, run]: State, c: number): State | null {
+/** The state after appending character c, or null when that breaks the run or sequence limit. */
+function step(m: Machine, [mask, last, run, direction, sequence]: State, c: number): State | null {
   const hit = mask | m.signature[c];
-  if (!m.tracksRuns) return [hit, -1, 0];
-  if (c === last) return run + 1 > m.maxRun ? null : [hit, c, run + 1];
-  return [hit, c, 1];
+  if (!m.tracksRuns) return [hit, -1, 0, 0, 0];
+  if (c === last) return run + 1 > m.maxRun ? null : [hit, c, run + 1, 0, 1];
+  const d = last < 0 ? 0 : m.step[last][c];
+  if (d === 0) return [hit, c, 1, 0, 1];
+  const length = d === direction ? sequence + 1 : 2;
+  return length > m.maxSequence ? null : [hit, c, 1, d, length];
 }
 
 function forward(m: Machine): Map<string, bigint>[] {
-  const layers = [new Map([[key([0, -1, 0]), 1n]])];
+  const layers = [new Map([[key(START), 1n]])];
   for (let i = 0; i < m.length; i++) {
     const next = new Map<string, bigint>();
     for (const [k, ways] of layers[i]) {
@@ -109,7 +136,7 @@ export function positionDistribution(o: OracleInput): number[][] {
   const m = machineOf(o);
   const layers = forward(m);
   const completions = backward(m, layers);
-  const total = completions[0].get(key([0, -1, 0]))!;
+  const total = completions[0].get(key(START))!;
   const out: number[][] = [];
   for (let i = 0; i < m.length; i++) {
     const counts = new Array<bigint>(m.n).fill(0n);
@@ -129,7 +156,7 @@ export function classCountDistribution(o: OracleInput, members: string): number[
   const m = machineOf(o);
   const inClass = [...o.allowed].map((c) => members.includes(c));
   // Forward over (state, j).
-  let layer = new Map([[`${key([0, -1, 0])}|0`, 1n]]);
+  let layer = new Map([[`${key(START)}|0`, 1n]]);
   for (let i = 0; i < m.length; i++) {
     const next = new Map<string, bigint>();
     for (const [k, ways] of layer) {

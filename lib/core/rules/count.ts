@@ -20,8 +20,13 @@
  *
  * Only the values of n_S matter, never S itself: there are at most 96 of them (0..95), so the
  * 2^k subsets collapse to at most 96 signed coefficients.
+ *
+ * With a max-sequential limit the count of an alphabet depends on which characters it holds,
+ * not only on how many: countWithSequences does the same inclusion-exclusion by alphabet shape.
  * @module
  */
+
+import { sequenceShape, type SequenceCounter, type SequenceShape } from './sequences.ts';
 
 /** The most required sets (after normalisation) a rule may have: 2^8 = 256 subsets keep the
  * counting and the exact sampler's tables small, and the corpus of 434 real rules needs 5.
@@ -98,6 +103,39 @@ export function countRulePasswords(atoms: readonly Atom[], k: number, maxRun: nu
   }
   let total = 0n;
   for (const [n, c] of coefficient) if (c !== 0n && n > 0) total += c * runLimitedCount(n, maxRun, length);
+  return total;
+}
+
+/**
+ * The same count under a max-sequential limit as well: inclusion-exclusion over the required
+ * sets again, each restricted alphabet (the allowed codes, ascending, whose signature misses S)
+ * reduced to its sequence shape (sequences.ts) and counted once per distinct shape; an
+ * alphabet the limit cannot bind is counted by its size as above. The terms collapse to at most
+ * 2^k signed coefficients, fewer when alphabets share a shape.
+ */
+export function countWithSequences(
+  codes: Uint16Array,
+  signatures: Uint8Array,
+  k: number,
+  counter: SequenceCounter,
+): bigint {
+  const bySize = new Map<number, bigint>();
+  const byShape = new Map<string, { shape: SequenceShape; coefficient: bigint }>();
+  for (let s = 0; s < 1 << k; s++) {
+    const sign = popcount(s) & 1 ? -1n : 1n;
+    const alphabet = codes.filter((_, j) => (signatures[j] & s) === 0);
+    const shape = sequenceShape(alphabet, counter.maxSequence);
+    if (shape === null) bySize.set(alphabet.length, (bySize.get(alphabet.length) ?? 0n) + sign);
+    else {
+      const entry = byShape.get(shape.key);
+      if (entry === undefined) byShape.set(shape.key, { shape, coefficient: sign });
+      else entry.coefficient += sign;
+    }
+  }
+  let total = 0n;
+  for (const [n, c] of bySize) if (c !== 0n && n > 0) total += c * runLimitedCount(n, counter.maxRun, counter.length);
+  for (const { shape, coefficient } of byShape.values())
+    if (coefficient !== 0n) total += coefficient * counter.count(shape);
   return total;
 }
 

@@ -6,12 +6,17 @@
  * description):
  *   rules    = ws property ( ws ";" ws property )* ws [ ";" ws ]
  *   property = name ":" ws value            (no whitespace between the name and the colon)
- *   name     = "required" | "allowed" | "max-consecutive" | "minlength" | "maxlength"
- *   value    = integer                      (minlength, maxlength, max-consecutive: 0-9999)
+ *   name     = "required" | "allowed" | "minlength" | "maxlength"
+ *            | "max-repeating" | "max-sequential" | "max-consecutive"
+ *   value    = integer                      (minlength, maxlength: 0-9999; the three limits 1-9999)
  *            | item ( ws "," ws item )*     (required, allowed)
  *   item     = identifier | "[" class "]"   (identifiers ASCII case-insensitive)
  *   class    = printable ASCII characters, no ranges: "-" only first, "]" only last
  *              (written "]]"); at least one character
+ *
+ * `max-consecutive` is the deprecated spelling of both limits at once (apple/password-manager-resources
+ * PR #1255): it sets `max-repeating` and `max-sequential` to its value. Repeated limits keep the
+ * smallest value, whichever name gave it.
  *
  * Anything else is an error naming the offending token and its position (0-based, counted in
  * characters, as JSON.parse reports them). The parser reads each character a bounded number of
@@ -27,7 +32,7 @@ import { bitOf, charactersOf, formatSet, maskOf, NAMED_SETS, PRINTABLE_MASK } fr
  * 204 characters. */
 export const MAX_RULES_LENGTH: number = requestSchema.$defs.PasswordOptions.properties.passwordRules.maxLength;
 
-/** The largest number a length or max-consecutive may be written with. */
+/** The largest number a length or a limit may be written with. */
 export const MAX_RULES_NUMBER = 9999;
 
 export const RULES_FIELD = 'options.passwordRules';
@@ -53,9 +58,12 @@ export interface PasswordRules {
   readonly minLength: number | null;
   /** The smallest `maxlength` given, or null. */
   readonly maxLength: number | null;
-  /** The smallest `max-consecutive` given, or null: no character repeated more than this many
-   * times in a row. */
-  readonly maxConsecutive: number | null;
+  /** The smallest `max-repeating` or `max-consecutive` given, or null: no character repeated
+   * more than this many times in a row. */
+  readonly maxRepeating: number | null;
+  /** The smallest `max-sequential` or `max-consecutive` given, or null: no more than this many
+   * characters in a row that step by one code up (or down) inside a-z, A-Z or 0-9. */
+  readonly maxSequential: number | null;
   /** True when `unicode` appeared; it was read as ascii-printable. */
   readonly unicodeAsAsciiPrintable: boolean;
   /** The canonical text of the rule (see formatPasswordRules). */
@@ -92,10 +100,21 @@ export function quoteToken(token: string): string {
 const PROPERTY_NAMES: ReadonlySet<string> = new Set([
   'required',
   'allowed',
+  'max-repeating',
+  'max-sequential',
   'max-consecutive',
   'minlength',
   'maxlength',
 ]);
+
+/** Why a limit of 0 is refused: what it would forbid. */
+const ZERO_LIMIT: Readonly<Record<string, string>> = {
+  'max-repeating': 'would allow no character at all',
+  'max-consecutive': 'would allow no character at all',
+  'max-sequential': 'would allow no letter or digit at all',
+};
+
+const smaller = (a: number | null, b: number) => (a === null ? b : Math.min(a, b));
 
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d;
@@ -131,7 +150,8 @@ interface RawRules {
   required: bigint[];
   minLength: number | null;
   maxLength: number | null;
-  maxConsecutive: number | null;
+  maxRepeating: number | null;
+  maxSequential: number | null;
   unicode: boolean;
 }
 
@@ -166,7 +186,8 @@ class RuleReader {
     required: [],
     minLength: null,
     maxLength: null,
-    maxConsecutive: null,
+    maxRepeating: null,
+    maxSequential: null,
     unicode: false,
   };
 
@@ -215,7 +236,8 @@ class RuleReader {
     return this.fail(`unexpected ${quoteToken(this.tokenAt(i))} at position ${i} (expected ${expected})`);
   }
 
-  /** `name: value`, folded into the raw rule (repeats: minlength the max, the others the min). */
+  /** `name: value`, folded into the raw rule (repeats: minlength the max, the others the min;
+   * max-consecutive lowers both limits). */
   private readProperty(): void {
     const { raw } = this;
     const namePos = this.pos;
@@ -235,10 +257,15 @@ class RuleReader {
       raw.sawSetProperty = true;
       return;
     }
+    const valuePos = this.pos;
     const n = this.readNumber(name);
     if (name === 'minlength') raw.minLength = raw.minLength === null ? n : Math.max(raw.minLength, n);
-    else if (name === 'maxlength') raw.maxLength = raw.maxLength === null ? n : Math.min(raw.maxLength, n);
-    else raw.maxConsecutive = raw.maxConsecutive === null ? n : Math.min(raw.maxConsecutive, n);
+    else if (name === 'maxlength') raw.maxLength = smaller(raw.maxLength, n);
+    else {
+      if (n === 0) this.fail(`${name} 0 ${ZERO_LIMIT[name]} (it must be at least 1), at position ${valuePos}`);
+      if (name !== 'max-sequential') raw.maxRepeating = smaller(raw.maxRepeating, n);
+      if (name !== 'max-repeating') raw.maxSequential = smaller(raw.maxSequential, n);
+    }
   }
 
   /** `[...]`: printable ASCII, "-" only first, "]]" for a "]" inside. */
@@ -333,23 +360,28 @@ function normalise(raw: RawRules): PasswordRules {
     required: Object.freeze(kept.map(charactersOf)),
     minLength: raw.minLength,
     maxLength: raw.maxLength,
-    maxConsecutive: raw.maxConsecutive,
+    maxRepeating: raw.maxRepeating,
+    maxSequential: raw.maxSequential,
     unicodeAsAsciiPrintable: raw.unicode,
   };
   return Object.freeze({ ...rule, text: formatPasswordRules(rule) });
 }
 
 /**
- * The canonical text of a rule: `minlength`, `maxlength`, `max-consecutive` (those present),
- * then each required set, then the whole allowed set, each set spelled by formatSet, every
- * property ended by ";" and separated by one space. Parsing it gives back the same rule
- * (except `unicodeAsAsciiPrintable`: the text says ascii-printable, which is what is used).
+ * The canonical text of a rule: `minlength`, `maxlength`, `max-repeating`, `max-sequential`
+ * (those present), then each required set, then the whole allowed set, each set spelled by
+ * formatSet, every property ended by ";" and separated by one space. The deprecated alias
+ * `max-consecutive` is never written: the text names the two limits it set, so it says what is
+ * applied, and `max-consecutive: 2` and `max-repeating: 2; max-sequential: 2` share one text.
+ * Parsing it gives back the same rule (except `unicodeAsAsciiPrintable`: the text says
+ * ascii-printable, which is what is used).
  */
 export function formatPasswordRules(rule: Omit<PasswordRules, 'text'>): string {
   const parts: string[] = [];
   if (rule.minLength !== null) parts.push(`minlength: ${rule.minLength};`);
   if (rule.maxLength !== null) parts.push(`maxlength: ${rule.maxLength};`);
-  if (rule.maxConsecutive !== null) parts.push(`max-consecutive: ${rule.maxConsecutive};`);
+  if (rule.maxRepeating !== null) parts.push(`max-repeating: ${rule.maxRepeating};`);
+  if (rule.maxSequential !== null) parts.push(`max-sequential: ${rule.maxSequential};`);
   for (const set of rule.required) parts.push(`required: ${formatSet(maskOf(set))};`);
   parts.push(`allowed: ${formatSet(maskOf(rule.allowed))};`);
   return parts.join(' ');

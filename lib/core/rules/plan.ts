@@ -9,11 +9,16 @@ import {
   atomsOf,
   completionPrefixTable,
   countRulePasswords,
+  countWithSequences,
   MAX_REQUIRED_SETS,
+  runLimitedCount,
   signaturesOf,
   type Atom,
 } from './count.ts';
+import { fullSamplerCost, fullTables, type FullTables } from './full-sample.ts';
 import { quoteToken, RULES_FIELD, rulesError, type PasswordRules, type RulesError } from './parse.ts';
+import { sequenceTables, type SequenceTables } from './sequence-sample.ts';
+import { SequenceCounter, sequenceShape, type SequenceShape } from './sequences.ts';
 
 /** The service's password lengths. */
 export const SERVICE_MIN_LENGTH = 8;
@@ -24,7 +29,7 @@ export const DEFAULT_RULES_LENGTH = 24;
 
 /**
  * Rejection is used while it needs at most this many attempts on average (acceptance
- * probability >= 1/32), the exact sampler beyond. Rejection is the simpler path (no table, a
+ * probability >= 1/32), an exact sampler beyond. Rejection is the simpler path (no table, a
  * few lines to audit) and below the threshold it costs at most 32 x length draws on average,
  * tens of microseconds, within a small factor of the exact sampler (bench/rules.ts: 20
  * expected attempts at length 24 cost 19 us against 7 us plus a 20 us table). Past it the
@@ -37,7 +42,22 @@ export const EXACT_SAMPLING_THRESHOLD = 32;
 
 const LENGTH_FIELD = 'options.length';
 
-export type RulesSampler = 'rejection' | 'exact';
+/**
+ * - rejection: every character uniform over the allowed set, the attempt kept when valid;
+ * - exact: exact over the required sets and max-repeating (count.ts's table), the draw kept
+ *   when no sequence is too long (always, without a binding max-sequential);
+ * - exact-sequences: exact over max-repeating and max-sequential (sequences.ts), the draw kept
+ *   when it hits every required set (always, without one);
+ * - exact-full: exact over everything (full-sample.ts), for the rare small rules where both
+ *   exact samplers above keep fewer than 1 draw in EXACT_SAMPLING_THRESHOLD.
+ */
+export type RulesSampler = 'rejection' | 'exact' | 'exact-sequences' | 'exact-full';
+
+/** The exact-full sampler's bounds (fullSamplerCost): at most 2^20 BigInt operations to build
+ * its table (about 20-60 ms) and 32,768 entries in it, the size of the exact sampler's largest
+ * table, so the plan cache's memory bound holds. A rule that needs it and exceeds either is
+ * refused with the reason. */
+export const FULL_SAMPLER_LIMIT = { operations: 2 ** 20, entries: 2 ** 15 } as const;
 
 export interface RulesMetadata {
   readonly entropyMode: 'uniform-rules';
@@ -52,8 +72,12 @@ export interface RulesMetadata {
 export interface RulesPlan {
   readonly rule: PasswordRules;
   readonly length: number;
-  /** The longest run of one character allowed: max-consecutive, or the length if none. */
+  /** The longest run of one character allowed: max-repeating, or the length if none. */
   readonly maxRun: number;
+  /** The longest sequence allowed: max-sequential, or the length if none. */
+  readonly maxSequence: number;
+  /** True when max-sequential binds: the allowed set has a chain longer than maxSequence. */
+  readonly sequenceBound: boolean;
   /** UTF-16 codes of the allowed characters, in code order. */
   readonly codes: Uint16Array;
   /** signatures[j]: bit i set when codes[j] is in required set i. */
@@ -63,19 +87,31 @@ export interface RulesPlan {
   readonly atoms: readonly Atom[];
   /** The exact number of passwords the rule allows at this length (all equally likely). */
   readonly count: bigint;
+  /** Strings with every required set and no run too long, sequences not checked. */
+  readonly countIgnoringSequences: bigint;
+  /** Strings with no run and no sequence too long, required sets not checked. */
+  readonly countIgnoringRequired: bigint;
   /** log2(count): the entropy in bits, unrounded. */
   readonly bits: number;
   /** count / |allowed|^length: the chance that one rejection attempt is kept. */
   readonly acceptance: number;
+  /** count / countIgnoringSequences: the chance that an exact draw is kept. */
+  readonly exactAcceptance: number;
+  /** count / countIgnoringRequired: the chance that an exact-sequences draw is kept. */
+  readonly sequencesAcceptance: number;
   readonly sampler: RulesSampler;
   /** The exact sampler's prefix sums of completion counts (count.ts), when it is used. */
   readonly completions: readonly (readonly bigint[])[] | null;
+  /** The exact-sequences sampler's tables (sequence-sample.ts), when it is used. */
+  readonly sequenceTables: SequenceTables | null;
+  /** The exact-full sampler's table (full-sample.ts), when it is used. */
+  readonly fullTables: FullTables | null;
   readonly metadata: RulesMetadata;
 }
 
 /** Why the service cannot satisfy a rule at any length it offers, or null. */
 export function checkPasswordRules(rule: PasswordRules): RulesError | null {
-  const { minLength, maxLength, maxConsecutive } = rule;
+  const { minLength, maxLength, maxRepeating, maxSequential } = rule;
   if (maxLength !== null && maxLength < SERVICE_MIN_LENGTH) {
     return rulesError(
       `${RULES_FIELD}: maxlength ${maxLength} is below the service's minimum length ${SERVICE_MIN_LENGTH}`,
@@ -89,8 +125,9 @@ export function checkPasswordRules(rule: PasswordRules): RulesError | null {
   if (minLength !== null && maxLength !== null && minLength > maxLength) {
     return rulesError(`${RULES_FIELD}: minlength ${minLength} is greater than maxlength ${maxLength}`);
   }
-  if (maxConsecutive === 0) {
-    return rulesError(`${RULES_FIELD}: max-consecutive 0 allows no character at all (it must be at least 1)`);
+  // The parser refuses 0 with the property's position; this guards a rule object built by hand.
+  if ((maxRepeating ?? 1) < 1 || (maxSequential ?? 1) < 1) {
+    return rulesError(`${RULES_FIELD}: max-repeating and max-sequential must be at least 1`);
   }
   if (rule.allowed.length < 2) {
     return rulesError(
@@ -143,11 +180,91 @@ export function isRulesPlan(p: RulesPlan | RulesError): p is RulesPlan {
   return 'count' in p;
 }
 
+export interface Counts {
+  readonly maxRun: number;
+  readonly maxSequence: number;
+  readonly codes: Uint16Array;
+  readonly signatures: Uint8Array;
+  readonly atoms: Atom[];
+  readonly count: bigint;
+  readonly countIgnoringSequences: bigint;
+  readonly countIgnoringRequired: bigint;
+  /** The allowed set's shape under max-sequential, or null when the limit cannot bind. */
+  readonly shape: SequenceShape | null;
+  readonly counter: SequenceCounter | null;
+}
+
+/** The three exact counts of a rule at any length L >= 1 (count.ts, sequences.ts): the plan's,
+ * and the tests' against enumeration on lengths the service does not offer. */
+export function exactCounts(rule: PasswordRules, L: number): Counts {
+  const k = rule.required.length;
+  const maxRun = Math.min(rule.maxRepeating ?? L, L);
+  const maxSequence = Math.min(rule.maxSequential ?? L, L);
+  const codes = Uint16Array.from(rule.allowed, (c) => c.charCodeAt(0));
+  const signatures = signaturesOf(rule.allowed, rule.required);
+  const atoms = atomsOf(rule.allowed, rule.required);
+  const countIgnoringSequences = countRulePasswords(atoms, k, maxRun, L);
+  const shape = sequenceShape(codes, maxSequence);
+  const base = { maxRun, maxSequence, codes, signatures, atoms, countIgnoringSequences, shape };
+  if (shape === null) {
+    const countIgnoringRequired = runLimitedCount(codes.length, maxRun, L);
+    return { ...base, count: countIgnoringSequences, countIgnoringRequired, counter: null };
+  }
+  const counter = new SequenceCounter(maxRun, maxSequence, L);
+  const count = countWithSequences(codes, signatures, k, counter);
+  return { ...base, count, countIgnoringRequired: counter.count(shape), counter };
+}
+
+/** Why no password of length L exists, for a rule that passed the checks. Only a binding
+ * max-sequential of 1 can cause it: with 2 or more, alternating two characters always works. */
+function noPassword(rule: PasswordRules, L: number): RulesError {
+  const why =
+    rule.maxSequential === 1
+      ? ': max-sequential 1 keeps neighbours such as "ab" or "21" apart, and the allowed characters leave no other way'
+      : '';
+  return rulesError(`${RULES_FIELD}: no password of length ${L} satisfies the rule${why}`);
+}
+
+const ratio = (a: bigint, b: bigint) => 2 ** (log2BigInt(a) - log2BigInt(b));
+
+/** Rejection while it needs at most EXACT_SAMPLING_THRESHOLD attempts on average; else the
+ * exact sampler whose draws are kept more often, while it too needs at most that many; else
+ * the exact-full sampler where its table is affordable, else none (null). */
+function chooseSampler(
+  acceptance: number,
+  exact: number,
+  sequences: number,
+  fullCost: { entries: number; operations: number },
+): RulesSampler | null {
+  if (acceptance * EXACT_SAMPLING_THRESHOLD >= 1) return 'rejection';
+  if (Math.max(exact, sequences) * EXACT_SAMPLING_THRESHOLD >= 1)
+    return exact >= sequences ? 'exact' : 'exact-sequences';
+  const affordable =
+    fullCost.operations <= FULL_SAMPLER_LIMIT.operations && fullCost.entries <= FULL_SAMPLER_LIMIT.entries;
+  return affordable ? 'exact-full' : null;
+}
+
+/** The refusal when no sampler is both exact and affordable (never met by a search of millions
+ * of random rules; the bound keeps the worst case finite all the same). */
+function tooNarrow(L: number, best: number): RulesError {
+  return rulesError(
+    `${RULES_FIELD}: at length ${L} the rule leaves its required characters too few places to sample exactly in bounded time (an exact draw is kept about once in 2^${Math.round(-Math.log2(best))})`,
+  );
+}
+
+/** The exact-sequences tables; a rule whose max-sequential cannot bind (a forced sampler)
+ * counts every character as free. */
+function tablesOf(c: Counts, L: number): SequenceTables {
+  const shape = c.shape ?? { free: c.codes.length, kept: [], key: 'free' };
+  return sequenceTables(c.codes, shape, c.counter ?? new SequenceCounter(c.maxRun, c.maxSequence, L));
+}
+
 /**
  * The plan for a rule and a requested length (undefined: the default), or the error that
- * explains why there is none. `sampler` forces a sampler (tests and benchmarks: both are
+ * explains why there is none. `sampler` forces a sampler (tests and benchmarks: all are
  * uniform over the same set, only their cost differs); by default rejection is chosen while
- * it needs at most EXACT_SAMPLING_THRESHOLD attempts on average.
+ * it needs at most EXACT_SAMPLING_THRESHOLD attempts on average, else the exact sampler whose
+ * draws are kept more often, else exact-full (chooseSampler).
  */
 export function planPasswordRules(
   rule: PasswordRules,
@@ -159,31 +276,38 @@ export function planPasswordRules(
   const resolved = resolveRulesLength(rule, length);
   if (typeof resolved !== 'number') return resolved;
   const L = resolved;
-  const k = rule.required.length;
-  const maxRun = Math.min(rule.maxConsecutive ?? L, L);
-  const atoms = atomsOf(rule.allowed, rule.required);
-  const count = countRulePasswords(atoms, k, maxRun, L);
-  // Unreachable for a parsed rule that passed the checks: pick one character from each
-  // required set; the distinct ones (at most 8 <= L) written in a row never repeat, and
-  // alternating the last with another allowed character fills the rest, runs of 1 only.
-  if (count === 0n) return rulesError(`${RULES_FIELD}: no password of length ${L} satisfies the rule`);
+  const c = exactCounts(rule, L);
+  if (c.count === 0n) return noPassword(rule, L);
   const n = rule.allowed.length;
-  const bits = log2BigInt(count);
+  const bits = log2BigInt(c.count);
   const acceptance = 2 ** (bits - log2BigInt(BigInt(n) ** BigInt(L)));
-  const chosen: RulesSampler = sampler ?? (acceptance * EXACT_SAMPLING_THRESHOLD >= 1 ? 'rejection' : 'exact');
+  const exactAcceptance = ratio(c.count, c.countIgnoringSequences);
+  const sequencesAcceptance = ratio(c.count, c.countIgnoringRequired);
+  const k = rule.required.length;
+  const fullCost = fullSamplerCost(n, k, { ...c, length: L });
+  const chosen = sampler ?? chooseSampler(acceptance, exactAcceptance, sequencesAcceptance, fullCost);
+  if (chosen === null) return tooNarrow(L, Math.max(exactAcceptance, sequencesAcceptance));
   return Object.freeze({
     rule,
     length: L,
-    maxRun,
-    codes: Uint16Array.from(rule.allowed, (c) => c.charCodeAt(0)),
-    signatures: signaturesOf(rule.allowed, rule.required),
+    maxRun: c.maxRun,
+    maxSequence: c.maxSequence,
+    sequenceBound: c.shape !== null,
+    codes: c.codes,
+    signatures: c.signatures,
     allRequired: (1 << k) - 1,
-    atoms: Object.freeze(atoms),
-    count,
+    atoms: Object.freeze(c.atoms),
+    count: c.count,
+    countIgnoringSequences: c.countIgnoringSequences,
+    countIgnoringRequired: c.countIgnoringRequired,
     bits,
     acceptance,
+    exactAcceptance,
+    sequencesAcceptance,
     sampler: chosen,
-    completions: chosen === 'exact' ? completionPrefixTable(atoms, k, maxRun, L) : null,
+    completions: chosen === 'exact' ? completionPrefixTable(c.atoms, k, c.maxRun, L) : null,
+    sequenceTables: chosen === 'exact-sequences' ? tablesOf(c, L) : null,
+    fullTables: chosen === 'exact-full' ? fullTables(c.codes, c.signatures, k, { ...c, length: L }) : null,
     metadata: Object.freeze({
       entropyMode: 'uniform-rules',
       passwordRules: rule.text,

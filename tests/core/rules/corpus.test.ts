@@ -77,7 +77,8 @@ describe('the corpus of 434 real rules', () => {
       assert.equal(rule.allowed, [...checker.allowed].sort().join(''), `${site}: allowed set`);
       assert.equal(rule.minLength ?? 0, checker.minLength, `${site}: minlength`);
       assert.equal(rule.maxLength ?? Infinity, checker.maxLength, `${site}: maxlength`);
-      assert.equal(rule.maxConsecutive ?? Infinity, checker.maxConsecutive, `${site}: max-consecutive`);
+      assert.equal(rule.maxRepeating ?? Infinity, checker.maxRepeating, `${site}: max-repeating`);
+      assert.equal(rule.maxSequential ?? Infinity, checker.maxSequential, `${site}: max-sequential`);
       // The canonical text reads back as the same rule.
       const again = parsePasswordRules(rule.text);
       assert.ok(again.ok);
@@ -179,6 +180,43 @@ describe('the corpus of 434 real rules', () => {
     );
   });
 
+  it('max-consecutive now limits sequences too: which rules change meaning, and none is newly refused', () => {
+    // PR #1255 made max-consecutive an alias for max-repeating and max-sequential together; the
+    // old meaning (repeats only) is the same rule without the max-sequential half.
+    let using = 0;
+    let bound = 0;
+    let refused = 0;
+    const bits: number[] = [];
+    for (const [site, text] of RULES) {
+      if (!/max-consecutive/.test(text)) continue;
+      using++;
+      const parsed = parsePasswordRules(text);
+      assert.ok(parsed.ok, site);
+      const now = planPasswordRules(parsed.rule);
+      const before = planPasswordRules({ ...parsed.rule, maxSequential: null });
+      assert.equal(isRulesPlan(now), isRulesPlan(before), `${site}: refused under one meaning only`);
+      if (!isRulesPlan(now) || !isRulesPlan(before)) {
+        assert.equal(REFUSED[site], 'maxlength below 8', site);
+        refused++;
+        continue;
+      }
+      assert.equal(parsed.rule.maxSequential, parsed.rule.maxRepeating, site);
+      assert.ok(now.count <= before.count, site);
+      if (now.sequenceBound) {
+        bound++;
+        assert.ok(now.count < before.count, `${site}: a binding limit removes strings`);
+        bits.push(before.bits - now.bits);
+      } else assert.equal(now.count, before.count, site);
+    }
+    const sorted = [...bits].sort((a, b) => a - b);
+    process.stdout.write(
+      `rules corpus: ${using} rules use max-consecutive; ${refused} are refused under both meanings (maxlength below 8); under PR #1255 it limits sequences in ${bound} of the others ` +
+        `(entropy at the default length lower by ${sorted[0].toFixed(4)} to ${sorted[sorted.length - 1].toFixed(4)} bits, median ${median(sorted).toFixed(4)}); none refused under one meaning only\n`,
+    );
+    assert.equal(using, 81);
+    assert.equal(bound + refused, using, 'every accepted rule with max-consecutive has a chain its limit binds');
+  });
+
   it('times parse, plan and one sample per rule on a second, warm pass (printed, not asserted)', () => {
     const times = { parse: [] as number[], plan: [] as number[], sample: [] as number[] };
     for (let pass = 0; pass < 2; pass++) {
@@ -208,14 +246,27 @@ describe('the corpus of 434 real rules', () => {
     assert.equal(times.sample.length, 420);
   });
 
-  it('the checker has teeth: it catches a short password, a foreign character and a missed required set', () => {
+  it('the checker has teeth: it catches a short password, a foreign character, a missed required set, a run and a sequence', () => {
     const rule = readRule('minlength: 10; maxlength: 12; max-consecutive: 2; required: [#]; allowed: lower');
-    assert.equal(violation(rule, 'abcdefgh#j'), null);
-    assert.match(violation(rule, 'abcdefg#j')!, /shorter than minlength 10/);
-    assert.match(violation(rule, 'abcdefgh#jklm')!, /longer than maxlength 12/);
-    assert.match(violation(rule, 'abcdefgh#J')!, /"J" is not allowed/);
-    assert.match(violation(rule, 'abcdefghij')!, /no character of required set 1/);
-    assert.match(violation(rule, 'abcdefg#jjj')!, /run of 3 exceeds max-consecutive 2/);
+    assert.equal(violation(rule, 'acegikmo#q'), null);
+    assert.match(violation(rule, 'acegikm#q')!, /shorter than minlength 10/);
+    assert.match(violation(rule, 'acegikmo#qsuw')!, /longer than maxlength 12/);
+    assert.match(violation(rule, 'acegikmo#Q')!, /"Q" is not allowed/);
+    assert.match(violation(rule, 'acegikmoqs')!, /no character of required set 1/);
+    assert.match(violation(rule, 'acegikm#qqq')!, /run of 3 exceeds max-repeating 2/);
+    // max-consecutive limits sequences too: abc, cba, 123, 321 fail 2 and pass 3; aba holds two
+    // sequences of 2; 9-0 and z-a do not wrap.
+    assert.match(violation(rule, 'abcegikm#q')!, /the sequence "abc" exceeds max-sequential 2/);
+    assert.match(violation(rule, 'acegikm#cba')!, /the sequence "cba" exceeds max-sequential 2/);
+    assert.equal(violation(rule, 'abaegikm#q'), null);
+    const digits = readRule('max-sequential: 2; allowed: digit');
+    assert.match(violation(digits, '9123')!, /the sequence "123" exceeds max-sequential 2/);
+    assert.match(violation(digits, '90121')!, /the sequence "012" exceeds max-sequential 2/);
+    assert.equal(violation(digits, '90908978'), null);
+    assert.equal(violation(readRule('max-sequential: 3; allowed: digit'), '12321'), null);
+    assert.match(violation(readRule('max-repeating: 2'), 'aaa')!, /run of 3/);
+    assert.equal(violation(readRule('max-repeating: 3'), 'aaa'), null);
+    assert.equal(violation(readRule('max-sequential: 1; allowed: [Za]'), 'ZaZa'), null);
     const open = readRule('minlength: 8');
     assert.equal(violation(open, ' ~!aZ09\\'), null);
     assert.match(violation(open, 'abcdefg\u00e9')!, /not allowed/);

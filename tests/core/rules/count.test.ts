@@ -3,8 +3,9 @@
  *
  * Counts are checked against brute-force enumeration (every string of small alphabets and
  * lengths, checked by tests/helpers/rules-checker.ts) and against an independent dynamic
- * programme (tests/helpers/rules-oracle.ts) on larger rules. The exact sampler is checked to be
- * a bijection from [0, |V|) onto V by unranking every rank of small rules.
+ * programme (tests/helpers/rules-oracle.ts) on larger rules, with max-repeating and
+ * max-sequential. Each exact sampler is checked to be a bijection from [0, its count) onto its
+ * set by unranking every rank of small rules.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,10 +27,13 @@ import {
   type RulesSampler,
 } from '../../../lib/core/rules/index.ts';
 import { completionPrefixTable, runLimitedCount } from '../../../lib/core/rules/count.ts';
+import { exactCounts, FULL_SAMPLER_LIMIT } from '../../../lib/core/rules/plan.ts';
+import { unrankSequences } from '../../../lib/core/rules/sequence-sample.ts';
+import { unrankFull } from '../../../lib/core/rules/full-sample.ts';
 import { uniformBigIntBelow } from '../../../lib/core/rules/uniform-bigint.ts';
 import { createRandom } from '../../../lib/core/random.ts';
 import { log2BigInt } from '../../../lib/core/entropy.ts';
-import { readRule, violation } from '../../helpers/rules-checker.ts';
+import { readRule, violation, type CheckerRule } from '../../helpers/rules-checker.ts';
 import { oracleCount, oracleInput } from '../../helpers/rules-oracle.ts';
 import { scriptedFill, seededFill, seededRandom } from '../../helpers/seeded.ts';
 import { chiSquareTest } from '../../helpers/stats.ts';
@@ -64,21 +68,26 @@ function* allStrings(alphabet: string, length: number): Generator<string> {
   }
 }
 
-function bruteForceCount(text: string, length: number): bigint {
+/** Strings of `length` the checker accepts, optionally ignoring the required sets or the
+ * sequence limit (the sets the exact samplers draw from). */
+function bruteForceCount(text: string, length: number, ignore?: 'required' | 'sequences'): bigint {
   const r = readRule(text);
-  const checker = { ...r, minLength: 0, maxLength: Infinity };
+  const checker = {
+    ...r,
+    minLength: 0,
+    maxLength: Infinity,
+    required: ignore === 'required' ? [] : r.required,
+    maxSequential: ignore === 'sequences' ? Infinity : r.maxSequential,
+  };
   let n = 0n;
-  for (const s of allStrings([...r.allowed].join(''), length)) if (violation(checker, s) === null) n++;
+  for (const s of allStrings([...r.allowed].sort().join(''), length)) if (violation(checker, s) === null) n++;
   return n;
 }
 
-const countOf = (r: PasswordRules, length: number) =>
-  countRulePasswords(
-    atomsOf(r.allowed, r.required),
-    r.required.length,
-    Math.min(r.maxConsecutive ?? length, length),
-    length,
-  );
+const countOf = (r: PasswordRules, length: number) => exactCounts(r, length).count;
+
+/** A custom class of the characters of s: "-" first and "]" last, as the syntax wants. */
+const cls = (s: string) => `[${s.includes('-') ? '-' : ''}${s.replace(/[-\]]/g, '')}${s.includes(']') ? ']' : ''}]`;
 
 /** A small seeded generator of test cases (sfc32 words). */
 function caseRandom(seed: number) {
@@ -124,8 +133,6 @@ describe('exact counts by inclusion-exclusion', () => {
         const set = [...alphabet].filter(() => pick(2) === 1);
         if (set.length > 0) sets.push(set.join(''));
       }
-      const cls = (s: string) =>
-        `[${s.includes('-') ? '-' : ''}${s.replace(/[-\]]/g, '')}${s.includes(']') ? ']' : ''}]`;
       const maxRun = pick(3) === 0 ? null : 1 + pick(length);
       const text = [
         `allowed: ${cls(alphabet)}`,
@@ -138,6 +145,43 @@ describe('exact counts by inclusion-exclusion', () => {
     assert.ok(enumerated > 100_000, `enumerated ${enumerated} strings`);
   });
 
+  it('match exhaustive enumeration on 1,000 random small rules with max-repeating and max-sequential', () => {
+    const pick = caseRandom(20260910);
+    // Alphabets rich in neighbours (chains inside one range, range ends, a chain cut by a gap,
+    // characters next to a range but outside it) so that sequences bind.
+    const alphabets = ['abcdef', '012345', 'XYZab', '89:@A', 'abdeg!', 'ABC01', 'yz0', 'abc'];
+    let enumerated = 0;
+    const seen = { alphabets: new Set<string>(), lengths: new Set<number>(), withRequired: 0, aliased: 0 };
+    for (let c = 0; c < 1000; c++) {
+      const alphabet = alphabets[pick(alphabets.length)].slice(0, 3 + pick(4));
+      // Up to 5,000 strings a rule, so that the 3,000 enumerations take seconds.
+      const length = 1 + pick(Math.floor(Math.log(5000) / Math.log(alphabet.length)));
+      const sets: string[] = [];
+      for (let k = pick(4); k > 0; k--) {
+        const set = [...alphabet].filter(() => pick(3) === 0);
+        if (set.length > 0) sets.push(set.join(''));
+      }
+      const limits: string[] = [];
+      if (pick(4) === 0) limits.push(`max-consecutive: ${1 + pick(3)}`);
+      if (pick(3) !== 0) limits.push(`max-sequential: ${1 + pick(4)}`);
+      if (pick(2) === 0) limits.push(`max-repeating: ${1 + pick(3)}`);
+      const text = [`allowed: ${cls(alphabet)}`, ...sets.map((s) => `required: ${cls(s)}`), ...limits].join('; ');
+      const counts = exactCounts(rule(text), length);
+      assert.equal(counts.count, bruteForceCount(text, length), `${text} at length ${length}`);
+      assert.equal(counts.countIgnoringRequired, bruteForceCount(text, length, 'required'), `${text}, no required`);
+      assert.equal(counts.countIgnoringSequences, bruteForceCount(text, length, 'sequences'), `${text}, no sequences`);
+      enumerated += 3 * alphabet.length ** length;
+      seen.alphabets.add(rule(text).allowed);
+      seen.lengths.add(length);
+      if (sets.length > 0) seen.withRequired++;
+      if (limits.some((l) => l.startsWith('max-consecutive'))) seen.aliased++;
+    }
+    process.stdout.write(
+      `rules counts: 1,000 rules with max-sequential or max-repeating against enumeration: ${seen.alphabets.size} alphabets, lengths ${[...seen.lengths].sort((a, b) => a - b).join(',')}, ${seen.withRequired} with required sets, ${seen.aliased} with max-consecutive, ${enumerated} strings\n`,
+    );
+    assert.ok(enumerated > 1_000_000, `enumerated ${enumerated} strings`);
+  });
+
   it('match the independent dynamic programme on larger rules', () => {
     const cases: [string, number][] = [
       ['max-consecutive: 2; required: lower; required: digit; allowed: [-!]', 12],
@@ -145,6 +189,9 @@ describe('exact counts by inclusion-exclusion', () => {
       ['max-consecutive: 1; required: upper; required: digit', 10],
       ['required: lower; required: upper; required: digit; required: special', 16],
       ['max-consecutive: 2; required: [ab]; required: [b]; allowed: [cd]', 20],
+      ['max-sequential: 1; required: [ace]; required: [x]; allowed: [abcdefxyz0189]', 14],
+      ['max-sequential: 2; max-repeating: 1; required: [0]; required: [9]; allowed: digit, [ABCD]', 16],
+      ['max-sequential: 3; max-repeating: 2; required: [Mm]; allowed: [JKLMNOjklmno56789]', 12],
     ];
     for (const [text, length] of cases) {
       assert.equal(countOf(rule(text), length), oracleCount(oracleInput(readRule(text), length)), text);
@@ -180,19 +227,72 @@ describe('hand-computed vectors', () => {
 
   it('allowed [ab], max-consecutive 2, length 8: 2 x Fibonacci(9) = 68 strings (6.09 bits)', () => {
     // Runs of length 1 or 2 summing to 8: compositions counted by Fibonacci(9) = 34; 2 choices
-    // for the first character, the rest alternate.
+    // for the first character, the rest alternate. The sequence half of the alias cannot bind:
+    // "ab" and "ba" are sequences of 2, and a turn starts a new one.
     const p = plan('allowed: [ab]; max-consecutive: 2', 8);
     assert.equal(p.count, 68n);
+    assert.equal(p.sequenceBound, false);
     assert.equal(bruteForceCount('allowed: [ab]; max-consecutive: 2', 8), 68n);
     assert.equal(p.bits.toFixed(2), '6.09');
   });
 
-  it('allowed [abc], required a and b, max-consecutive 1, length 8: 3 x 2^7 - 2 - 2 = 380 strings', () => {
+  it('allowed [abc], required a and b, max-repeating 1, length 8: 3 x 2^7 - 2 - 2 = 380 strings', () => {
     // No two neighbours equal: 3 x 2^7 = 384; without a: the 2 alternations of b and c;
     // without b: 2 likewise; without both: 0 (c alone repeats).
-    const text = 'required: [a]; required: [b]; allowed: [c]; max-consecutive: 1';
+    const text = 'required: [a]; required: [b]; allowed: [c]; max-repeating: 1';
     assert.equal(plan(text, 8).count, 380n);
     assert.equal(bruteForceCount(text, 8), 380n);
+  });
+
+  it('the same with max-consecutive 1 has no password: b may stand beside neither a, c nor b', () => {
+    const text = 'required: [a]; required: [b]; allowed: [c]; max-consecutive: 1';
+    assert.equal(bruteForceCount(text, 8), 0n);
+    assert.deepEqual(planError(text, 8), {
+      error:
+        'options.passwordRules: no password of length 8 satisfies the rule: max-sequential 1 keeps neighbours such as "ab" or "21" apart, and the allowed characters leave no other way',
+      field: 'options.passwordRules',
+    });
+  });
+
+  it('the examples of PR #1255: aaa, abc, cba, 123, 321 pass a limit of 3 and fail 2; aba holds two sequences of 2', () => {
+    // Counted at length 3 over the example's characters: the limit 2 removes exactly the
+    // example (and its mirror, which is another example), the limit 3 nothing.
+    const at3 = (text: string) => countOf(rule(text), 3);
+    assert.equal(at3('allowed: [ab]; max-repeating: 3'), 8n);
+    assert.equal(at3('allowed: [ab]; max-repeating: 2'), 6n); // not aaa, bbb
+    assert.equal(at3('allowed: [abc]; max-sequential: 3'), 27n);
+    assert.equal(at3('allowed: [abc]; max-sequential: 2'), 25n); // not abc, cba
+    assert.equal(at3('allowed: [123]; max-sequential: 2'), 25n); // not 123, 321
+    assert.equal(at3('allowed: [ab]; max-sequential: 2'), 8n); // aba, bab: two sequences of 2 each
+    assert.equal(at3('allowed: [ab]; max-sequential: 1'), 2n); // aaa, bbb: ab and ba are sequences of 2
+  });
+
+  it('sequences stay inside a range and do not wrap: 9 then 0, Z then [, @ then A, z then { are no steps', () => {
+    for (const pair of ['09', '9:', 'Z[', '@A', 'z{', '/0', '`a']) {
+      assert.equal(countOf(rule(`allowed: [${pair}]; max-sequential: 1`), 4), 16n, pair);
+    }
+    assert.equal(countOf(rule('allowed: [89]; max-sequential: 1'), 4), 2n);
+    assert.equal(countOf(rule('allowed: [YZ]; max-sequential: 1'), 4), 2n);
+  });
+
+  it('allowed [abc], max-sequential 1, length 8: 1 + 2^8 = 257 strings (b only beside b)', () => {
+    const text = 'allowed: [abc]; max-sequential: 1';
+    assert.equal(plan(text, 8).count, 257n);
+    assert.equal(bruteForceCount(text, 8), 257n);
+  });
+
+  it('allowed [0123], max-repeating and max-sequential 1, length 8: walks on the path 2-0-3-1, 2 x Fibonacci(10) = 110', () => {
+    const text = 'allowed: [0123]; max-repeating: 1; max-sequential: 1';
+    assert.equal(plan(text, 8).count, 110n);
+    assert.equal(bruteForceCount(text, 8), 110n);
+  });
+
+  it('a..h each required, max-consecutive 1, length 8: the 5,242 permutations with no neighbours side by side', () => {
+    // Hertzsprung's problem (OEIS A002464): permutations of 8 with no two consecutive values
+    // adjacent; 8! = 40,320 without the sequence half of the alias.
+    const text = [...'abcdefgh'].map((c) => `required: [${c}]`).join('; ') + '; max-consecutive: 1';
+    assert.equal(plan(text, 8).count, 5242n);
+    assert.equal(plan(text.replace('max-consecutive', 'max-repeating'), 8).count, 40320n);
   });
 
   it('max-consecutive 3 over digits, one letter required, length 8: brute force agrees', () => {
@@ -201,27 +301,74 @@ describe('hand-computed vectors', () => {
   });
 });
 
-describe('the exact sampler is a bijection from [0, |V|) onto V', () => {
-  const small: string[] = [
+describe('each exact sampler is a bijection from [0, its count) onto its set', () => {
+  /** Unranks every rank below `count`: each string is valid for `checker` and all differ, and
+   * `count` is what enumeration of the checker's set finds. */
+  function assertBijection(
+    count: bigint,
+    unrank: (x: bigint) => string,
+    checker: CheckerRule,
+    enumerated: bigint,
+  ): void {
+    const seen = new Set<string>();
+    for (let x = 0n; x < count; x++) {
+      const s = unrank(x);
+      assert.equal(violation(checker, s), null, s);
+      seen.add(s);
+    }
+    assert.equal(BigInt(seen.size), count);
+    assert.equal(count, enumerated);
+  }
+  const text8 = (p: RulesPlan, indices: number[]) => String.fromCharCode(...indices.map((j) => p.codes[j]));
+
+  for (const text of [
     'allowed: [ab]; max-consecutive: 2',
-    'required: [a]; required: [b]; allowed: [c]; max-consecutive: 1',
+    'required: [a]; required: [b]; allowed: [c]; max-repeating: 1',
     'required: [ab]; required: [bc]; allowed: [d]',
     'required: [a]; allowed: [bc]; max-consecutive: 3',
     'required: [a]; required: [b]; required: [c]; required: [d]; max-consecutive: 2',
-    'allowed: [abcd]; max-consecutive: 1',
-  ];
-  for (const text of small) {
-    it(`${text}, length 8: every rank gives a different valid password`, () => {
+    'allowed: [abcd]; max-repeating: 1',
+    'required: [0]; allowed: [012x]; max-sequential: 1; max-repeating: 2',
+    'required: [b]; required: [d]; allowed: [abcd]; max-sequential: 2',
+  ]) {
+    it(`exact: ${text}, length 8: every rank gives a different string with the required sets and runs`, () => {
       const p = plan(text, 8, 'exact');
-      const checker = readRule(text);
-      const seen = new Set<string>();
-      for (let x = 0n; x < p.count; x++) {
-        const s = unrankPassword(p, x);
-        assert.equal(violation(checker, s), null, s);
-        seen.add(s);
-      }
-      assert.equal(BigInt(seen.size), p.count);
+      const checker = { ...readRule(text), maxSequential: Infinity };
+      const ignoring = bruteForceCount(text, 8, 'sequences');
+      assertBijection(p.countIgnoringSequences, (x) => unrankPassword(p, x), checker, ignoring);
       assert.equal(p.count, bruteForceCount(text, 8));
+    });
+  }
+
+  for (const text of [
+    'allowed: [abcd]; max-sequential: 1',
+    'allowed: [012x]; max-sequential: 2; max-repeating: 2',
+    'allowed: [abcd]; max-sequential: 3; max-repeating: 1; required: [a]',
+    'allowed: [ab!]; max-consecutive: 1',
+    'allowed: [abYZ]; max-sequential: 1; max-repeating: 3',
+  ]) {
+    it(`exact-sequences: ${text}, length 8: every rank gives a different string with no run or sequence too long`, () => {
+      const p = plan(text, 8, 'exact-sequences');
+      const tables = p.sequenceTables!;
+      const checker = { ...readRule(text), required: [] };
+      const ignoring = bruteForceCount(text, 8, 'required');
+      assertBijection(p.countIgnoringRequired, (x) => text8(p, unrankSequences(tables, x)), checker, ignoring);
+      assert.throws(() => unrankSequences(tables, p.countIgnoringRequired), RangeError);
+      assert.throws(() => unrankSequences(tables, -1n), RangeError);
+    });
+  }
+
+  for (const text of [
+    'allowed: [abc]; required: [b]; max-sequential: 1',
+    'required: [0]; required: [3]; allowed: [0123]; max-sequential: 1; max-repeating: 2',
+    'required: [a]; required: [c]; allowed: [abcd]; max-consecutive: 2',
+  ]) {
+    it(`exact-full: ${text}, length 8: every rank gives a different valid password`, () => {
+      const p = plan(text, 8, 'exact-full');
+      const tables = p.fullTables!;
+      assert.equal(tables.count, p.count);
+      assertBijection(p.count, (x) => text8(p, unrankFull(tables, x)), readRule(text), bruteForceCount(text, 8));
+      assert.throws(() => unrankFull(tables, p.count), RangeError);
     });
   }
 
@@ -232,7 +379,7 @@ describe('the exact sampler is a bijection from [0, |V|) onto V', () => {
         'required: [a]; required: [b]; required: [c]; required: [d]; required: [e]; required: [f]; required: [g]; required: [h]',
         8,
       ],
-      ['max-consecutive: 1; required: lower; required: upper; required: digit; required: special', 128],
+      ['max-repeating: 1; required: lower; required: upper; required: digit; required: special', 128],
       ['required: [ab]; allowed: ascii-printable', 128],
     ] as const) {
       const p = plan(text, length, 'exact');
@@ -240,6 +387,19 @@ describe('the exact sampler is a bijection from [0, |V|) onto V', () => {
       for (const x of [0n, p.count - 1n, ...Array.from({ length: 20 }, () => uniformBigIntBelow(p.count, random))]) {
         const s = unrankPassword(p, x);
         assert.equal(s.length, length);
+        assert.equal(violation(checker, s), null, `${text}: ${s}`);
+      }
+    }
+    for (const text of [
+      'max-consecutive: 1; required: lower; required: upper; required: digit; required: special',
+      'max-sequential: 2; max-repeating: 1; allowed: digit, [AB]; required: [5]',
+    ]) {
+      const p = plan(text, 128, 'exact-sequences');
+      const checker = { ...readRule(text), required: [] };
+      const n = p.countIgnoringRequired;
+      for (const x of [0n, n - 1n, ...Array.from({ length: 20 }, () => uniformBigIntBelow(n, random))]) {
+        const s = String.fromCharCode(...unrankSequences(p.sequenceTables!, x).map((j) => p.codes[j]));
+        assert.equal(s.length, 128);
         assert.equal(violation(checker, s), null, `${text}: ${s}`);
       }
     }
@@ -253,7 +413,7 @@ describe('the exact sampler is a bijection from [0, |V|) onto V', () => {
       const r = rule(text);
       const L = 12;
       const atoms = atomsOf(r.allowed, r.required);
-      const m = Math.min(r.maxConsecutive ?? L, L);
+      const m = Math.min(r.maxRepeating ?? L, L);
       const prefix = completionPrefixTable(atoms, r.required.length, m, L);
       const full = (1 << r.required.length) - 1;
       let total = 0n;
@@ -269,7 +429,16 @@ describe('the exact sampler is a bijection from [0, |V|) onto V', () => {
     const p = plan('allowed: [ab]; max-consecutive: 2', 8, 'exact');
     assert.throws(() => unrankPassword(p, -1n), RangeError);
     assert.throws(() => unrankPassword(p, p.count), RangeError);
-    assert.throws(() => unrankPassword(plan('allowed: [ab]', 8, 'rejection'), 0n), /no completion table/);
+    const rejection = plan('allowed: [ab]', 8, 'rejection');
+    assert.throws(() => unrankPassword(rejection, 0n), /no completion table/);
+    assert.throws(
+      () => generateRulesPassword({ ...rejection, sampler: 'exact-sequences' }, seededRandom(1)),
+      /no sequence tables/,
+    );
+    assert.throws(
+      () => generateRulesPassword({ ...rejection, sampler: 'exact-full' }, seededRandom(1)),
+      /no full table/,
+    );
   });
 });
 
@@ -278,7 +447,6 @@ describe('feasibility: every refusal says why', () => {
     ['maxlength: 6', "maxlength 6 is below the service's minimum length 8"],
     ['minlength: 129', "minlength 129 is above the service's maximum length 128"],
     ['minlength: 20; maxlength: 12', 'minlength 20 is greater than maxlength 12'],
-    ['max-consecutive: 0', 'max-consecutive 0 allows no character at all (it must be at least 1)'],
     ['allowed: [a]', 'allows only the character "a"; a password needs at least 2 to choose from'],
     ['required: [x]', 'allows only the character "x"; a password needs at least 2 to choose from'],
     [
@@ -293,9 +461,9 @@ describe('feasibility: every refusal says why', () => {
     });
   }
 
-  it('8 required sets are accepted, even in 8 characters with max-consecutive 1', () => {
+  it('8 required sets are accepted, even in 8 characters with max-repeating 1', () => {
     const eight =
-      'required: [a]; required: [b]; required: [c]; required: [d]; required: [e]; required: [f]; required: [g]; required: [h]; max-consecutive: 1';
+      'required: [a]; required: [b]; required: [c]; required: [d]; required: [e]; required: [f]; required: [g]; required: [h]; max-repeating: 1';
     assert.equal(MAX_REQUIRED_SETS, 8);
     const p = plan(eight, 8);
     assert.equal(p.count, 40320n); // 8! arrangements of the 8 letters
@@ -307,6 +475,42 @@ describe('feasibility: every refusal says why', () => {
     const p = planPasswordRules(bad);
     assert.ok(!isRulesPlan(p));
     assert.equal(p.error, 'options.passwordRules: no password of length 24 satisfies the rule');
+  });
+
+  it('guards the limits: a hand-built rule with max-repeating or max-sequential 0 is refused', () => {
+    for (const bad of [
+      { ...rule('allowed: [ab]'), maxRepeating: 0 },
+      { ...rule('allowed: [ab]'), maxSequential: 0 },
+    ]) {
+      assert.equal(
+        checkPasswordRules(bad)?.error,
+        'options.passwordRules: max-repeating and max-sequential must be at least 1',
+      );
+    }
+  });
+
+  it('with max-sequential 1, a length that needs a step between neighbours is refused, the others served', () => {
+    // [ab] with b never beside a: the only strings are aaaa... and bbbb..., at most 8 long.
+    const text = 'allowed: [ab]; max-sequential: 1; max-repeating: 8';
+    assert.equal(plan(text, 8).count, 2n);
+    assert.match(planError(text, 9).error, /^options\.passwordRules: no password of length 9 satisfies the rule: /);
+  });
+
+  it('a rule whose only exact sampler would be too costly is refused with the reason (hand-built: never met)', () => {
+    // Eight copies of the set [b] (normalisation would merge them): one password, bbbb..., and
+    // a full table of 2^8 unhit-set states, above FULL_SAMPLER_LIMIT.
+    const base = rule('allowed: [abc]; max-sequential: 1');
+    const bad: PasswordRules = { ...base, required: new Array<string>(8).fill('b') };
+    const p = planPasswordRules(bad, 128);
+    assert.ok(!isRulesPlan(p));
+    assert.match(
+      p.error,
+      /^options\.passwordRules: at length 128 the rule leaves its required characters too few places to sample exactly in bounded time \(an exact draw is kept about once in 2\^128\)$/,
+    );
+    assert.deepEqual(FULL_SAMPLER_LIMIT, { operations: 2 ** 20, entries: 2 ** 15 });
+    const small = planPasswordRules({ ...base, required: ['b'] }, 128);
+    assert.ok(isRulesPlan(small) && small.sampler === 'exact-full' && small.count === 1n);
+    assert.equal(generateRulesPassword(small, seededRandom(3)), 'b'.repeat(128));
   });
 });
 
@@ -360,6 +564,35 @@ describe('the plan', () => {
     assert.ok(two.completions !== null && one.completions === null);
   });
 
+  it('beyond rejection, takes the exact sampler whose draws are kept more often', () => {
+    // Digits with no repeat and no neighbours side by side, 24 long: rejection keeps 1 draw in
+    // 1,800, the run-exact sampler (no repeats) 1 in 160, the sequence-exact one every draw.
+    const digits = plan('allowed: digit; max-consecutive: 1', 24);
+    assert.ok(digits.acceptance < 1 / 1000 && digits.exactAcceptance < 1 / 100);
+    assert.equal(digits.sequencesAcceptance, 1);
+    assert.equal(digits.sampler, 'exact-sequences');
+    assert.ok(digits.sequenceTables !== null && digits.completions === null && digits.fullTables === null);
+    // Two rare letters among 95 and a limit that rarely binds: the run-exact sampler.
+    const letters = plan('required: [a]; required: [b]; allowed: ascii-printable; max-sequential: 2', 8);
+    assert.equal(letters.sampler, 'exact');
+    assert.ok(letters.exactAcceptance > letters.sequencesAcceptance);
+    // The middle of three neighbours required under max-sequential 1: only bbbb... is valid, and
+    // both samplers above keep almost no draw: the full one.
+    const hemmed = plan('required: [b]; allowed: [abc]; max-sequential: 1', 24);
+    assert.equal(hemmed.count, 1n);
+    assert.ok(Math.max(hemmed.exactAcceptance, hemmed.sequencesAcceptance) < 1 / 32);
+    assert.equal(hemmed.sampler, 'exact-full');
+    assert.equal(hemmed.bits, 0);
+  });
+
+  it('max-sequential binds only where the allowed set has a chain longer than it', () => {
+    assert.equal(plan('allowed: [abc!]; max-sequential: 2', 8).sequenceBound, true);
+    assert.equal(plan('allowed: [abc!]; max-sequential: 3', 8).sequenceBound, false);
+    assert.equal(plan('allowed: [ace!]; max-sequential: 1', 8).sequenceBound, false);
+    assert.equal(plan('allowed: [9:@AZ[`az{]; max-sequential: 1', 8).sequenceBound, false);
+    assert.equal(plan('allowed: [9:@AZ[`az{]; max-sequential: 1', 8).count, 10n ** 8n);
+  });
+
   it('carries the metadata the response needs', () => {
     const p = plan('minlength: 10; required: digit; allowed: unicode', 12);
     assert.deepEqual(p.metadata, {
@@ -372,12 +605,16 @@ describe('the plan', () => {
     assert.equal(p.bits, log2BigInt(p.count));
   });
 
-  it('seeded vectors pin the draw order of both samplers', () => {
+  it('seeded vectors pin the draw order of every sampler', () => {
     const text = 'minlength: 8; maxlength: 20; max-consecutive: 2; required: lower, upper; required: digit';
-    const fromRejection = generateRulesPassword(plan(text, 12, 'rejection'), seededRandom(1));
-    const fromExact = generateRulesPassword(plan(text, 12, 'exact'), seededRandom(1));
-    assert.equal(fromRejection, 'IvX22qYmOlo1');
-    assert.equal(fromExact, 'UVf3IOi5vXsm');
+    const drawn = (['rejection', 'exact', 'exact-sequences', 'exact-full'] as const).map((sampler) =>
+      generateRulesPassword(
+        plan(sampler === 'exact-full' ? 'max-sequential: 2; required: [b]; allowed: [abc0]' : text, 12, sampler),
+        seededRandom(1),
+      ),
+    );
+    // The first two are the vectors of before max-sequential: their draws hold no sequence of 3.
+    assert.deepEqual(drawn, ['IvX22qYmOlo1', 'UVf3IOi5vXsm', 'mYMNGLaeR5nD', 'bb0bc0a0ba0a']);
   });
 });
 

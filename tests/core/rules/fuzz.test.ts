@@ -28,16 +28,18 @@ import { seededFill, seededRandom } from '../../helpers/seeded.ts';
 
 /**
  * A bound on one input's parse + plan + sample, in CPU time, far above the measured worst
- * (~30 ms: a 128-character plan with 8 required sets on the exact sampler). It catches a
- * super-linear parser or an exponential plan, not a slow machine: the slowest inputs by wall
- * clock are re-run 5 times and the least CPU time of the 5 is compared, so descheduling on a
- * shared machine and one-off garbage collections do not count.
+ * (~100 ms: a 128-character plan with 8 single-letter required sets spread so that max-sequential
+ * 1 meets 256 different alphabets; ~30 ms without max-sequential). It catches a super-linear
+ * parser or an exponential plan, not a slow machine: the slowest inputs by wall clock are re-run
+ * 5 times and the least CPU time of the 5 is compared, so descheduling on a shared machine and
+ * one-off garbage collections do not count.
  */
 const BOUND_CPU_MS = 500;
 const RETIMED = 20;
 
 /** The costliest inputs the limits allow, re-timed whatever the fuzzer drew. */
 const EIGHT_SETS = [...'abcdefgh'].map((c) => `required: [${c}]`).join('; ');
+const SPREAD_SETS = [...'sxML2uqT'].map((c) => `required: [${c}]`).join('; ');
 const ADVERSARIAL: { text: string; length: number | undefined }[] = [
   // 8 required sets, 128 characters, exact sampler: the largest completion table
   { text: `minlength: 128; max-consecutive: 1; ${EIGHT_SETS}; allowed: ascii-printable`, length: undefined },
@@ -63,6 +65,14 @@ const ADVERSARIAL: { text: string; length: number | undefined }[] = [
     length: undefined,
   },
   { text: `allowed: [${'a'.repeat(1010)}]`, length: 128 },
+  // max-sequential: 8 single letters cutting a-z, A-Z and 0-9 into 256 different alphabets
+  // (the most inclusion-exclusion terms a sequence limit can meet), with and without others
+  { text: `minlength: 128; max-consecutive: 1; ${SPREAD_SETS}; allowed: ascii-printable`, length: undefined },
+  { text: `minlength: 128; max-sequential: 2; ${SPREAD_SETS}; allowed: ascii-printable`, length: undefined },
+  { text: `minlength: 128; max-sequential: 1; ${SPREAD_SETS}; allowed: lower, upper, digit`, length: undefined },
+  // the exact-sequences and exact-full samplers at full length
+  { text: 'max-consecutive: 1; allowed: digit', length: 128 },
+  { text: 'max-sequential: 1; required: [b]; allowed: [abc]', length: 128 },
 ];
 
 function cpuMs(work: () => void): number {
@@ -132,6 +142,7 @@ it('100,000 fuzzed rule strings, directly and through generate(): no throw, fiel
   const pick = (n: number) => (pickFill(word), word[0] % n);
   const times = new Float64Array(runs);
   const outcome = { parsed: 0, planned: 0, exact: 0, refusedByParse: 0, refusedByPlan: 0 };
+  const samplers = new Map<string, number>();
   const kinds = new Map<string, number>();
   const slowest: { ms: number; text: string; length: number | undefined }[] = [];
   // CPU time of each generate() call, in microseconds: descheduling on a shared machine does
@@ -196,7 +207,8 @@ it('100,000 fuzzed rule strings, directly and through generate(): no throw, fiel
       continue;
     }
     outcome.planned++;
-    if (planned.sampler === 'exact') outcome.exact++;
+    if (planned.sampler !== 'rejection') outcome.exact++;
+    samplers.set(planned.sampler, (samplers.get(planned.sampler) ?? 0) + 1);
     assert.equal(password!.length, planned.length);
     assert.equal(
       violation(readRule(input.text), password!),
@@ -229,7 +241,7 @@ it('100,000 fuzzed rule strings, directly and through generate(): no throw, fiel
   retimed.sort((a, b) => b.cpu - a.cpu);
   process.stdout.write(
     `rules fuzz: ${runs} inputs (${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')}): ${outcome.refusedByParse} refused by the parser, ` +
-      `${outcome.parsed} parsed, ${outcome.refusedByPlan} refused by the plan, ${outcome.planned} planned (${outcome.exact} on the exact sampler)\n`,
+      `${outcome.parsed} parsed, ${outcome.refusedByPlan} refused by the plan, ${outcome.planned} planned (${[...samplers].map(([k, n]) => `${k} ${n}`).join(', ')})\n`,
   );
   process.stdout.write(
     `rules fuzz: parse + plan + sample per input, wall clock: median ${(at(0.5) * 1000).toFixed(0)} us, 99.9th percentile ${at(0.999).toFixed(2)} ms, ` +

@@ -18,6 +18,9 @@ const LOWER = 'abcdefghijklmnopqrstuvwxyz';
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const DIGIT = '0123456789';
 
+/** The two limits of a rule. */
+const pick = (r: PasswordRules) => ({ maxRepeating: r.maxRepeating, maxSequential: r.maxSequential });
+
 function rule(text: string): PasswordRules {
   const r = parsePasswordRules(text);
   assert.ok(r.ok, r.ok ? '' : r.error.error);
@@ -68,7 +71,8 @@ describe('normalisation', () => {
     assert.deepEqual(r.required, []);
     assert.equal(r.minLength, 12);
     assert.equal(r.maxLength, null);
-    assert.equal(r.maxConsecutive, null);
+    assert.equal(r.maxRepeating, null);
+    assert.equal(r.maxSequential, null);
   });
 
   it('the allowed set is the union of every allowed and required item', () => {
@@ -82,7 +86,34 @@ describe('normalisation', () => {
     );
     assert.equal(r.minLength, 12);
     assert.equal(r.maxLength, 20);
-    assert.equal(r.maxConsecutive, 2);
+    assert.equal(r.maxRepeating, 2);
+    assert.equal(r.maxSequential, 2);
+  });
+
+  it('max-repeating and max-sequential set their own limit; max-consecutive sets both (PR #1255)', () => {
+    assert.deepEqual(pick(rule('max-repeating: 3')), { maxRepeating: 3, maxSequential: null });
+    assert.deepEqual(pick(rule('max-sequential: 4')), { maxRepeating: null, maxSequential: 4 });
+    assert.deepEqual(pick(rule('max-consecutive: 2')), { maxRepeating: 2, maxSequential: 2 });
+    assert.deepEqual(pick(rule('max-repeating: 3; max-sequential: 4')), { maxRepeating: 3, maxSequential: 4 });
+  });
+
+  it('each limit takes the smallest value given for it, by its own name or by max-consecutive', () => {
+    assert.deepEqual(pick(rule('max-repeating: 4; max-repeating: 2; max-repeating: 3')), {
+      maxRepeating: 2,
+      maxSequential: null,
+    });
+    assert.deepEqual(pick(rule('max-consecutive: 3; max-repeating: 5; max-sequential: 2')), {
+      maxRepeating: 3,
+      maxSequential: 2,
+    });
+    assert.deepEqual(pick(rule('max-repeating: 1; max-consecutive: 4; max-sequential: 6')), {
+      maxRepeating: 1,
+      maxSequential: 4,
+    });
+    assert.deepEqual(pick(rule('max-sequential: 9; max-consecutive: 7; max-consecutive: 8')), {
+      maxRepeating: 7,
+      maxSequential: 7,
+    });
   });
 
   it('a required line is the union of its items; several lines all apply', () => {
@@ -126,7 +157,8 @@ describe('normalisation', () => {
     assert.equal(rule('minlength: 0012').minLength, 12);
     assert.equal(rule('maxlength: 9999').maxLength, 9999);
     assert.equal(rule('minlength: 0').minLength, 0);
-    assert.equal(rule('max-consecutive: 0').maxConsecutive, 0); // refused later, by the plan, with a reason
+    assert.equal(rule('max-sequential: 0009').maxSequential, 9);
+    assert.equal(rule('max-repeating: 9999').maxRepeating, 9999);
   });
 });
 
@@ -135,7 +167,7 @@ describe('canonical text', () => {
     assert.equal(
       rule('required: upper; max-consecutive: 2; allowed: [-_]; required: digit,[!]; minlength: 10; maxlength: 20')
         .text,
-      'minlength: 10; maxlength: 20; max-consecutive: 2; required: upper; required: digit, [!]; allowed: upper, digit, [!-_];'.replace(
+      'minlength: 10; maxlength: 20; max-repeating: 2; max-sequential: 2; required: upper; required: digit, [!]; allowed: upper, digit, [!-_];'.replace(
         '[!-_]',
         '[-!_]',
       ),
@@ -146,6 +178,16 @@ describe('canonical text', () => {
       rule('required: lower; required: upper; required: digit; required: special').text,
       'required: lower; required: upper; required: digit; required: special; allowed: ascii-printable;',
     );
+  });
+
+  it('writes the two limits, never max-consecutive: an alias and its expansion read back alike', () => {
+    assert.equal(rule('max-consecutive: 3').text, 'max-repeating: 3; max-sequential: 3; allowed: ascii-printable;');
+    assert.equal(rule('max-repeating: 3; max-sequential: 3').text, rule('max-consecutive: 3').text);
+    assert.equal(
+      rule('max-sequential: 4; max-consecutive: 2; max-repeating: 1').text,
+      'max-repeating: 1; max-sequential: 2; allowed: ascii-printable;',
+    );
+    assert.equal(rule('max-sequential: 5').text, 'max-sequential: 5; allowed: ascii-printable;');
   });
 
   it('formatSet puts complete named classes first, then one class with "-" first and "]" last', () => {
@@ -161,6 +203,8 @@ describe('canonical text', () => {
     const samples = [
       'required: [-]]; allowed: [[]',
       'minlength: 0; maxlength: 9999; max-consecutive: 1; required: [ ]; required: [abc]; required: [cde]',
+      'max-repeating: 9999; max-sequential: 1; required: digit',
+      'max-sequential: 3; max-consecutive: 5',
       'required: upper, lower, digit, special; allowed: unicode',
       'allowed: [-!"#$%&\'()*+,./:;<=>?@[\\^_`{|}~]]',
     ];
@@ -190,6 +234,16 @@ describe('errors name the token and its 0-based position', () => {
     ['maxlength: -1', 'maxlength must be a whole number, got "-1" at position 11'],
     ['maxlength: 1e3', 'maxlength must be a whole number, got "1e3" at position 11'],
     ['max-consecutive: 2.5', 'max-consecutive must be a whole number, got "2.5" at position 17'],
+    ['max-repeating: two', 'max-repeating must be a whole number, got "two" at position 15'],
+    ['max-sequential: 10000', 'max-sequential "10000" is out of range (at most 9999) at position 16'],
+    ['max-consecutive: 0', 'max-consecutive 0 would allow no character at all (it must be at least 1), at position 17'],
+    ['max-repeating: 0', 'max-repeating 0 would allow no character at all (it must be at least 1), at position 15'],
+    [
+      'minlength: 8; max-sequential: 00',
+      'max-sequential 0 would allow no letter or digit at all (it must be at least 1), at position 30',
+    ],
+    ['max-sequence: 2', 'unknown property "max-sequence" at position 0'],
+    ['max-Repeating: 2', 'unknown property "max-Repeating" at position 0'],
     ['maxlength: 10000', 'maxlength "10000" is out of range (at most 9999) at position 11'],
     [
       'maxlength: 99999999999999999999999999',

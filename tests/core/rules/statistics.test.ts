@@ -10,12 +10,15 @@
  * - class counts: the number of characters of each required set, chi-square against its exact
  *   distribution, Bonferroni over the sets.
  * One `it` combines both with a factor 2 (Bonferroni). Alpha = 1e-6 per `it`, so a correct
- * generator fails a run of this file (10 such tests) with probability below 1e-5. Samples
+ * generator fails a run of this file (19 such tests) with probability below 2e-5. Samples
  * come from the real CSPRNG.
  *
- * Teeth: the same test function rejects (p < alpha) place-one-of-each-then-shuffle and an
- * off-by-one in the exact sampler (the previous character not excluded from the next run),
- * both run here.
+ * Teeth: the same test function rejects (p < alpha) place-one-of-each-then-shuffle, an
+ * off-by-one in the exact sampler (the previous character not excluded from the next run), the
+ * exact sampler without its sequence check (max-consecutive read as before PR #1255: repeats
+ * only) and a sampler that only ever writes valid passwords but picks each next character
+ * uniformly among those the previous one allows (ignoring how many passwords each choice
+ * leaves), all run here.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -65,10 +68,15 @@ function uniformityTest(text: string, p: RulesPlan, source: Source): { p: number
   }
   const expectedPositions = positionDistribution(oracle);
   const positionP = Math.min(...positions.map((counts, i) => chiSquareTest(counts, expectedPositions[i]).p)) * p.length;
+  // No required set: nothing to count, the position test alone decides.
   const classP =
-    Math.min(
-      ...classCounts.map((counts, c) => chiSquareTest(counts, classCountDistribution(oracle, oracle.required[c])).p),
-    ) * oracle.required.length;
+    oracle.required.length === 0
+      ? 1
+      : Math.min(
+          ...classCounts.map(
+            (counts, c) => chiSquareTest(counts, classCountDistribution(oracle, oracle.required[c])).p,
+          ),
+        ) * oracle.required.length;
   return { p: Math.min(1, 2 * Math.min(positionP, classP)), invalid };
 }
 
@@ -144,6 +152,11 @@ const FOUR_CLASSES = 'required: upper; required: lower; required: digit; require
 const RUNS = 'max-consecutive: 2; required: [ab]; required: [0]; allowed: [cd1]';
 const SPARSE = 'max-consecutive: 1; required: [a]; required: [b]; required: [c]; allowed: lower';
 const TWO_PAIRS = 'required: [ab]; required: [cd]';
+/** No repeat and no two neighbours side by side: 0 and 9 can be followed by 8 digits, the
+ * others by 7, so the first characters are not uniform over V. */
+const DIGITS = 'allowed: digit; max-consecutive: 1';
+const NEIGHBOURS = 'required: [0]; required: [3]; allowed: [0123]; max-sequential: 1; max-repeating: 2';
+const SEQUENCES = 'max-sequential: 2; allowed: [abcdef]; required: [a]';
 
 describe(`passwordrules output is uniform over the allowed strings (alpha = ${ALPHA} per test)`, () => {
   const cases: [string, string, number, RulesSampler][] = [
@@ -151,9 +164,17 @@ describe(`passwordrules output is uniform over the allowed strings (alpha = ${AL
     ['4 classes of ascii-printable, length 12, forced', FOUR_CLASSES, 12, 'exact'],
     ['max-consecutive 2 over 6 characters, length 10 (acceptance 0.69)', RUNS, 10, 'rejection'],
     ['max-consecutive 2 over 6 characters, length 10, forced', RUNS, 10, 'exact'],
-    ['three single letters required, max-consecutive 1, length 8 (acceptance 0.012)', SPARSE, 8, 'exact'],
+    ['max-consecutive 2 over 6 characters, length 10, forced', RUNS, 10, 'exact-sequences'],
+    ['max-consecutive 2 over 6 characters, length 10, forced', RUNS, 10, 'exact-full'],
+    ['three single letters required, max-consecutive 1, length 8 (kept draws: 0.37)', SPARSE, 8, 'exact'],
     ['two pairs, length 8, forced', TWO_PAIRS, 8, 'exact'],
     ['two pairs, length 8', TWO_PAIRS, 8, 'rejection'],
+    ['digits, max-consecutive 1, length 16 (kept draws: every one)', DIGITS, 16, 'exact-sequences'],
+    ['digits, max-consecutive 1, length 10 (acceptance 0.053)', DIGITS, 10, 'rejection'],
+    ['digits, max-consecutive 1, length 10, forced', DIGITS, 10, 'exact'],
+    ['0 and 3 required among 0123, max-sequential 1, length 8 (kept draws: 0.91)', NEIGHBOURS, 8, 'exact-sequences'],
+    ['0 and 3 required among 0123, max-sequential 1, length 8, forced', NEIGHBOURS, 8, 'exact-full'],
+    ['a required among abcdef, max-sequential 2, length 8 (acceptance 0.63)', SEQUENCES, 8, 'rejection'],
   ];
   for (const [name, text, length, sampler] of cases) {
     it(`${sampler} sampler: ${name}`, () => {
@@ -162,6 +183,7 @@ describe(`passwordrules output is uniform over the allowed strings (alpha = ${AL
       const natural = plan(text, length);
       if (!name.endsWith('forced')) assert.equal(natural.sampler, sampler, 'the plan picks this sampler by itself');
       const r = uniformityTest(text, p, generate);
+      process.stdout.write(`rules statistics: ${sampler}, ${name}: p = ${r.p.toExponential(2)}\n`);
       assert.equal(r.invalid, 0);
       assert.ok(r.p > ALPHA, `p = ${r.p}`);
     });
@@ -186,12 +208,14 @@ describe(`passwordRules through generate() is uniform over the allowed strings (
     ['4 classes of ascii-printable, length 12', FOUR_CLASSES, 12, 'rejection'],
     ['max-consecutive 2 over 6 characters, length 10', RUNS, 10, 'rejection'],
     ['three single letters required, max-consecutive 1, length 8', SPARSE, 8, 'exact'],
+    ['digits, max-consecutive 1, length 16', DIGITS, 16, 'exact-sequences'],
   ];
   for (const [name, text, length, sampler] of cases) {
     it(`${sampler} sampler: ${name}`, () => {
       const p = plan(text, length);
       assert.equal(p.sampler, sampler, 'the request path takes this sampler');
       const r = uniformityTest(text, p, throughGenerate(text));
+      process.stdout.write(`rules statistics: generate(), ${sampler}, ${name}: p = ${r.p.toExponential(2)}\n`);
       assert.equal(r.invalid, 0);
       assert.ok(r.p > ALPHA, `p = ${r.p}`);
     });
@@ -209,10 +233,40 @@ describe('the tests have teeth: biased generators are rejected', () => {
   it('the copy of the exact sampler matches unrankPassword rank for rank', () => {
     for (const text of [TWO_PAIRS, RUNS, SPARSE]) {
       const p = plan(text, text === RUNS ? 10 : 8, 'exact');
-      const step = p.count / 2000n + 1n;
-      for (let x = 0n; x < p.count; x += step) assert.equal(unrankCopy(p, x, false), unrankPassword(p, x));
-      assert.equal(unrankCopy(p, p.count - 1n, false), unrankPassword(p, p.count - 1n));
+      const n = p.countIgnoringSequences;
+      const step = n / 2000n + 1n;
+      for (let x = 0n; x < n; x += step) assert.equal(unrankCopy(p, x, false), unrankPassword(p, x));
+      assert.equal(unrankCopy(p, n - 1n, false), unrankPassword(p, n - 1n));
     }
+  });
+
+  it('the exact sampler without its sequence check (max-consecutive as repeats only) fails on a required among abcdef, max-sequential 2, length 8', () => {
+    const p = plan(SEQUENCES, 8, 'exact');
+    const r = uniformityTest(SEQUENCES, p, (q) =>
+      unrankPassword(q, uniformBigIntBelow(q.countIgnoringSequences, defaultRandom)),
+    );
+    process.stdout.write(
+      `rules statistics: sequence rule ignored: ${r.invalid} of ${PASSWORDS} passwords invalid, rejected with p = ${r.p.toExponential(2)}\n`,
+    );
+    assert.ok(r.invalid > 0);
+    assert.ok(r.p < ALPHA, `p = ${r.p}`);
+  });
+
+  it('next character uniform among those the previous allows fails on digits, max-consecutive 1, length 16', () => {
+    const greedy: Source = (q) => {
+      const codes = [...q.codes];
+      const out = [codes[defaultRandom.below(codes.length)]];
+      while (out.length < q.length) {
+        const previous = out[out.length - 1];
+        const next = codes.filter((c) => c !== previous && Math.abs(c - previous) !== 1);
+        out.push(next[defaultRandom.below(next.length)]);
+      }
+      return String.fromCharCode(...out);
+    };
+    const r = uniformityTest(DIGITS, plan(DIGITS, 16), greedy);
+    assert.equal(r.invalid, 0, 'every output satisfies the rule: only the distribution is wrong');
+    process.stdout.write(`rules statistics: locally uniform sampler rejected with p = ${r.p.toExponential(2)}\n`);
+    assert.ok(r.p < ALPHA, `p = ${r.p}`);
   });
 
   it('the off-by-one exact sampler fails on two pairs, length 8', () => {
