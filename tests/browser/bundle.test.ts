@@ -27,9 +27,10 @@ const APP = new URL('app.js', DIST);
 
 /** Budgets with headroom over today's sizes (docs/api.md, The home page); a jump means the
  * ajv compiler, a second wordlist or a Node polyfill got pulled in. service-api.js is about
- * 252 KB raw and 71 KB gzip, of which the passwordrules module (parser, exact counting under
- * max-repeating and max-sequential, four samplers, with their comments) is 73 KB raw. */
-const BUDGET = { serviceApiRaw: 270_000, serviceApiGzip: 76_000, appRaw: 64_000 };
+ * 275 KB raw and 74 KB gzip, of which the passwordrules module (parser, exact counting under
+ * max-repeating and max-sequential, four samplers, with their comments) is 73 KB raw and the
+ * validator of the request union about 60 KB (a fifth of it indentation, which gzip removes). */
+const BUDGET = { serviceApiRaw: 295_000, serviceApiGzip: 80_000, appRaw: 64_000 };
 
 function readBundle(url: URL): string {
   assert.ok(existsSync(url), `${url.pathname} is missing: run \`npm run build:dist\` first`);
