@@ -376,7 +376,7 @@ describe('the plan', () => {
     const text = 'minlength: 8; maxlength: 20; max-consecutive: 2; required: lower, upper; required: digit';
     const fromRejection = generateRulesPassword(plan(text, 12, 'rejection'), seededRandom(1));
     const fromExact = generateRulesPassword(plan(text, 12, 'exact'), seededRandom(1));
-    assert.equal(fromRejection, 'IvX22qYmOlo1');
+    assert.equal(fromRejection, 'AYkSKVg5ZvYj'); // re-pinned: below(n) draws the low bits (random.ts)
     assert.equal(fromExact, 'UVf3IOi5vXsm');
   });
 });
