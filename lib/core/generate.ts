@@ -6,7 +6,12 @@
 import { defaultRandom, type RandomSource } from './random.ts';
 import { validateRequest, type ErrorBody, type ValidRequest } from './validate.ts';
 import { cachedPlanPassword, generatePasswords, isPlan, type PasswordMetadata, type PasswordPlan } from './password.ts';
-import { generatePassphrases, planPassphrase, type PassphraseMetadata, type PassphrasePlan } from './passphrase.ts';
+import {
+  cachedPlanPassphrase,
+  generatePassphrases,
+  type PassphraseMetadata,
+  type PassphrasePlan,
+} from './passphrase.ts';
 import {
   cachedPlanRules,
   generateRulesPasswords,
@@ -51,7 +56,7 @@ type Plan = PasswordPlan | RulesPasswordPlan | PassphrasePlan;
 /** The request's plan (pool or rule tables, entropy, metadata); or the 400 of options nothing
  * can be made for. */
 function planOf(request: ValidRequest): Plan | ErrorBody {
-  if (request.mode === 'passphrase') return planPassphrase(request.options);
+  if (request.mode === 'passphrase') return cachedPlanPassphrase(request.options);
   if (request.rules !== null) {
     const plan = cachedPlanRules(request.rules);
     return isRulesPasswordPlan(plan) ? plan : { ...plan };

@@ -10,6 +10,7 @@
  * the other gaps (docs/decisions.md, Passphrases).
  * @module
  */
+import { BoundedCache } from './bounded-cache.ts';
 import { SEPARATOR_SETS } from './charsets.ts';
 import { EFF_LARGE_WORDLIST } from '../generated/wordlist.generated.ts';
 import { passphraseBits, strength, type Entropy } from './entropy.ts';
@@ -69,7 +70,17 @@ export interface PassphrasePlan {
   readonly metadata: PassphraseMetadata;
 }
 
-/** The plan for an option set: plain arithmetic, cheap enough to make on every request. */
+/**
+ * Plans are cached by their options although planning is plain arithmetic: the server writes
+ * a plan's entropy and metadata as JSON once per plan object (lib/http/response-json.ts), which
+ * saves more than 2 us a request. A few hundred option sets exist; bounded anyway.
+ */
+const planCache = new BoundedCache<string, PassphrasePlan>(512);
+
+export function cachedPlanPassphrase(o: PassphraseOptions): PassphrasePlan {
+  return planCache.getOrMake(`${o.wordCount} ${o.separator} ${o.capitalize} ${o.addNumber}`, o, planPassphrase);
+}
+
 export function planPassphrase(o: PassphraseOptions): PassphrasePlan {
   const fixed = isRandomSeparator(o.separator) ? null : SEPARATORS[o.separator];
   const separatorSet = isRandomSeparator(o.separator) ? RANDOM_SEPARATORS[o.separator] : '';

@@ -41,8 +41,7 @@ export function createRandom(fill: FillRandom = webCryptoFill, batchWords: numbe
   return new BatchedRandom(fill, new Uint32Array(batchWords));
 }
 
-/** One batch of words and a cursor. (TypeScript-private fields, not `#` ones: V8 reads plain
- * properties faster, and a draw reads them each time.) */
+/** One batch of words and a cursor. */
 class BatchedRandom implements RandomSource {
   private readonly fill: FillRandom;
   private readonly words: Uint32Array;

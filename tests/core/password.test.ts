@@ -14,6 +14,7 @@ import { validateRequest, type PasswordOptions } from '../../lib/core/validate.t
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES } from '../../lib/core/charsets.ts';
 import { scriptedFill, seededFill, seededRandom } from '../helpers/seeded.ts';
 import { requestSchema } from '../../lib/generated/schema.generated.ts';
+import { cachedPlanPassphrase, planPassphrase } from '../../lib/core/passphrase.ts';
 
 function options(given: Partial<PasswordOptions> = {}): PasswordOptions {
   const r = validateRequest({ mode: 'password', options: given });
@@ -234,7 +235,10 @@ describe('plan caches follow the schema', () => {
     return [];
   }
 
-  for (const [def, cached, plain] of [['PasswordOptions', cachedPlanPassword, planPassword]] as const) {
+  for (const [def, cached, plain] of [
+    ['PasswordOptions', cachedPlanPassword, planPassword],
+    ['PassphraseOptions', cachedPlanPassphrase, planPassphrase],
+  ] as const) {
     it(`${def}: changing any one option gives the plan planning would give (no stale cache hit)`, () => {
       const properties = requestSchema.$defs[def].properties as Record<string, Record<string, unknown>>;
       const defaults = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, v.default]));
