@@ -12,9 +12,9 @@
  * (`byte % 62` would be biased: the first 8 symbols would come 5/4 as often as the others.)
  *
  * Words come from `getRandomValues` in batches of 64 KiB, its largest request: on Node 20 one
- * call costs about 1.7 us whatever its size, 6 % of the server's CPU for a whole request, so
- * a call per credential would cost more than the generation itself (docs/benchmark.md). Each
- * word is zeroed as it is taken, so the buffer holds no value that went into a credential.
+ * call costs about 1.7 us whatever its size, and a call per credential added 12 % to the
+ * server's CPU per request (126 % for batches of 20; docs/benchmark.md). Each word is zeroed
+ * as it is taken, so the buffer holds no value that went into a credential.
  * @module
  */
 
