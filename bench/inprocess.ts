@@ -1,7 +1,6 @@
 /**
  * Section 1: in-process generation, credentials per second. The project's `generate()` (what
- * the server calls: validation + plan + generation + entropy) against the limit
- * (bench/reference.ts, the fastest unbiased generator we could write) and the npm peers, each
+ * the server calls: validation + plan + generation + entropy) against the npm peers, each
  * contender run for a fixed time slice per round, in an order that alternates every round; the
  * figure is the per-round ratio, median and min-max.
  * @module
@@ -11,12 +10,8 @@ import { performance } from 'node:perf_hooks';
 import generatePasswordPkg from 'generate-password';
 import { generate as peerPassphrase } from 'generate-passphrase';
 import { generatePassword as spuPassword, generatePassphrase as spuPassphrase } from 'secure-password-utilities';
-import { createReference } from './reference.ts';
 import { pairedRatios, roundOrder, summarize, type Summary } from './stats.ts';
 
-const LOWER = 'abcdefghijklmnopqrstuvwxyz';
-const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-const DIGITS = '0123456789';
 const SYMBOLS = '!@#$%^&*()-_=+[]{};:,.?'; // the project's symbol class (lib/core/charsets.ts)
 
 /** One call makes `perCall` credentials; returns something derived from them (kept alive). */
@@ -59,11 +54,6 @@ export interface InProcessOptions {
   readonly log: (line: string) => void;
 }
 
-const ref = createReference();
-
-/** The contender name of bench/reference.ts in every workload. */
-export const LIMIT = 'limit';
-
 function times(n: number, make: () => string): number {
   let sink = 0;
   for (let i = 0; i < n; i++) sink += make().length;
@@ -87,7 +77,6 @@ function passwordWorkload(
   symbols: boolean,
   count: number,
 ): Workload {
-  const pool = LOWER + UPPER + DIGITS + (symbols ? SYMBOLS : '');
   // generate-password builds a RegExp class from a custom symbol string without escaping it
   // (']' and '-' break it and strict mode then recurses forever), so it keeps its own 30 symbols.
   const gpOptions = { length, numbers: true, uppercase: true, lowercase: true, symbols, strict: true };
@@ -105,10 +94,6 @@ function passwordWorkload(
     perCall: count,
     contenders: [
       { name: 'project generate()', run: project(core.generate, input) },
-      {
-        name: LIMIT,
-        run: count === 1 ? () => ref.password(pool, length).length : () => ref.passwords(pool, length, count).length,
-      },
       { name: 'generate-password', run: () => times(count, () => generatePasswordPkg.generate(gpOptions)) },
       { name: 'secure-password-utilities', run: () => times(count, () => spuPassword(length, spuOptions)) },
     ],
@@ -124,13 +109,6 @@ function passphraseWorkload(core: Core, id: string, label: string, words: number
     perCall: count,
     contenders: [
       { name: 'project generate()', run: project(core.generate, input) },
-      {
-        name: LIMIT,
-        run:
-          count === 1
-            ? () => ref.passphrase(core.WORDLIST, words, '-').length
-            : () => ref.passphrases(core.WORDLIST, words, '-', count).length,
-      },
       { name: 'generate-passphrase', run: () => times(count, () => peerPassphrase(options)) },
       { name: 'secure-password-utilities', run: () => times(count, () => spuPassphrase(words, core.WORDLIST, '-')) },
     ],

@@ -15,7 +15,7 @@ import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runClients, type ClientsResult } from './clients.ts';
 import { HAS_REDIS, HAS_WRK, runHttp, SCENARIOS, type LoadTool, type ScenarioResult } from './http.ts';
-import { LIMIT, runInProcess, type Core, type WorkloadResult } from './inprocess.ts';
+import { runInProcess, type Core, type WorkloadResult } from './inprocess.ts';
 import { HAS_TASKSET, pinSelf, REAL_SERVER, ROOT } from './procs.ts';
 import { runSizes, type SizesResult } from './sizes.ts';
 import { runStartup, type StartupResult } from './startup.ts';
@@ -293,7 +293,6 @@ async function main(): Promise<void> {
     );
     const ratio = (workload: string, contender: string): Summary =>
       r.find((w) => w.id === workload)!.contenders.find((c) => c.name === contender)!.projectRatio!;
-    for (const w of r) targets.push(target(`in-process ${w.id} vs the limit`, '>=', 0.5, ratio(w.id, LIMIT)));
     targets.push(
       target('in-process 24-char password vs generate-password', '>=', 4, ratio('password-24', 'generate-password')),
     );

@@ -94,24 +94,3 @@ export function passphraseBits(
     wordCount * Math.log2(listSize) + (addNumber ? Math.log2(100) : 0) + Math.max(0, gaps) * Math.log2(separatorChoices)
   );
 }
-
-/** The JSON a plan caches for `generateJson`: its entropy and metadata as JSON.stringify
- * writes them, and whether every value it can produce is JSON-safe as is (no quote, backslash
- * or control character, so `"${value}"` is its JSON). */
-export interface PlanJson {
-  readonly entropy: string;
-  readonly metadata: string;
-  readonly plainValues: boolean;
-}
-
-// What JSON.stringify would escape: quote, backslash, controls, line separators, lone surrogates.
-// eslint-disable-next-line no-control-regex -- the control characters are exactly what is looked for
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/;
-
-export function planJson(entropy: Entropy, metadata: object, alphabet: string): PlanJson {
-  return Object.freeze({
-    entropy: JSON.stringify(entropy),
-    metadata: JSON.stringify(metadata),
-    plainValues: !NEEDS_ESCAPE.test(alphabet),
-  });
-}

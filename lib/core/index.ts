@@ -5,7 +5,6 @@
  */
 export {
   generate,
-  generateJson,
   type GenerateOutcome,
   type GenerateResponse,
   type GenerateSettings,

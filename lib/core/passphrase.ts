@@ -13,7 +13,7 @@
 import { BoundedCache } from './bounded-cache.ts';
 import { SEPARATOR_SETS } from './charsets.ts';
 import { EFF_LARGE_WORDLIST } from '../generated/wordlist.generated.ts';
-import { passphraseBits, planJson, strength, type Entropy, type PlanJson } from './entropy.ts';
+import { passphraseBits, strength, type Entropy } from './entropy.ts';
 import type { RandomSource } from './random.ts';
 import type { PassphraseOptions, Separator } from './validate.ts';
 
@@ -39,34 +39,11 @@ function isRandomSeparator(s: Separator): s is RandomSeparator {
   return Object.hasOwn(RANDOM_SEPARATORS, s);
 }
 
-/**
- * The lists the generator reads, built on first use per separator and capitalisation (start-up
- * pays for none, and most servers use one or two of the 8): each word with its separator
- * appended, so a passphrase is one concatenation per word, and the bare words for the last
- * one. Plain arrays, whose element loads V8 inlines; private to this module, so nothing can
- * change them.
- */
-interface WordLists {
-  readonly joined: string[];
-  readonly last: string[];
-  /** separator + "00" .. separator + "99". */
-  readonly numbers: string[];
-}
-const wordLists = new Map<string, WordLists>();
-
-function wordListsFor(separator: string, capitalize: boolean): WordLists {
-  const key = `${capitalize ? 'C' : 'c'}${separator}`;
-  let lists = wordLists.get(key);
-  if (lists === undefined) {
-    const last = capitalize ? WORDLIST.map((w) => w[0].toUpperCase() + w.slice(1)) : [...WORDLIST];
-    lists = Object.freeze({
-      joined: last.map((w) => w + separator),
-      last,
-      numbers: Array.from({ length: 100 }, (_, i) => separator + String(i).padStart(2, '0')),
-    });
-    wordLists.set(key, lists);
-  }
-  return lists;
+/** The list with every word's first letter upper-cased, same order; made on first use. */
+let capitalized: readonly string[] | null = null;
+function wordsFor(capitalize: boolean): readonly string[] {
+  if (!capitalize) return WORDLIST;
+  return (capitalized ??= Object.freeze(WORDLIST.map((w) => w[0].toUpperCase() + w.slice(1))));
 }
 
 export interface PassphraseMetadata {
@@ -81,143 +58,72 @@ export interface PassphraseMetadata {
 
 export interface PassphrasePlan {
   readonly options: PassphraseOptions;
-  /** With a fixed separator, the words with it appended; with a drawn one, the bare words
-   * (the separator is drawn per gap) and "00".."99". */
-  readonly words: WordLists;
-  /** The characters a drawn separator is chosen from, or null for a fixed separator. */
-  readonly separatorSet: string | null;
+  /** The list the words are drawn from (capitalised or not). */
+  readonly words: readonly string[];
+  /** The one separator of every gap, or null when each gap draws its own. */
+  readonly fixed: string | null;
+  /** The characters a drawn separator comes from ('' for a fixed separator). */
+  readonly separatorSet: string;
   /** log2 of the number of equally likely passphrases, unrounded (the entropy floor's figure). */
   readonly bits: number;
   readonly entropy: Entropy;
   readonly metadata: PassphraseMetadata;
-  /** entropy and metadata as JSON, for generateJson. */
-  readonly json: PlanJson;
 }
 
-/** Every character a passphrase can hold but the separator (capitalising adds only letters),
- * for the JSON-safety check; joined on first plan, not at start-up. */
-let wordAlphabet: string | null = null;
-
-/** Every option set has its plan cached (6 separators x 2 x 2 x valid word counts, a few
- * hundred at most; the cache is bounded anyway), so a request allocates none of it. */
-const PLAN_CACHE_LIMIT = 512;
-const planCache = new BoundedCache<number, PassphrasePlan>(PLAN_CACHE_LIMIT);
-const SEPARATOR_INDEX: Readonly<Record<Separator, number>> = Object.freeze({
-  hyphen: 0,
-  underscore: 1,
-  dot: 2,
-  space: 3,
-  digit: 4,
-  symbol: 5,
-});
+/**
+ * Plans are cached by their options although planning is plain arithmetic: the server writes
+ * a plan's entropy and metadata as JSON once per plan object (lib/http/response-json.ts), which
+ * saves more than 2 us a request. A few hundred option sets exist; bounded anyway.
+ */
+const planCache = new BoundedCache<string, PassphrasePlan>(512);
 
 export function cachedPlanPassphrase(o: PassphraseOptions): PassphrasePlan {
-  const key = o.wordCount * 32 + SEPARATOR_INDEX[o.separator] * 4 + (o.capitalize ? 2 : 0) + (o.addNumber ? 1 : 0);
-  return planCache.getOrMake(key, o, planPassphrase);
+  return planCache.getOrMake(`${o.wordCount} ${o.separator} ${o.capitalize} ${o.addNumber}`, o, planPassphrase);
 }
 
 export function planPassphrase(o: PassphraseOptions): PassphrasePlan {
-  const separatorSet = isRandomSeparator(o.separator) ? RANDOM_SEPARATORS[o.separator] : null;
-  const fixed = isRandomSeparator(o.separator) ? '' : SEPARATORS[o.separator];
-  const bits = passphraseBits(WORDLIST.length, o.wordCount, o.addNumber, separatorSet?.length ?? 1);
-  const entropy = strength(bits);
-  const metadata: PassphraseMetadata = Object.freeze({
-    entropyMode: 'wordlist',
-    wordCount: o.wordCount,
-    wordlistSize: WORDLIST.length,
-    wordlist: WORDLIST_NAME,
-    separator: o.separator,
-    capitalize: o.capitalize,
-    addNumber: o.addNumber,
-  });
+  const fixed = isRandomSeparator(o.separator) ? null : SEPARATORS[o.separator];
+  const separatorSet = isRandomSeparator(o.separator) ? RANDOM_SEPARATORS[o.separator] : '';
+  const bits = passphraseBits(WORDLIST.length, o.wordCount, o.addNumber, fixed === null ? separatorSet.length : 1);
   return Object.freeze({
-    options: Object.freeze({ ...o }),
-    words: wordListsFor(fixed, o.capitalize),
+    options: o,
+    words: wordsFor(o.capitalize),
+    fixed,
     separatorSet,
     bits,
-    entropy,
-    metadata,
-    json: planJson(
-      entropy,
-      metadata,
-      (wordAlphabet ??= `${WORDLIST.join('')}ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789`) + fixed + (separatorSet ?? ''),
-    ),
+    entropy: strength(bits),
+    metadata: Object.freeze({
+      entropyMode: 'wordlist',
+      wordCount: o.wordCount,
+      wordlistSize: WORDLIST.length,
+      wordlist: WORDLIST_NAME,
+      separator: o.separator,
+      capitalize: o.capitalize,
+      addNumber: o.addNumber,
+    }),
   });
 }
 
-let drawn = new Uint32Array(64);
-const drawnNumber = new Uint32Array(1);
-/** One passphrase's drawn separators (grown on demand, like `drawn`). */
-let drawnGaps = new Uint32Array(8);
-
 /**
- * `count` passphrases: per passphrase, one draw below 7,772 per word (random.ts), then with
- * addNumber one below 100. Without addNumber the batch's words are one belowMany call, the
- * same draws in the same order as one call per passphrase. The draws are zeroed afterwards
- * (the returned strings stay in the heap until garbage collection, see password.ts).
+ * `count` passphrases. Per passphrase, in this order: one draw below 7,772 per word; with a
+ * drawn separator, one draw below the set's size per gap (the wordCount - 1 between words,
+ * then with addNumber the one before the number); with addNumber, one draw below 100. Every
+ * draw is uniform and independent of the others (random.ts), so each word, gap and number is
+ * uniform whatever the others are.
  */
 export function generatePassphrases(plan: PassphrasePlan, random: RandomSource, count: number): string[] {
-  if (plan.separatorSet !== null) return generateWithDrawnSeparators(plan, plan.separatorSet, random, count);
   const { wordCount, addNumber } = plan.options;
-  const { joined, last, numbers } = plan.words;
-  const drawnWords = addNumber ? wordCount : wordCount * count;
-  if (drawn.length < drawnWords) drawn = new Uint32Array(drawnWords);
-  const d = drawn;
-  if (!addNumber) random.belowMany(WORDLIST.length, drawnWords, d);
-  const values = new Array<string>(count);
-  for (let c = 0; c < count; c++) {
-    let at = c * wordCount;
-    if (addNumber) {
-      random.belowMany(WORDLIST.length, wordCount, d);
-      at = 0;
-    }
-    let value = '';
-    for (let k = 0; k < wordCount - 1; k++) value += joined[d[at + k]];
-    value += last[d[at + wordCount - 1]];
-    if (addNumber) {
-      random.belowMany(100, 1, drawnNumber);
-      value += numbers[drawnNumber[0]];
-    }
-    values[c] = value;
+  const { words, fixed, separatorSet } = plan;
+  const gap = () => fixed ?? separatorSet[random.below(separatorSet.length)];
+  const values: string[] = [];
+  while (values.length < count) {
+    const drawnWords: string[] = [];
+    for (let k = 0; k < wordCount; k++) drawnWords.push(words[random.below(words.length)]);
+    let value = drawnWords[0];
+    for (let k = 1; k < wordCount; k++) value += gap() + drawnWords[k];
+    if (addNumber) value += gap() + String(random.below(100)).padStart(2, '0');
+    values.push(value);
   }
-  for (let i = 0; i < drawnWords; i++) d[i] = 0; // a loop: cheaper than a fill() call for a few slots
-  drawnNumber[0] = 0;
-  return values;
-}
-
-/**
- * `count` passphrases whose gaps each get their own separator drawn from `set`: per
- * passphrase, one draw below 7,772 per word, then one draw below |set| per gap (the
- * wordCount - 1 between words, then with addNumber the one before it), then with addNumber one
- * below 100. Every draw is uniform and independent of the others (random.ts), so each gap is
- * uniform over the set whatever the words and the other gaps are.
- */
-function generateWithDrawnSeparators(plan: PassphrasePlan, set: string, random: RandomSource, count: number): string[] {
-  const { wordCount, addNumber } = plan.options;
-  const { last, numbers } = plan.words;
-  const gaps = wordCount - 1 + (addNumber ? 1 : 0);
-  // The scratch starts at 64 words and 8 gaps, more than the schema allows (8 words, 7 gaps
-  // and the one before the number); grown here so a larger wordCount never writes past it.
-  /* c8 ignore next 2 */
-  if (drawn.length < wordCount) drawn = new Uint32Array(wordCount);
-  if (drawnGaps.length < gaps) drawnGaps = new Uint32Array(gaps);
-  const d = drawn;
-  const g = drawnGaps;
-  const values = new Array<string>(count);
-  for (let c = 0; c < count; c++) {
-    random.belowMany(WORDLIST.length, wordCount, d);
-    random.belowMany(set.length, gaps, g);
-    let value = last[d[0]];
-    for (let k = 1; k < wordCount; k++) value += set[g[k - 1]] + last[d[k]];
-    if (addNumber) {
-      random.belowMany(100, 1, drawnNumber);
-      value += set[g[wordCount - 1]] + numbers[drawnNumber[0]];
-    }
-    values[c] = value;
-  }
-  d.fill(0, 0, wordCount);
-  g.fill(0);
-  drawnNumber[0] = 0;
   return values;
 }
 

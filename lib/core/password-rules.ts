@@ -1,12 +1,12 @@
 /**
  * Mode password with `options.passwordRules`: the request path around lib/core/rules/ (parse,
  * plan, sample; docs/password-rules.md). It adds what a request needs: the rule's own default
- * length when the request gives none, the response's entropy and metadata (and their JSON),
- * and caches, so a rule used again costs a lookup instead of a parse and a plan.
+ * length when the request gives none, the response's entropy and metadata, and caches, so a
+ * rule used again costs a lookup instead of a parse and a plan.
  * @module
  */
 import { BoundedCache } from './bounded-cache.ts';
-import { planJson, strength, type Entropy, type PlanJson } from './entropy.ts';
+import { strength, type Entropy } from './entropy.ts';
 import type { RandomSource } from './random.ts';
 import {
   checkPasswordRules,
@@ -31,8 +31,6 @@ export interface RulesPasswordPlan {
   readonly bits: number;
   readonly entropy: Entropy;
   readonly metadata: RulesMetadata;
-  /** entropy and metadata as JSON, for generateJson. */
-  readonly json: PlanJson;
 }
 
 /**
@@ -72,14 +70,7 @@ const exactPlans = new BoundedCache<string, RulesPasswordPlan>(EXACT_PLAN_CACHE_
 const refusedPlans = new BoundedCache<string, RulesError>(REFUSED_PLAN_CACHE_LIMIT);
 
 function wrap(rules: RulesPlan): RulesPasswordPlan {
-  const entropy = strength(rules.bits);
-  return Object.freeze({
-    rules,
-    bits: rules.bits,
-    entropy,
-    metadata: rules.metadata,
-    json: planJson(entropy, rules.metadata, rules.rule.allowed),
-  });
+  return Object.freeze({ rules, bits: rules.bits, entropy: strength(rules.bits), metadata: rules.metadata });
 }
 
 interface PlanInput {

@@ -2,8 +2,8 @@
  * Reads a request body with a hard byte limit (raw-body's shape: settle once, clean up).
  * The caller has already refused a Content-Length over the limit; this counts what actually
  * arrives, so a chunked body, or one whose Content-Length understates it, is cut at the first
- * byte past the limit: listeners come off and the stream is paused, so nothing more is
- * buffered, and the caller answers 413 with `Connection: close`.
+ * byte past the limit: what was kept is dropped, the stream paused and later chunks ignored,
+ * and the caller answers 413 with `Connection: close`, which stops the reading (early-close.ts).
  * A client that goes away mid-body settles as 'aborted': nothing to answer, nothing thrown.
  * @module
  */

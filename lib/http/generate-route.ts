@@ -7,18 +7,19 @@
  *   admit          503 without configured keys, 401 without a valid key
  *   checkHead      Content-Type (400, also when sent twice), Content-Length (413)
  *   readBody       at most BODY_LIMIT_BYTES (413), UTF-8 (400), JSON (400)
- *   respond        the core's generateJson: the schema, the option rules and the entropy
- *                  floor (400), or the credentials (200)
+ *   respond        the core's generate(): the schema, the option rules and the entropy
+ *                  floor (400), or the credentials (200), written by outcomeJson
  *
  * Every attempt costs a token of one bucket whatever its outcome, except one answered 429.
  * @module
  */
 import { isUtf8 } from 'node:buffer';
-import { BODY_LIMIT_BYTES, defaultRandom, generateJson, type GenerateSettings } from '../core/index.ts';
+import { BODY_LIMIT_BYTES, defaultRandom, generate, type GenerateSettings } from '../core/index.ts';
 import type { KeyVerifier } from '../keys/key-store.ts';
 import type { Authentication, ClientLimits } from '../rate-limit/client-limits.ts';
 import type { RateLimitState } from '../rate-limit/token-bucket.ts';
 import { readBody, type BodyResult } from './body.ts';
+import { outcomeJson } from './response-json.ts';
 import { WWW_AUTHENTICATE } from './headers.ts';
 import { headerCount, isJsonContentType } from './request-checks.ts';
 import type { Exchange, Responder } from './responder.ts';
@@ -136,10 +137,8 @@ export class GenerateRoute {
         this.reply.error(x, 'badJson', rl);
         return;
       }
-      // generateJson = JSON.stringify(generate(input).body), byte for byte, with the plan's
-      // entropy and metadata JSON cached (the bulk of a reply).
-      const outcome = generateJson(input, defaultRandom, this.settings);
-      this.reply.send(x, outcome.status, this.reply.sets.json, outcome.json, rl);
+      const outcome = generate(input, defaultRandom, this.settings);
+      this.reply.send(x, outcome.status, this.reply.sets.json, outcomeJson(outcome), rl);
     } catch (error) {
       this.fail(x, error);
     }

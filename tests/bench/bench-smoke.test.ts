@@ -1,11 +1,10 @@
 /**
- * The benchmark's pure pieces: statistics, the A/B order, the wrk and /proc parsers, the
- * loopback address plan, and the limit generator (bench/reference.ts) on scripted words. Nothing
- * here is timed: figures come from `npm run bench`, never from a test.
+ * The benchmark's pure pieces: statistics, the A/B order, the wrk and /proc parsers and the
+ * loopback address plan. Nothing here is timed: figures come from `npm run bench`, never from
+ * a test.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createReference } from '../../bench/reference.ts';
 import {
   cpuTicksOfStat,
   formatRatio,
@@ -19,14 +18,6 @@ import {
   summarize,
   targetMet,
 } from '../../bench/stats.ts';
-
-/** Fill that hands out the given words in order and fails loudly when they run out. */
-function scripted(words: readonly number[]): (buffer: Uint32Array) => void {
-  let i = 0;
-  return (buffer) => {
-    for (let j = 0; j < buffer.length; j++) buffer[j] = i < words.length ? words[i++] : 0xdeadbeef;
-  };
-}
 
 describe('bench statistics', () => {
   it('takes the median of odd and even counts and refuses an empty list', () => {
@@ -138,57 +129,5 @@ Transfer/sec:      9.37MB
     assert.equal(loopbackAddress(254), '127.1.1.1');
     assert.throws(() => loopbackAddress(-1), RangeError);
     assert.throws(() => loopbackAddress(254 * 256 * 254), RangeError);
-  });
-});
-
-describe('bench limit (reference generator) on scripted words', () => {
-  const LOWER = 'abcdefghijklmnopqrstuvwxyz';
-
-  it('takes four characters per 31-bit value below floor(2^31 / N^4) * N^4, most significant digit first', () => {
-    const n4 = 26 ** 4;
-    const limit = Math.floor(2 ** 31 / n4) * n4;
-    assert.equal(limit, 4699 * n4);
-    // limit is redrawn; limit - 1 is N^4 - 1 mod N^4 (zzzz); the top bit is ignored (aaaa);
-    // 1 and 26 are the last and the next-to-last digit.
-    const ref = createReference(scripted([limit, limit - 1, 0x8000_0000, 1, 26]));
-    assert.equal(ref.password(LOWER, 16), 'zzzzaaaaaaabaaba');
-  });
-
-  it('also redraws 31-bit values above the bound, whatever the top bit', () => {
-    const n4 = 62 ** 4;
-    const limit = Math.floor(2 ** 31 / n4) * n4;
-    const pool = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-    const ref = createReference(scripted([(0x8000_0000 | limit) >>> 0, 2 ** 31 - 1, 62 ** 3 * 61 + 61]));
-    assert.equal(ref.password(pool, 4), '9aa9');
-  });
-
-  it('ends a length that is not a multiple of 4 with single bytes below 256 - 256 mod N', () => {
-    assert.equal(256 - (256 % 26), 234);
-    // One word of four bytes, in memory order: 234 is redrawn, 233 = 8 * 26 + 25 is z, 0 is a.
-    const tail = new Uint32Array(new Uint8Array([234, 233, 0, 1]).buffer)[0];
-    const ref = createReference(scripted([0, tail]));
-    assert.equal(ref.password(LOWER, 6), 'aaaaza');
-  });
-
-  it('cuts a batch from one stream of characters', () => {
-    const words = [0, 1, 2, 3, 4, 5];
-    const batch = createReference(scripted(words)).passwords(LOWER, 8, 3);
-    const stream = createReference(scripted(words)).password(LOWER, 24);
-    assert.deepEqual(batch, [stream.slice(0, 8), stream.slice(8, 16), stream.slice(16)]);
-  });
-
-  it('draws passphrase words below 2^31 - 2^31 mod W from 31 bits, the last without its separator', () => {
-    const limit = 2 ** 31 - (2 ** 31 % 7772);
-    assert.equal(limit % 7772, 0);
-    const words = Array.from({ length: 7772 }, (_, i) => `w${i}`);
-    const ref = createReference(scripted([limit, limit - 1, 0x8000_0000, 5, 7773]));
-    assert.equal(ref.passphrase(words, 3, '-'), 'w7771-w0-w5');
-    assert.deepEqual(createReference(scripted([1, 2, 3, 4])).passphrases(words, 2, '.', 2), ['w1.w2', 'w3.w4']);
-  });
-
-  it('draws from crypto.getRandomValues by default', () => {
-    const ref = createReference();
-    assert.match(ref.password('ab', 64), /^[ab]{64}$/);
-    assert.match(ref.passwords(LOWER, 13, 20).join(','), /^([a-z]{13},){19}[a-z]{13}$/);
   });
 });

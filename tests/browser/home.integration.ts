@@ -23,12 +23,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ERROR_CASES } from '../helpers/error-cases.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
-import {
-  generate as coreGenerate,
-  generateJson as coreGenerateJson,
-  passphraseBits,
-  type GenerateSettings,
-} from '../../lib/core/index.ts';
+import { generate as coreGenerate, passphraseBits, type GenerateSettings } from '../../lib/core/index.ts';
+import { outcomeJson } from '../../lib/http/response-json.ts';
 import { LIMITS } from '../helpers/limits.ts';
 import { readRule, violation } from '../helpers/rules-checker.ts';
 import { seededFill, seededRandom } from '../helpers/seeded.ts';
@@ -599,7 +595,7 @@ if (!existsSync(CHROMIUM)) {
             }),
           [seed, input] as const,
         );
-        const server = JSON.parse(coreGenerateJson(input, seededRandom(seed)).json) as unknown;
+        const server = JSON.parse(outcomeJson(coreGenerate(input, seededRandom(seed)))) as unknown;
         assert.deepEqual(fromPage, { ok: true, data: server }, JSON.stringify(input));
       }
       assert.deepEqual(w.consoleProblems, []);

@@ -2,7 +2,6 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from '../../lib/core/generate.ts';
 import {
-  buildPoolTables,
   cachedPlanPassword,
   generatePassword,
   generatePasswords,
@@ -14,8 +13,8 @@ import { createRandom } from '../../lib/core/random.ts';
 import { validateRequest, type PasswordOptions } from '../../lib/core/validate.ts';
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES } from '../../lib/core/charsets.ts';
 import { scriptedFill, seededFill, seededRandom } from '../helpers/seeded.ts';
-import { cachedPlanPassphrase, planPassphrase } from '../../lib/core/passphrase.ts';
 import { requestSchema } from '../../lib/generated/schema.generated.ts';
+import { cachedPlanPassphrase, planPassphrase } from '../../lib/core/passphrase.ts';
 
 function options(given: Partial<PasswordOptions> = {}): PasswordOptions {
   const r = validateRequest({ mode: 'password', options: given });
@@ -32,7 +31,7 @@ function plan(given: Partial<PasswordOptions> = {}): PasswordPlan {
 describe('password pool', () => {
   it('is a-z A-Z 0-9 by default (62), in class order', () => {
     const p = plan();
-    assert.equal(p.pool.join(''), 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789');
+    assert.equal(p.pool, 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789');
     assert.deepEqual(p.metadata, {
       entropyMode: 'uniform-each-class',
       poolSize: 62,
@@ -48,7 +47,7 @@ describe('password pool', () => {
   it('adds the 23 contract symbols with includeSymbols (85)', () => {
     const p = plan({ includeSymbols: true });
     assert.equal(p.pool.length, 85);
-    assert.equal(p.pool.slice(62).join(''), '!@#$%^&*()-_=+[]{};:,.?');
+    assert.equal(p.pool.slice(62), '!@#$%^&*()-_=+[]{};:,.?');
   });
 
   it('leaves out 0O1Il5S8B with avoidAmbiguous', () => {
@@ -107,19 +106,19 @@ describe('password pool', () => {
 });
 
 describe('generatePassword', () => {
-  it('gives the same output for the same seed (vectors, re-pinned for four characters per draw)', () => {
+  it('gives the same output for the same seed (vectors, re-pinned for one draw per character)', () => {
     const vectors: [unknown, string[]][] = [
-      [{ mode: 'password' }, ['7sDrJMLijfBSSN2QTK7dMR1s']],
+      [{ mode: 'password' }, ['hHLPDIxUckvKFT0XFZNYy7Kt']],
       [
         { mode: 'password', count: 3, options: { length: 8, includeSymbols: true } },
-        ['RK?.iuO3', 'X_(eqwA5', 'Gs?7ClHm'],
+        ['w(+}GYL5', 'Xh[7]*st', 'i#G0:NHP'],
       ],
       [
         {
           mode: 'password',
           options: { length: 12, avoidAmbiguous: true, includeSymbols: true, excludedCharacters: '{}[]' },
         },
-        ['sU+#ad9=;aTP'],
+        ['hKUFZ+NHH7zN'],
       ],
     ];
     for (const [input, expected] of vectors) {
@@ -136,23 +135,17 @@ describe('generatePassword', () => {
   });
 
   /**
-   * The draw order written out independently of the generator: each draw is the low 31 bits of
-   * the next word, redrawn at or above floor(2^31 / N^4) * N^4, and gives four characters, its
-   * base-N digits most significant first; the last draw keeps only what the length needs; a
+   * The draw order written out independently of the generator: each character is the low k
+   * bits of the next word (2^k the smallest power of two >= N), redrawn when N or more; a
    * password missing a class is drawn again, whole.
    */
   function decodeWords(pool: string, length: number, words: Iterator<number>, valid: (s: string) => boolean): string {
-    const n = pool.length;
-    const limit = Math.floor(2 ** 31 / n ** 4) * n ** 4;
+    const bits = Math.ceil(Math.log2(pool.length));
     for (;;) {
       let value = '';
       while (value.length < length) {
-        const v = words.next().value! & 0x7fffffff;
-        if (v >= limit) continue;
-        let x = v % n ** 4;
-        const digits: string[] = [];
-        for (let k = 0; k < 4; k++, x = Math.floor(x / n)) digits.unshift(pool[x % n]);
-        value += digits.join('').slice(0, length - value.length);
+        const v = words.next().value! % 2 ** bits;
+        if (v < pool.length) value += pool[v];
       }
       if (valid(value)) return value;
     }
@@ -170,8 +163,8 @@ describe('generatePassword', () => {
   const POOL_62 = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
   const hasAll = (s: string) => /[a-z]/.test(s) && /[A-Z]/.test(s) && /[0-9]/.test(s);
 
-  it('is four characters per draw: the output matches an independent decoding of the seeded words', () => {
-    for (const length of [16, 9, 10, 11, 128]) {
+  it('is one draw per character: the output matches an independent decoding of the seeded words', () => {
+    for (const length of [8, 9, 24, 128]) {
       const rng = seededRandom(7);
       const words = seededWords(7);
       const p = plan({ length });
@@ -189,51 +182,19 @@ describe('generatePassword', () => {
     }
   });
 
-  it('grows its byte buffer for a batch larger than the schema allows today (40 x 128 > 4 KiB)', () => {
-    const p = plan({ length: 128, includeSymbols: true });
-    const batch = generatePasswords(p, seededRandom(3), 40);
-    assert.equal(batch.length, 40);
-    for (const v of batch) assert.match(v, /^[a-zA-Z0-9!@#$%^&*()\-_=+[\]{};:,.?]{128}$/);
-    const single = seededRandom(3);
-    assert.deepEqual(
-      batch,
-      Array.from({ length: 40 }, () => generatePassword(p, single)),
-    );
-    assert.equal(generatePassword(plan({ length: 8 }), seededRandom(3)).length, 8, 'shorter views after the growth');
+  it('maps each draw to the pool character of that index', () => {
+    // Pool "0123456789!@#..." (numbers + symbols, 33: 6 bits per draw, 33 to 63 redrawn).
+    const p = plan({ includeLowercase: false, includeUppercase: false, includeSymbols: true, length: 8 });
+    const random = createRandom(scriptedFill([0, 10, 33, 63, 32, 1, 2, 3, 64 + 4, 5]), 10);
+    assert.equal(generatePassword(p, random), '0!?12345');
   });
 
   it('redraws the whole password when a class is missing (never patches it)', () => {
-    // Pool "0123456789!@#..." (numbers + symbols, 33): first draft all digits, second mixed.
     const p = plan({ includeLowercase: false, includeUppercase: false, includeSymbols: true, length: 8 });
-    const quad = (a: number, b: number, c: number, d: number) => ((a * 33 + b) * 33 + c) * 33 + d;
-    const digitsOnly = [quad(0, 1, 2, 3), quad(4, 5, 6, 7)];
-    const mixed = [quad(10, 1, 2, 3), quad(4, 5, 6, 7)];
-    const random = createRandom(scriptedFill([...digitsOnly, ...mixed]), 4);
+    const digitsOnly = [0, 1, 2, 3, 4, 5, 6, 7];
+    const mixed = [10, 1, 2, 3, 4, 5, 6, 7];
+    const random = createRandom(scriptedFill([...digitsOnly, ...mixed]), 16);
     assert.equal(generatePassword(p, random), '!1234567');
-  });
-
-  it('counts only the characters it keeps from the last draw', () => {
-    // Length 9: two full draws and one character of a third. The first draft's third draw puts a
-    // symbol in a dropped place, so the draft has no symbol and is drawn again.
-    const p = plan({ includeLowercase: false, includeUppercase: false, includeSymbols: true, length: 9 });
-    const quad = (a: number, b: number, c: number, d: number) => ((a * 33 + b) * 33 + c) * 33 + d;
-    const firstDraft = [quad(0, 1, 2, 3), quad(4, 5, 6, 7), quad(8, 10, 10, 10)];
-    const secondDraft = [quad(0, 1, 2, 3), quad(4, 5, 6, 7), quad(11, 0, 0, 0)];
-    const random = createRandom(scriptedFill([...firstDraft, ...secondDraft]), 6);
-    assert.equal(generatePassword(p, random), '01234567@');
-  });
-
-  it('builds pair tables for either byte order: two bytes in memory order, class bits above', () => {
-    const classBit = Uint8Array.from([1, 2]);
-    const little = buildPoolTables([0x61, 0x30], classBit, true);
-    const big = buildPoolTables([0x61, 0x30], classBit, false);
-    assert.equal(little.pairCount, 4);
-    // Pair 1 is "a0": bytes 0x61 then 0x30, classes 1 | 2.
-    assert.equal(little.pairs[1], 0x3_3061);
-    assert.equal(big.pairs[1], 0x3_6130);
-    assert.equal(little.pairs[2], 0x3_6130); // "0a"
-    assert.equal(little.pairs[3], 0x2_3030); // "00"
-    assert.deepEqual([little.classOfCode[0x61], little.classOfCode[0x30], little.classOfCode[0x62]], [1, 2, 0]);
   });
 
   it('always holds every enabled class, only pool characters, and the exact length', () => {

@@ -5,11 +5,11 @@
  * file (about 20 such checks) with probability below 3e-5. Samples come from the real CSPRNG.
  *
  * Each test is shown to have teeth: the same test function is run on deliberately biased
- * generators (`byte % n`, place-one-of-each-then-shuffle, `u16 % 7772`) and must reject them.
- * The sampler's own tricks (four characters per 31-bit draw, two pair-table lookups, the last
- * draw cut to the length) get tests aimed at them, each with the mutant it must catch: the
- * 32-bit bound applied to 31-bit draws, one digit used for both halves, a pair table off by one,
- * a class check that counts the characters cut off.
+ * generators and must reject them: `byte % n`, place-one-of-each-then-shuffle and `u16 % 7772`
+ * (the classic mistakes), and one mutant per step of the sampler (random.ts, password.ts): a
+ * draw that folds a value of n or more back into range instead of redrawing it, a mask one bit
+ * short, a draw used for two characters, and a missing class patched in instead of the whole
+ * password redrawn. Each test prints its p-values (`statistics:` lines).
  *
  * Independence: characters of one password are not independent under the each-class rule, so
  * pooled per-character counts are used only for single-class pools (i.i.d.); multi-class pools
@@ -28,9 +28,15 @@ import {
 } from '../../lib/core/passphrase.ts';
 import { defaultRandom, type RandomSource } from '../../lib/core/random.ts';
 import { validateRequest, type PasswordOptions } from '../../lib/core/validate.ts';
-import { chiSquarePValue, chiSquareTest } from '../helpers/stats.ts';
+import { chiSquareTest } from '../helpers/stats.ts';
 
 const ALPHA = 1e-6;
+
+/** Prints a p-value for the record (the report of a run lists what each test rejected). */
+function report(name: string, p: number): number {
+  process.stdout.write(`statistics: ${name}, p = ${p.toExponential(2)}\n`);
+  return p;
+}
 
 function plan(given: Partial<PasswordOptions>): PasswordPlan {
   const r = validateRequest({ mode: 'password', options: given });
@@ -41,18 +47,6 @@ function plan(given: Partial<PasswordOptions>): PasswordPlan {
 }
 
 const classSizes = (p: PasswordPlan) => p.metadata.classes.map((c) => c.size);
-
-/** The options a plan was made from, as far as the tests use them (no excluded characters). */
-function optionsOf(p: PasswordPlan): Partial<PasswordOptions> {
-  const names = p.metadata.classes.map((c) => c.name);
-  return {
-    length: p.length,
-    includeLowercase: names.includes('lowercase'),
-    includeUppercase: names.includes('uppercase'),
-    includeNumbers: names.includes('numbers'),
-    includeSymbols: names.includes('symbols'),
-  };
-}
 
 /** Strings of length L over a pool of N holding >= 1 character of each class in `required`. */
 function countCovering(required: number[], N: number, L: number): bigint {
@@ -88,7 +82,7 @@ function positionProbabilities(p: PasswordPlan): number[] {
       total,
     ),
   );
-  return p.pool.map((_, idx) => perClass[Math.log2(p.classBit[idx])]);
+  return [...p.pool].map((_, idx) => perClass[Math.log2(p.classBit[idx])]);
 }
 
 /** Exact distribution of the number of characters of class `j` in a password from V. */
@@ -111,7 +105,7 @@ function classCountProbabilities(p: PasswordPlan, j: number): number[] {
 type PasswordSource = (p: PasswordPlan) => string;
 const realPassword: PasswordSource = (p) => generatePassword(p, defaultRandom);
 
-/** Mutant 1: the classic modulo bias, one byte per character, each-class redraw kept. */
+/** Mutant: the classic modulo bias, one byte per character, each-class redraw kept. */
 const moduloPassword: PasswordSource = (p) => {
   const bytes = new Uint8Array(p.length);
   for (;;) {
@@ -127,12 +121,12 @@ const moduloPassword: PasswordSource = (p) => {
   }
 };
 
-/** Mutant 2: one character of each class placed first, the rest from the pool, then shuffled. */
+/** Mutant: one character of each class placed first, the rest from the pool, then shuffled. */
 const placeThenShuffle: PasswordSource = (p) => {
   const chars: string[] = [];
   const classes = p.metadata.classes.length;
   for (let c = 0; c < classes; c++) {
-    const members = p.pool.filter((_, i) => p.classBit[i] === 1 << c);
+    const members = [...p.pool].filter((_, i) => p.classBit[i] === 1 << c);
     chars.push(members[defaultRandom.below(members.length)]);
   }
   while (chars.length < p.length) chars.push(p.pool[defaultRandom.below(p.pool.length)]);
@@ -145,8 +139,7 @@ const placeThenShuffle: PasswordSource = (p) => {
 
 function pooledCharacterTest(p: PasswordPlan, source: PasswordSource, passwords: number): number {
   const counts = new Array<number>(p.pool.length).fill(0);
-  const index = new Map(p.pool.map((c, i) => [c, i]));
-  for (let i = 0; i < passwords; i++) for (const ch of source(p)) counts[index.get(ch)!]++;
+  for (let i = 0; i < passwords; i++) for (const ch of source(p)) counts[p.pool.indexOf(ch)]++;
   return chiSquareTest(
     counts,
     counts.map(() => 1 / p.pool.length),
@@ -156,11 +149,10 @@ function pooledCharacterTest(p: PasswordPlan, source: PasswordSource, passwords:
 /** Smallest per-position p-value times the number of positions (Bonferroni). */
 function perPositionTest(p: PasswordPlan, source: PasswordSource, passwords: number): number {
   const probs = positionProbabilities(p);
-  const index = new Map(p.pool.map((c, i) => [c, i]));
   const counts = Array.from({ length: p.length }, () => new Array<number>(p.pool.length).fill(0));
   for (let i = 0; i < passwords; i++) {
     const v = source(p);
-    for (let pos = 0; pos < p.length; pos++) counts[pos][index.get(v[pos])!]++;
+    for (let pos = 0; pos < p.length; pos++) counts[pos][p.pool.indexOf(v[pos])]++;
   }
   return Math.min(1, p.length * Math.min(...counts.map((c) => chiSquareTest(c, probs).p)));
 }
@@ -208,177 +200,151 @@ describe('password characters (alpha = 1e-6 per test)', () => {
   ];
   for (const [name, given] of singleClassPools) {
     it(`pooled per-character chi-square is uniform for ${name}`, () => {
-      assert.ok(pooledCharacterTest(plan(given), realPassword, 4000) > ALPHA);
+      assert.ok(report(`pooled characters, ${name}`, pooledCharacterTest(plan(given), realPassword, 16_000)) > ALPHA);
     });
   }
 
   const multiClassPools: [string, Partial<PasswordOptions>][] = [
     ['default a-z A-Z 0-9, length 8', { length: 8 }],
-    ['default a-z A-Z 0-9, length 9 (one character of the last draw)', { length: 9 }],
+    ['default a-z A-Z 0-9, length 9', { length: 9 }],
     ['all four classes (85), length 10', { length: 10, includeSymbols: true }],
     ['avoidAmbiguous + symbols (76), length 11', { length: 11, includeSymbols: true, avoidAmbiguous: true }],
   ];
   for (const [name, given] of multiClassPools) {
     it(`per-position chi-square against the exact each-class distribution, ${name} (Bonferroni over positions)`, () => {
-      assert.ok(perPositionTest(plan(given), realPassword, 20000) > ALPHA);
+      assert.ok(report(`per position, ${name}`, perPositionTest(plan(given), realPassword, 20000)) > ALPHA);
     });
   }
 
   it('class-count distribution matches uniform-over-V, lengths 8 to 12 (Bonferroni over classes and lengths)', () => {
-    assert.ok(classCountTest(plan({ length: 8 }), realPassword, 20000) > ALPHA / 5);
-    assert.ok(classCountTest(plan({ length: 9 }), realPassword, 20000) > ALPHA / 5);
-    assert.ok(classCountTest(plan({ length: 10 }), realPassword, 20000) > ALPHA / 5);
-    assert.ok(classCountTest(plan({ length: 11, includeSymbols: true }), realPassword, 20000) > ALPHA / 5);
-    assert.ok(classCountTest(plan({ length: 12, includeSymbols: true }), realPassword, 20000) > ALPHA / 5);
+    for (const given of [
+      { length: 8 },
+      { length: 9 },
+      { length: 10 },
+      { length: 11, includeSymbols: true },
+      { length: 12, includeSymbols: true },
+    ]) {
+      const p = classCountTest(plan(given), realPassword, 20000);
+      assert.ok(report(`class counts, ${JSON.stringify(given)}`, p) > ALPHA / 5);
+    }
   });
 });
 
 describe('the tests have teeth: biased generators are rejected', () => {
   it('byte % n fails the pooled character test (a-z: 22 letters get 10/256, 4 get 9/256)', () => {
-    assert.ok(
-      pooledCharacterTest(plan({ includeUppercase: false, includeNumbers: false, length: 16 }), moduloPassword, 4000) <
-        ALPHA,
+    const p = pooledCharacterTest(
+      plan({ includeUppercase: false, includeNumbers: false, length: 16 }),
+      moduloPassword,
+      16_000,
     );
+    assert.ok(report('mutant byte % n, pooled characters (a-z)', p) < ALPHA);
   });
   it('byte % n fails the per-position test (default pool: 8 characters get 5/256, 54 get 4/256)', () => {
-    assert.ok(perPositionTest(plan({ length: 8 }), moduloPassword, 20000) < ALPHA);
+    const p = perPositionTest(plan({ length: 8 }), moduloPassword, 20000);
+    assert.ok(report('mutant byte % n, per position (default pool, length 8)', p) < ALPHA);
   });
   it('place-then-shuffle fails the class-count test', () => {
-    assert.ok(classCountTest(plan({ length: 8 }), placeThenShuffle, 20000) < ALPHA);
+    const p = classCountTest(plan({ length: 8 }), placeThenShuffle, 20000);
+    assert.ok(report('mutant place-then-shuffle, class counts (length 8)', p) < ALPHA);
   });
 });
 
-describe('the sampler tricks (alpha = 1e-6 per test), each with the mutant it must reject', () => {
-  /** The largest pool, 85: the fewest multiples of N^4 below 2^31 (41), so the largest bias
-   * should the bound be wrong. */
-  const m = 85 * 85;
-  const quad = m * m;
-  const identity = Uint32Array.from({ length: m }, (_, i) => i);
+describe('the sampler, step by step (alpha = 1e-6 per test), each step with the mutant it must reject', () => {
+  /** A source whose draws go through `change`, given the real source and n. */
+  const mutated = (change: (n: number) => number): RandomSource => ({ below: change });
 
-  /** Draws below 85^4 made by pairsBelow, rebuilt from the two table entries of each word. */
-  function draws(source: RandomSource, count: number): Float64Array {
-    const out = new Uint32Array(4096);
-    const halves = new Uint16Array(out.buffer);
-    const x = new Float64Array(count);
-    for (let done = 0; done < count; done += 4096) {
-      const k = Math.min(4096, count - done);
-      source.pairsBelow(m, identity, k, out, 0);
-      for (let i = 0; i < k; i++) x[done + i] = halves[2 * i] * m + halves[2 * i + 1];
+  /** Draws below n: chi-square of 200,000 draws against uniform. */
+  function drawTest(source: RandomSource, n: number): number {
+    const counts = new Array<number>(n).fill(0);
+    for (let i = 0; i < 200_000; i++) counts[source.below(n)]++;
+    return chiSquareTest(
+      counts,
+      counts.map(() => 1 / n),
+    ).p;
+  }
+
+  /** Mutant: a value of n or more folded back into range (v - n) instead of redrawn. */
+  const folded = mutated((n) => {
+    const bits = n === 1 ? 0 : 32 - Math.clz32(n - 1);
+    const v = defaultRandom.below(2 ** bits);
+    return v < n ? v : v - n;
+  });
+
+  /** Mutant: a mask one bit short, so the top half of [0, n) never comes. */
+  const shortMask = mutated((n) => {
+    const bits = 32 - Math.clz32(n - 1);
+    return defaultRandom.below(2 ** (bits - 1));
+  });
+
+  /** Mutant: every other draw repeats the one before it (one draw used for two characters). */
+  let last = -1;
+  const reused = mutated((n) => {
+    if (last >= 0 && last < n) {
+      const v = last;
+      last = -1;
+      return v;
     }
-    return x;
-  }
+    last = defaultRandom.below(n);
+    return last;
+  });
 
-  /**
-   * Without rejection, x = v mod 85^4 for v uniform over [0, 2^31) puts 42 preimages, not 41,
-   * on each x below r = 2^31 mod 85^4 = 7,258,023: the share of draws below r becomes
-   * 42 r / 2^31 = 0.14195 instead of r / 85^4 = 0.13904. Two-sided z test on 1.5 million draws
-   * (the mutant's expected z is 10).
-   */
-  function lowShareTest(source: RandomSource): number {
-    const r = 2 ** 31 % quad;
-    assert.equal(r, 7_258_023);
-    const n = 1_500_000;
-    let low = 0;
-    for (const x of draws(source, n)) if (x < r) low++;
-    const p = r / quad;
-    const z = (low - n * p) / Math.sqrt(n * p * (1 - p));
-    return chiSquarePValue(z * z, 1);
-  }
+  it('one draw is uniform below n, where the low-bit mask rejects most (n = 65 of 128) and for 85 and 7,772 (Bonferroni over the 3)', () => {
+    const ps = [65, 85, 7772].map((n) => report(`draws below ${n}`, drawTest(defaultRandom, n)));
+    assert.ok(Math.min(...ps) * 3 > ALPHA);
+  });
+  it('teeth: folding instead of redrawing, and a mask one bit short, fail the draw test (n = 85)', () => {
+    assert.ok(report('mutant folded, draws below 85', drawTest(folded, 85)) < ALPHA);
+    assert.ok(report('mutant mask one bit short, draws below 85', drawTest(shortMask, 85)) < ALPHA);
+  });
+  it('teeth: folding fails the pooled character test through the password generator (a-z: a-f twice as likely)', () => {
+    const lower = plan({ includeUppercase: false, includeNumbers: false, length: 16 });
+    const p = pooledCharacterTest(lower, (q) => generatePassword(q, folded), 16_000);
+    assert.ok(report('mutant folded, pooled characters (a-z)', p) < ALPHA);
+  });
 
   /** Joint distribution of two positions of a single-class pool (a-z, i.i.d. characters):
    * chi-square over the 676 pairs, 100,000 passwords. */
   function jointTest(p: PasswordPlan, source: PasswordSource, a: number, b: number): number {
     const n = p.pool.length;
     const counts = new Array<number>(n * n).fill(0);
-    const index = new Map(p.pool.map((c, i) => [c, i]));
     for (let i = 0; i < 100_000; i++) {
       const v = source(p);
-      counts[index.get(v[a])! * n + index.get(v[b])!]++;
+      counts[p.pool.indexOf(v[a]) * n + p.pool.indexOf(v[b])]++;
     }
     return chiSquareTest(
       counts,
       counts.map(() => 1 / (n * n)),
     ).p;
   }
-
-  /** Mutant: the 32-bit bound applied to 31-bit draws, i.e. no rejection at all. */
-  const unbounded: RandomSource = {
-    below: (n) => defaultRandom.below(n),
-    belowMany(n, count, out) {
-      const words = globalThis.crypto.getRandomValues(new Uint32Array(count));
-      for (let i = 0; i < count; i++) out[i] = (words[i] & 0x7fffffff) % n;
-    },
-    pairsBelow(mm, table, count, out, at) {
-      const words = globalThis.crypto.getRandomValues(new Uint32Array(count));
-      const halves = new Uint16Array(out.buffer, out.byteOffset);
-      let flags = 0;
-      for (let i = 0; i < count; i++) {
-        const x = (words[i] & 0x7fffffff) % (mm * mm);
-        const first = table[Math.floor(x / mm)];
-        const second = table[x % mm];
-        halves[2 * (at + i)] = first & 0xffff;
-        halves[2 * (at + i) + 1] = second & 0xffff;
-        flags |= first | second;
-      }
-      return flags;
-    },
-  };
-
-  /** Mutant: the high digit used for both halves of a draw (the low one lost). */
-  const oneDigit: RandomSource = {
-    below: (n) => defaultRandom.below(n),
-    belowMany: (n, count, out) => defaultRandom.belowMany(n, count, out),
-    pairsBelow(mm, table, count, out, at) {
-      const flags = defaultRandom.pairsBelow(mm, table, count, out, at);
-      const halves = new Uint16Array(out.buffer, out.byteOffset);
-      for (let i = at; i < at + count; i++) halves[2 * i + 1] = halves[2 * i];
-      return flags;
-    },
-  };
-
-  /** Mutant: a pair table off by one, pair p = k N + j standing for pool[k], pool[j + 1] (the
-   * last one clamped to pool[N - 1]): the first character of the pool never comes second. */
-  function offByOne(p: PasswordPlan): PasswordPlan {
-    const n = p.pool.length;
-    const { pairs } = p.tables;
-    const shifted = pairs.map((_, q) => pairs[Math.floor(q / n) * n + Math.min((q % n) + 1, n - 1)]);
-    return { ...p, tables: { ...p.tables, pairs: shifted } };
-  }
-
-  /** Mutant: the class check counts the whole last draw, the characters cut off included. */
-  const roundedPlans = new Map<PasswordPlan, PasswordPlan>();
-  const countsCutOff: PasswordSource = (p) => {
-    let rounded = roundedPlans.get(p);
-    if (rounded === undefined) {
-      rounded = plan({ ...optionsOf(p), length: Math.ceil(p.length / 4) * 4 });
-      roundedPlans.set(p, rounded);
-    }
-    return generatePassword(rounded, defaultRandom).slice(0, p.length);
-  };
-
   const lower = () => plan({ includeUppercase: false, includeNumbers: false, length: 8 });
 
-  it('draws below N^4 are uniform: the share below 2^31 mod N^4 (N = 85) is r / N^4', () => {
-    assert.ok(lowShareTest(defaultRandom) > ALPHA);
+  it('neighbouring characters are independent: joint chi-square of positions (0, 1) and (6, 7), a-z (Bonferroni over the 2)', () => {
+    const ps = [
+      report('joint positions (0, 1), a-z', jointTest(lower(), realPassword, 0, 1)),
+      report('joint positions (6, 7), a-z', jointTest(lower(), realPassword, 6, 7)),
+    ];
+    assert.ok(Math.min(...ps) * 2 > ALPHA);
   });
-  it('teeth: without the bound (the 32-bit bound on 31-bit draws) the share is rejected', () => {
-    assert.ok(lowShareTest(unbounded) < ALPHA);
-  });
-
-  it('the two halves of a draw are independent: joint chi-square of positions (0, 1) and (0, 2), a-z', () => {
-    assert.ok(jointTest(lower(), realPassword, 0, 1) > ALPHA / 2);
-    assert.ok(jointTest(lower(), realPassword, 0, 2) > ALPHA / 2);
-  });
-  it('teeth: one digit for both halves fails the (0, 2) joint test', () => {
-    assert.ok(jointTest(lower(), (p) => generatePassword(p, oneDigit), 0, 2) < ALPHA);
-  });
-  it('teeth: a pair table off by one fails the per-position test', () => {
-    assert.ok(perPositionTest(offByOne(plan({ length: 8 })), realPassword, 20000) < ALPHA);
+  it('teeth: a draw used for two characters fails the joint test of positions (0, 1)', () => {
+    last = -1;
+    const p = jointTest(lower(), (q) => generatePassword(q, reused), 0, 1);
+    assert.ok(report('mutant draw used twice, joint positions (0, 1)', p) < ALPHA);
   });
 
-  it('teeth: a class check that counts the cut-off characters fails the class-count test (lengths 9, 10, 11)', () => {
-    for (const length of [9, 10, 11])
-      assert.ok(classCountTest(plan({ length }), countsCutOff, 20000) < ALPHA, `length ${length}`);
+  /** Mutant: each character drawn from the pool, and a class the draft misses patched in (one
+   * random position overwritten by a random character of that class) instead of a redraw. */
+  const patched: PasswordSource = (p) => {
+    const chars = Array.from({ length: p.length }, () => p.pool[defaultRandom.below(p.pool.length)]);
+    p.metadata.classes.forEach((_, c) => {
+      const members = [...p.pool].filter((_, i) => p.classBit[i] === 1 << c);
+      if (!chars.some((ch) => members.includes(ch)))
+        chars[defaultRandom.below(chars.length)] = members[defaultRandom.below(members.length)];
+    });
+    return chars.join('');
+  };
+  it('teeth: patching a missing class in fails the class-count test (default pool, length 8)', () => {
+    const p = classCountTest(plan({ length: 8 }), patched, 20000);
+    assert.ok(report('mutant missing class patched in, class counts (length 8)', p) < ALPHA);
   });
 });
 
@@ -402,19 +368,18 @@ describe('passphrase words and numbers (alpha = 1e-6 per test)', () => {
         for (const w of generatePassphrase(p, defaultRandom).split(' ')) queue.push(wordIndex.get(w)!);
       return queue.pop()!;
     };
-    assert.ok(wordTest(draw) > ALPHA);
+    assert.ok(report('passphrase word indices', wordTest(draw)) > ALPHA);
   });
 
   it('the two-digit number is uniform over 00-99 (chi-square, 40,000 numbers)', () => {
     const p = planPassphrase({ wordCount: 4, separator: 'dot', capitalize: false, addNumber: true });
     const counts = new Array<number>(100).fill(0);
     for (let i = 0; i < 40_000; i++) counts[Number(generatePassphrase(p, defaultRandom).split('.')[4])]++;
-    assert.ok(
-      chiSquareTest(
-        counts,
-        counts.map(() => 0.01),
-      ).p > ALPHA,
-    );
+    const pValue = chiSquareTest(
+      counts,
+      counts.map(() => 0.01),
+    ).p;
+    assert.ok(report('passphrase number 00-99', pValue) > ALPHA);
   });
 
   it('teeth: u16 % 7772 (3,360 words get 9/65536, the rest 8/65536) is rejected', () => {
@@ -427,7 +392,7 @@ describe('passphrase words and numbers (alpha = 1e-6 per test)', () => {
       }
       return u16[next++] % WORDLIST.length;
     };
-    assert.ok(wordTest(biased) < ALPHA);
+    assert.ok(report('mutant u16 % 7772, word indices', wordTest(biased)) < ALPHA);
   });
 });
 

@@ -613,8 +613,9 @@ describe('the plan', () => {
         seededRandom(1),
       ),
     );
-    // The first two are the vectors of before max-sequential: their draws hold no sequence of 3.
-    assert.deepEqual(drawn, ['IvX22qYmOlo1', 'UVf3IOi5vXsm', 'mYMNGLaeR5nD', 'bb0bc0a0ba0a']);
+    // Re-pinned where the draws changed (random.ts below(n) keeps a word's low bits); the exact
+    // sampler's vector is the one of before max-sequential: its draws hold no sequence of 3.
+    assert.deepEqual(drawn, ['AYkSKVg5ZvYj', 'UVf3IOi5vXsm', 'mYMNGLaeR5nD', 'ac0b0cbc0aca']);
   });
 });
 
