@@ -185,7 +185,8 @@ export function stateFromTokens(
   const rate = limit / 60_000; // tokens per ms, the same expression as the bucket's own
   out.allowed = allowed;
   out.limit = limit;
-  out.remaining = Math.floor(tokens);
+  // max with 0: float noise snapped to a whole token can be -0, which would read as a negative.
+  out.remaining = Math.max(0, Math.floor(tokens));
   const missing = limit - tokens;
   // Round up, but never report a fraction of a microsecond of float noise as a whole second.
   out.resetSeconds = missing <= 1e-9 ? 0 : Math.ceil(missing / rate / 1000 - 1e-9);
