@@ -42,17 +42,28 @@ export function probeKey(prefix: string, n: number): string {
 
 export const CLUSTER_SLOTS = 16_384;
 
-/** CRC16-CCITT (XMODEM: polynomial 0x1021, initial value 0), the checksum Redis Cluster uses. */
-function crc16(bytes: Uint8Array): number {
+/** CRC16-CCITT (XMODEM: polynomial 0x1021, initial value 0), the checksum Redis Cluster uses,
+ * one table step per byte. */
+const CRC_TABLE = Uint16Array.from({ length: 256 }, (_, byte) => {
+  let crc = byte << 8;
+  for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  return crc;
+});
+
+const utf8 = new TextEncoder();
+
+const step = (crc: number, byte: number): number => ((crc << 8) & 0xffff) ^ CRC_TABLE[(crc >> 8) ^ byte];
+
+/** The CRC of a string's UTF-8 bytes; an ASCII string is its own bytes, without encoding it. */
+function crc16(text: string): number {
   let crc = 0;
-  for (const byte of bytes) {
-    crc ^= byte << 8;
-    for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code > 0x7f) return utf8.encode(text).reduce(step, 0);
+    crc = step(crc, code);
   }
   return crc;
 }
-
-const utf8 = new TextEncoder();
 
 /** The cluster slot of a key, by the cluster specification's rule: the CRC16 of the hash tag if
  * the key has a non-empty one, else of the whole key, modulo 16,384. */
@@ -60,7 +71,7 @@ export function keySlot(key: string): number {
   const open = key.indexOf('{');
   if (open !== -1) {
     const close = key.indexOf('}', open + 1);
-    if (close > open + 1) return crc16(utf8.encode(key.slice(open + 1, close))) % CLUSTER_SLOTS;
+    if (close > open + 1) return crc16(key.slice(open + 1, close)) % CLUSTER_SLOTS;
   }
-  return crc16(utf8.encode(key)) % CLUSTER_SLOTS;
+  return crc16(key) % CLUSTER_SLOTS;
 }

@@ -254,8 +254,10 @@ abstract class ReplacingLink<C extends { readonly isReady: boolean; connect(): P
     );
   }
 
+  /** Drops `client` and tries again after the backoff, unless it was replaced already (or the
+   * link destroyed, which leaves no current client). */
   private replace(client: C): void {
-    if (this.current !== client || this.closed) return;
+    if (this.current !== client) return;
     this.current = null;
     this.drop(client);
     setTimeout(() => {
@@ -273,8 +275,9 @@ abstract class ReplacingLink<C extends { readonly isReady: boolean; connect(): P
 /** Tags whose slot is known, in order: ` probe 0`, ` probe 1`, ... (the slot of a probe key does
  * not depend on the prefix, which is outside the tag). */
 const probeSlots: number[] = [];
-/** Enough to find a probe key for a master that serves one slot of 16,384, with room to spare. */
-const PROBE_SEARCH_LIMIT = 1 << 20;
+/** Enough to find a probe key even for a master that serves one slot of 16,384: the chance
+ * that none of this many tags lands on it is (1 - 1/16,384)^262,144, about 1e-7. */
+const PROBE_SEARCH_LIMIT = 1 << 18;
 
 class ClusterLink extends ReplacingLink<RedisClusterLike> {
   private readonly factory: () => RedisClusterLike;

@@ -278,6 +278,19 @@ describe('Redis Cluster link (scripted cluster)', () => {
     assert.equal(made[2].destroyed, true);
   });
 
+  it('a cluster not reachable at start: in-process limits, one line; shared once a fresh client connects', async () => {
+    const { module, made } = clusterModule(['hang', 'resolve']);
+    const { store, log } = await openCluster(module, {}, { connectWaitMs: 50, connectAttemptMs: 400 });
+    assert.equal(store.isShared, false);
+    assert.equal((await store.consume('c')).remaining, 9, 'answered in-process');
+    await log.waitFor(/Redis answering again/);
+    assert.equal(made.length, 2);
+    assert.equal(store.isShared, true);
+    assert.match(String(log.lines('warn')[0].reason), /not reachable within 50 ms of start-up/);
+    assert.equal(log.lines('warn').length, 2);
+    await store.close();
+  });
+
   it('before it connects, a call is refused and the probe says why; a master without slots cannot be probed', async () => {
     const { module, made } = clusterModule(['hang']);
     const config = parseRedisConfig({ RATE_LIMIT_REDIS_CLUSTER_NODES: 'h:1' }, dir)!;
