@@ -94,6 +94,9 @@ export interface RedisModuleLike {
 export interface RedisLink {
   /** Connected (for a cluster: to the nodes of its slot map). */
   readonly isReady: boolean;
+  /** The last error a cluster or Sentinel client reported (for the start-up line's reason:
+   * `WRONGPASS`, `NOPERM`, a refused connection), which it does not emit as 'error'. */
+  readonly lastError: Error | undefined;
   /** Sends one command to the node that holds `key`. */
   send(key: string, args: string[]): Promise<unknown>;
   /** The keys a probe touches so that, together, they reach every node holding buckets (one
@@ -142,6 +145,8 @@ function credentials(username: string | undefined, password: string | undefined)
 /** One node-redis client; node-redis reconnects it by itself. */
 export class StandaloneLink extends EventEmitter implements RedisLink {
   private readonly client: RedisClientLike;
+  /** Its errors are emitted, so the store sees them as they come. */
+  readonly lastError = undefined;
 
   constructor(client: RedisClientLike) {
     super();
@@ -202,6 +207,7 @@ abstract class ReplacingLink<C extends { readonly isReady: boolean; connect(): P
   implements RedisLink
 {
   protected current: C | null = null;
+  lastError: Error | undefined;
   private closed = false;
   private failures = 0;
   private readonly delay: (retries: number) => number;
@@ -225,9 +231,19 @@ abstract class ReplacingLink<C extends { readonly isReady: boolean; connect(): P
   /** The connected client; throws, with the reason the store logs, while there is none. */
   protected ready(): C {
     const client = this.connected();
-    if (client === null) throw new Error('not connected');
+    if (client === null) throw this.notConnected();
     return client;
   }
+
+  protected notConnected(): Error {
+    return new Error(this.lastError === undefined ? 'not connected' : `not connected: ${this.lastError.message}`);
+  }
+
+  /** Keeps a client's error for the log (a listener is needed anyway: an 'error' event without
+   * one would crash the process). Sentinel reports some errors as strings. */
+  protected readonly noteError = (error: unknown): void => {
+    this.lastError = error instanceof Error ? error : new Error(String(error));
+  };
 
   /** The connected client, or null (a call then rejects with the same reason). */
   protected connected(): C | null {
@@ -290,8 +306,8 @@ class ClusterLink extends ReplacingLink<RedisClusterLike> {
   protected create(): RedisClusterLike {
     const cluster = this.factory();
     // Discovery and node errors reach the store through the calls that they fail.
-    cluster.on('error', () => undefined);
-    cluster.on('node-error', () => undefined);
+    cluster.on('error', this.noteError);
+    cluster.on('node-error', this.noteError);
     // 'connect': the slot map and every master are there; 'node-ready': a node (re)connected,
     // e.g. the replica a failover promoted, found by a refresh of the slot map.
     cluster.on('connect', () => this.emit('ready'));
@@ -305,7 +321,7 @@ class ClusterLink extends ReplacingLink<RedisClusterLike> {
 
   send(key: string, args: string[]): Promise<unknown> {
     const cluster = this.connected();
-    return cluster === null ? Promise.reject(new Error('not connected')) : cluster.sendCommand(key, false, args);
+    return cluster === null ? Promise.reject(this.notConnected()) : cluster.sendCommand(key, false, args);
   }
 
   probeKeys(prefix: string): string[] {
@@ -357,7 +373,7 @@ class SentinelLink extends ReplacingLink<RedisSentinelLike> {
 
   protected create(): RedisSentinelLike {
     const sentinel = this.factory();
-    sentinel.on('error', () => undefined);
+    sentinel.on('error', this.noteError);
     // 'ready': connected to the master, at start and after each promotion it followed.
     sentinel.on('ready', () => this.emit('ready'));
     return sentinel;
@@ -370,7 +386,7 @@ class SentinelLink extends ReplacingLink<RedisSentinelLike> {
 
   send(_key: string, args: string[]): Promise<unknown> {
     const sentinel = this.connected();
-    return sentinel === null ? Promise.reject(new Error('not connected')) : sentinel.sendCommand(false, args);
+    return sentinel === null ? Promise.reject(this.notConnected()) : sentinel.sendCommand(false, args);
   }
 
   probeKeys(prefix: string): string[] {

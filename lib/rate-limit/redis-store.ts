@@ -202,7 +202,10 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
     await Promise.race([upped, waited]);
     clearTimeout(timer);
     this.onUp = null;
-    if (!this.shared) this.down(`not reachable within ${waitMs} ms of start-up`);
+    if (!this.shared) {
+      const last = this.link.lastError;
+      this.down(`not reachable within ${waitMs} ms of start-up${last === undefined ? '' : ` (${reasonOf(last)})`}`);
+    }
   }
 
   consume(key: string, gate?: string): Promise<RateLimitState> {
