@@ -54,8 +54,8 @@ interface Address {
   readonly password: string | undefined;
 }
 
-/** The URL's parts, checked; `where` starts every error ("RATE_LIMIT_REDIS_URL" or
- * "RATE_LIMIT_REDIS_SENTINELS entry 2"). */
+/** The URL's parts, checked; every error names `variable`, then `where` ('' for the one URL,
+ * 'entry 2 ' for a list's). */
 function parseUrl(raw: string, variable: string, where: string, form: string, defaultPort: number): Address {
   const problem = (message: string): never => fail(variable, `${where}${message}`);
   let url: URL;

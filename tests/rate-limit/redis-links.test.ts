@@ -151,6 +151,20 @@ async function openCluster(
 const keysOf = (args: string[]): string[] => args.slice(3, 3 + Number(args[2]));
 
 describe('Redis Cluster link (scripted cluster)', () => {
+  it('without the redis package, the start-up error names the variable that asked for it', async () => {
+    const notFound = Object.assign(new Error("Cannot find package 'redis'"), { code: 'ERR_MODULE_NOT_FOUND' });
+    await assert.rejects(
+      RedisRateLimitStore.open({
+        config: parseRedisConfig({ RATE_LIMIT_REDIS_CLUSTER_NODES: 'h:1' }, dir)!,
+        limit: 10,
+        fallback: new RateLimiter({ perMinute: 10, sweepIntervalMs: 0 }),
+        logger: captureLogger('warn').logger,
+        importRedis: () => Promise.reject(notFound),
+      }),
+      /^RedisPackageMissingError: RATE_LIMIT_REDIS_CLUSTER_NODES is set but the redis package is not installed: run npm install redis@6\.3\.1 next to the server$/,
+    );
+  });
+
   it('asks node-redis for the seeds, masters only, credentials and TLS on every node, a quick slot-map refresh', async () => {
     writeFileSync(join(dir, 'pw'), 'cluster-secret\n');
     const { module, made } = clusterModule(['resolve']);
