@@ -210,11 +210,14 @@ abstract class ReplacingLink<C extends { readonly isReady: boolean; connect(): P
   lastError: Error | undefined;
   private closed = false;
   private failures = 0;
+  private readonly factory: () => C;
   private readonly delay: (retries: number) => number;
   private readonly attemptMs: number;
 
-  constructor(options: LinkOptions) {
+  /** `factory` makes a fresh, unconnected client each time one is needed. */
+  constructor(factory: () => C, options: LinkOptions) {
     super();
+    this.factory = factory;
     this.delay = backoff(options);
     this.attemptMs = options.connectAttemptMs ?? CONNECT_ATTEMPT_MS;
   }
@@ -223,7 +226,8 @@ abstract class ReplacingLink<C extends { readonly isReady: boolean; connect(): P
     return this.current?.isReady ?? false;
   }
 
-  protected abstract create(): C;
+  /** Listens to a fresh client's events. */
+  protected abstract wire(client: C): void;
   protected abstract drop(client: C): void;
   abstract send(key: string, args: string[]): Promise<unknown>;
   abstract probeKeys(prefix: string): string[];
@@ -252,7 +256,8 @@ abstract class ReplacingLink<C extends { readonly isReady: boolean; connect(): P
 
   connect(): void {
     if (this.closed) return;
-    const client = this.create();
+    const client = this.factory();
+    this.wire(client);
     this.current = client;
     const watchdog = setTimeout(() => {
       this.replace(client);
@@ -296,15 +301,7 @@ const probeSlots: number[] = [];
 const PROBE_SEARCH_LIMIT = 1 << 18;
 
 class ClusterLink extends ReplacingLink<RedisClusterLike> {
-  private readonly factory: () => RedisClusterLike;
-
-  constructor(factory: () => RedisClusterLike, options: LinkOptions) {
-    super(options);
-    this.factory = factory;
-  }
-
-  protected create(): RedisClusterLike {
-    const cluster = this.factory();
+  protected wire(cluster: RedisClusterLike): void {
     // Discovery and node errors reach the store through the calls that they fail.
     cluster.on('error', this.noteError);
     cluster.on('node-error', this.noteError);
@@ -312,7 +309,6 @@ class ClusterLink extends ReplacingLink<RedisClusterLike> {
     // e.g. the replica a failover promoted, found by a refresh of the slot map.
     cluster.on('connect', () => this.emit('ready'));
     cluster.on('node-ready', () => this.emit('ready'));
-    return cluster;
   }
 
   protected drop(cluster: RedisClusterLike): void {
@@ -364,19 +360,10 @@ export function clusterLink(
 }
 
 class SentinelLink extends ReplacingLink<RedisSentinelLike> {
-  private readonly factory: () => RedisSentinelLike;
-
-  constructor(factory: () => RedisSentinelLike, options: LinkOptions) {
-    super(options);
-    this.factory = factory;
-  }
-
-  protected create(): RedisSentinelLike {
-    const sentinel = this.factory();
+  protected wire(sentinel: RedisSentinelLike): void {
     sentinel.on('error', this.noteError);
     // 'ready': connected to the master, at start and after each promotion it followed.
     sentinel.on('ready', () => this.emit('ready'));
-    return sentinel;
   }
 
   protected drop(sentinel: RedisSentinelLike): void {

@@ -10,12 +10,27 @@
  */
 import assert from 'node:assert/strict';
 import type { Reply } from './http.ts';
-import type { RunningServer } from './server.ts';
+import { startServer, type RunningServer, type StartOptions } from './server.ts';
 
 /** One POST /generate to `server` as `client` (a source address or an X-Forwarded-For value). */
 export type Send = (server: RunningServer, client: string) => Promise<Reply>;
 
 const ATTEMPTS = 10;
+
+/** Two server processes with the same options, started at once. If one fails to start, the
+ * other is stopped too (its pipes would keep the test file's process alive) and the failure
+ * is thrown. */
+export async function startServerPair(options: StartOptions): Promise<RunningServer[]> {
+  const started = await Promise.allSettled([0, 1].map(() => startServer(options)));
+  const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  for (const s of started) {
+    if (s.status === 'rejected') {
+      for (const server of servers) await server.stop();
+      throw s.reason;
+    }
+  }
+  return servers;
+}
 
 /** Runs `scenario` on fresh clients from `fresh` until it completes; it returns false when the
  * machine was too slow for its timing precondition (then nothing it saw is asserted). */

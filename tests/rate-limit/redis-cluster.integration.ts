@@ -24,8 +24,8 @@ import {
   until,
   type RedisCluster,
 } from '../helpers/redis-topologies.ts';
-import { randomApiKey, startServer, type RunningServer } from '../helpers/server.ts';
-import { exactSharedLimit, onFreshBucket, steadyLoad } from '../helpers/shared-limits.ts';
+import { randomApiKey, type RunningServer } from '../helpers/server.ts';
+import { exactSharedLimit, onFreshBucket, steadyLoad, startServerPair } from '../helpers/shared-limits.ts';
 
 const missing = redisToolsMissing(['redis-server', 'redis-cli']);
 const KEY = randomApiKey();
@@ -58,11 +58,7 @@ async function startPair(limit: number): Promise<void> {
     RATE_LIMIT_REDIS_TIMEOUT_MS: '2000',
     TRUST_PROXY_HOPS: '1',
   };
-  const started = await Promise.allSettled(
-    [0, 1].map(() => startServer({ apiKey: KEY, rateLimitPerMinute: limit, env })),
-  );
-  servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-  for (const s of started) if (s.status === 'rejected') throw s.reason;
+  servers = await startServerPair({ apiKey: KEY, rateLimitPerMinute: limit, env });
   // Both have proved every master with their start-up probe.
   for (const s of servers) assert.equal(s.output().match(UNAVAILABLE), null, s.output());
 }

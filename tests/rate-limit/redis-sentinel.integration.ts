@@ -18,8 +18,8 @@ import {
   until,
   type SentinelGroup,
 } from '../helpers/redis-topologies.ts';
-import { randomApiKey, startServer, type RunningServer } from '../helpers/server.ts';
-import { exactSharedLimit, onFreshBucket, steadyLoad } from '../helpers/shared-limits.ts';
+import { randomApiKey, type RunningServer } from '../helpers/server.ts';
+import { exactSharedLimit, onFreshBucket, steadyLoad, startServerPair } from '../helpers/shared-limits.ts';
 
 const missing = redisToolsMissing(['redis-server', 'redis-sentinel']);
 const KEY = randomApiKey();
@@ -53,11 +53,7 @@ before(async () => {
     RATE_LIMIT_REDIS_TIMEOUT_MS: '2000',
     TRUST_PROXY_HOPS: '1',
   };
-  const started = await Promise.allSettled(
-    [0, 1].map(() => startServer({ apiKey: KEY, rateLimitPerMinute: LIMIT, env })),
-  );
-  servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-  for (const s of started) if (s.status === 'rejected') throw s.reason;
+  servers = await startServerPair({ apiKey: KEY, rateLimitPerMinute: LIMIT, env });
 });
 
 after(async () => {

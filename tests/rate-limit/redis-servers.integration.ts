@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { redisMissing, startRedis, type RedisServer } from '../helpers/redis-server.ts';
-import { randomApiKey, startServer, type RunningServer } from '../helpers/server.ts';
+import { randomApiKey, type RunningServer } from '../helpers/server.ts';
 import { request, type Reply } from '../helpers/http.ts';
-import { exactSharedLimit, onFreshBucket as onFresh } from '../helpers/shared-limits.ts';
+import { exactSharedLimit, onFreshBucket as onFresh, startServerPair } from '../helpers/shared-limits.ts';
 
 const missing = redisMissing();
 const KEY = randomApiKey();
@@ -48,13 +48,7 @@ before(async () => {
     RATE_LIMIT_REDIS_PREFIX: 'servers-test:',
     RATE_LIMIT_REDIS_TIMEOUT_MS: '5000',
   };
-  const started = await Promise.allSettled(
-    [0, 1].map(() => startServer({ apiKey: KEY, rateLimitPerMinute: LIMIT, env })),
-  );
-  servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-  // One start failing must not leave the other server running (its pipes would keep this
-  // file's process alive): `after` stops the ones that did start.
-  for (const s of started) if (s.status === 'rejected') throw s.reason;
+  servers = await startServerPair({ apiKey: KEY, rateLimitPerMinute: LIMIT, env });
 });
 
 after(async () => {
