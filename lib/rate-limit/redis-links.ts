@@ -267,6 +267,7 @@ abstract class ReplacingLink<C extends { readonly isReady: boolean; connect(): P
       () => {
         clearTimeout(watchdog);
         this.failures = 0;
+        this.lastError = undefined;
       },
       () => {
         clearTimeout(watchdog);
