@@ -96,7 +96,10 @@ function parseEntry(raw: string, variable: string, index: number, defaultPort: n
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
     const address = parseUrl(raw, variable, where, ENTRY_FORM, defaultPort);
     if (address.url.pathname !== '' && address.url.pathname !== '/')
-      fail(variable, `${where}must not name a database (a cluster has only database 0; with Sentinel it is 0)`);
+      fail(
+        variable,
+        `${where}must not name a database (${variable === REDIS_SENTINELS_VAR ? 'with Sentinel the master is used with database 0' : 'a cluster has only database 0'})`,
+      );
     return address;
   }
   const address = parseUrl(`redis://${raw}`, variable, where, ENTRY_FORM, defaultPort);

@@ -242,7 +242,7 @@ describe('RATE_LIMIT_REDIS_* configuration', () => {
       [`a:${SECRET}`, /entry 1 is not a valid URL/],
       ['a:0', /entry 1 must not name port 0/],
       [`http://u:${SECRET}@a:7000`, /entry 1 must start with redis:\/\/ or rediss:\/\//],
-      [`redis://u:${SECRET}@a:7000/1`, /entry 1 must not name a database/],
+      [`redis://u:${SECRET}@a:7000/1`, /entry 1 must not name a database \(a cluster has only database 0\)$/],
       [`redis://u:${SECRET}@a:7000?x=1`, /entry 1 must not have a query/],
       [
         `redis://:${SECRET}@a:7000,redis://:${SECRET}x@b:7001`,
@@ -259,6 +259,13 @@ describe('RATE_LIMIT_REDIS_* configuration', () => {
         'RATE_LIMIT_REDIS_SENTINELS',
       ),
       /^RATE_LIMIT_REDIS_SENTINELS entry 2 is empty/,
+    );
+    assert.match(
+      failure(
+        { RATE_LIMIT_REDIS_SENTINELS: `redis://:${SECRET}@s:1/2`, RATE_LIMIT_REDIS_SENTINEL_MASTER: 'm' },
+        'RATE_LIMIT_REDIS_SENTINELS',
+      ),
+      /^RATE_LIMIT_REDIS_SENTINELS entry 1 must not name a database \(with Sentinel the master is used with database 0\)$/,
     );
     writeFileSync(join(dir, 'pw3'), 'other\n');
     assert.match(
