@@ -6,22 +6,22 @@
  * @module
  */
 import { spawn } from 'node:child_process';
-import { connect } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAX_RATE_LIMIT_PER_MINUTE } from '../lib/core/limits.ts';
 import {
   CLOCK_TICKS,
   cpuTicks,
-  freePort,
   hasCommand,
   httpRequest,
   pinned,
   ROOT,
-  sleep,
   startServer,
   type ServerProcess,
 } from './procs.ts';
+import { startRedis, startRedisCluster, type RedisProcesses } from './redis-servers.ts';
 import { pairedRatios, parseWrk, roundOrder, summarize, type LoadResult, type Summary } from './stats.ts';
 
 export const HAS_WRK = hasCommand('wrk');
@@ -36,8 +36,9 @@ export interface Scenario {
   readonly connections: number;
   /** LOG_LEVEL of the real server in this scenario (info is the default). */
   readonly logLevel: 'silent' | 'info';
-  /** The rate-limit store: in-process buckets, or shared through a local redis-server. */
-  readonly store: 'memory' | 'redis';
+  /** The rate-limit store: in-process buckets, or shared through a local redis-server or a
+   * local Redis Cluster of three masters (bench/redis-servers.ts). */
+  readonly store: 'memory' | 'redis' | 'cluster';
 }
 
 export interface HttpOptions {
@@ -76,7 +77,7 @@ export interface ScenarioResult {
 }
 
 /** The default configuration first (LOG_LEVEL=info, in-process buckets), then the same load
- * without the request log and with the buckets on Redis. */
+ * without the request log, with the buckets on Redis, and on a Redis Cluster. */
 export const SCENARIOS: readonly Scenario[] = [
   { id: 'count1-c1', count: 1, connections: 1, logLevel: 'info', store: 'memory' },
   { id: 'count1-c32', count: 1, connections: 32, logLevel: 'info', store: 'memory' },
@@ -84,10 +85,10 @@ export const SCENARIOS: readonly Scenario[] = [
   { id: 'count20-c32', count: 20, connections: 32, logLevel: 'info', store: 'memory' },
   { id: 'count1-c32-silent', count: 1, connections: 32, logLevel: 'silent', store: 'memory' },
   { id: 'count1-c32-redis', count: 1, connections: 32, logLevel: 'info', store: 'redis' },
+  { id: 'count1-c32-cluster', count: 1, connections: 32, logLevel: 'info', store: 'cluster' },
 ];
 
-/** redis-server on PATH: the Redis scenario runs only with it (Debian package redis-server). */
-export const HAS_REDIS = hasCommand('redis-server');
+export { HAS_REDIS, HAS_REDIS_CLUSTER } from './redis-servers.ts';
 
 function bodyOf(count: number): string {
   return JSON.stringify({ mode: 'password', count });
@@ -204,13 +205,14 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
   const variant = (s: Scenario): string => `${s.logLevel}/${s.store}`;
   const reals = new Map<string, ServerProcess>();
   let bare: ServerProcess | null = null;
-  let redis: RedisProcess | null = null;
+  const redis = new Map<Scenario['store'], RedisProcesses>();
+  const clusterDir = mkdtempSync(join(tmpdir(), 'bench-redis-cluster-'));
   try {
-    if (options.scenarios.some((s) => s.store === 'redis')) redis = await startRedis();
+    if (options.scenarios.some((s) => s.store === 'redis')) redis.set('redis', await startRedis());
+    if (options.scenarios.some((s) => s.store === 'cluster')) redis.set('cluster', await startRedisCluster(clusterDir));
     for (const s of options.scenarios) {
       if (reals.has(variant(s))) continue;
-      const env: Record<string, string> =
-        s.store === 'redis' && redis !== null ? { RATE_LIMIT_REDIS_URL: redis.url } : {};
+      const env: Record<string, string> = redis.get(s.store)?.env ?? {};
       reals.set(
         variant(s),
         startServer({ kind: 'real', cpu: 0, apiKey, rateLimitPerMinute, logLevel: s.logLevel, env }),
@@ -298,53 +300,7 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
   } finally {
     for (const server of reals.values()) await server.stop();
     if (bare !== null) await bare.stop();
-    if (redis !== null) await redis.stop();
+    for (const r of redis.values()) await r.stop();
+    rmSync(clusterDir, { recursive: true, force: true });
   }
-}
-
-interface RedisProcess {
-  readonly url: string;
-  stop(): Promise<void>;
-}
-
-/** A private redis-server on loopback, no persistence, on core 1 with the load generator (the
- * server under test keeps core 0 to itself); stopped by its PID. */
-async function startRedis(): Promise<RedisProcess> {
-  if (!HAS_REDIS) throw new Error('the Redis scenario needs redis-server (apt-get install redis-server)');
-  const port = await freePort();
-  const [cmd, args] = pinned(1, 'redis-server', [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-  ]);
-  const child = spawn(cmd, args, { stdio: 'ignore' });
-  const url = `redis://127.0.0.1:${port}`;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  for (let i = 0; ; i++) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host: '127.0.0.1', port }, () => {
-        socket.write('PING\r\n');
-        socket.once('data', (d: Buffer) => {
-          socket.destroy();
-          resolve(d.toString().startsWith('+PONG'));
-        });
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (up) break;
-    if (i > 200) throw new Error(`redis-server did not answer on ${url}`);
-    await sleep(25);
-  }
-  return {
-    url,
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
 }

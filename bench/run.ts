@@ -14,7 +14,15 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runClients, type ClientsResult } from './clients.ts';
-import { HAS_REDIS, HAS_WRK, runHttp, SCENARIOS, type LoadTool, type ScenarioResult } from './http.ts';
+import {
+  HAS_REDIS,
+  HAS_REDIS_CLUSTER,
+  HAS_WRK,
+  runHttp,
+  SCENARIOS,
+  type LoadTool,
+  type ScenarioResult,
+} from './http.ts';
 import { runInProcess, type Core, type WorkloadResult } from './inprocess.ts';
 import { HAS_TASKSET, pinSelf, REAL_SERVER, ROOT } from './procs.ts';
 import { runSizes, type SizesResult } from './sizes.ts';
@@ -177,7 +185,7 @@ function printHttp(results: readonly ScenarioResult[]): string {
   ];
   for (const s of results) {
     rows.push([
-      `count=${s.count} c=${s.connections}${s.logLevel === 'info' ? '' : ` LOG_LEVEL=${s.logLevel}`}${s.store === 'redis' ? ' Redis' : ''} (${s.responseBytes} B)`,
+      `count=${s.count} c=${s.connections}${s.logLevel === 'info' ? '' : ` LOG_LEVEL=${s.logLevel}`}${{ memory: '', redis: ' Redis', cluster: ' Redis Cluster' }[s.store]} (${s.responseBytes} B)`,
       formatCount(s.real.rps.median),
       formatCount(s.bare.rps.median),
       formatRatio(s.ratios.rps),
@@ -311,7 +319,7 @@ async function main(): Promise<void> {
       rounds: options.rounds,
       durationSec: options.durationSec,
       warmupSec: options.warmupSec,
-      scenarios: SCENARIOS.filter((s) => s.store !== 'redis' || HAS_REDIS),
+      scenarios: SCENARIOS.filter((s) => s.store === 'memory' || (s.store === 'redis' ? HAS_REDIS : HAS_REDIS_CLUSTER)),
       tool,
       log,
     });

@@ -16,6 +16,7 @@
  * that takes a token costs a Redis call (docs/security.md, S2).
  * @module
  */
+import { FAILED_KEY_MARKER, NO_KEY_MARKER } from './redis-keys.ts';
 import type { AsyncRateLimitStore } from './redis-store.ts';
 import type { RateLimiter, RateLimitState } from './token-bucket.ts';
 
@@ -24,8 +25,8 @@ export type Authentication = 'none' | 'failed' | 'valid';
 
 /** The prefixes cannot begin an IP address or an IPv6 /56 key, so they never collide with a
  * client's own bucket. */
-export const noKeyBucket = (client: string): string => `nokey:${client}`;
-export const failedKeyBucket = (client: string): string => `badkey:${client}`;
+export const noKeyBucket = (client: string): string => `${NO_KEY_MARKER}${client}`;
+export const failedKeyBucket = (client: string): string => `${FAILED_KEY_MARKER}${client}`;
 
 export interface ClientLimits {
   /** Capacity and refill per minute. */

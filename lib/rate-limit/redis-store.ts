@@ -11,36 +11,34 @@
  * backoff timer and whenever the client reconnects; the first probe that succeeds switches back.
  * Each switch is one warn line.
  *
+ * The same store serves a standalone Redis, a Redis Cluster and Redis behind Sentinel: the
+ * connection is a `RedisLink` (lib/rate-limit/redis-links.ts), the keys carry a hash tag
+ * (lib/rate-limit/redis-keys.ts), and on a cluster the probe proves every master.
+ *
  * The `redis` package is an optional peer dependency, imported only by `open()`, so a server
- * without RATE_LIMIT_REDIS_URL never loads it.
+ * without a Redis configured never loads it.
  * @module
  */
-import { randomInt } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log/logger.ts';
 import { stateFromTokens, type RateLimiter, type RateLimitState } from './token-bucket.ts';
 import { decodeGcraReply, GCRA_SCRIPT, GCRA_SHA1, gcraArgs, tokensAt, type GcraReply } from './gcra.ts';
+import { redisKey } from './redis-keys.ts';
+import { openLink, type RedisConnectionConfig, type RedisLink, type RedisModuleLike } from './redis-links.ts';
+
+export type { RedisClientLike, RedisModuleLike } from './redis-links.ts';
 
 /** The version the tests run against, named in the "not installed" line. */
 export const REDIS_PACKAGE_VERSION = '6.3.1';
 
-/** Where the shared buckets live (parsed from RATE_LIMIT_REDIS_* by lib/server/redis-config.ts). */
-export interface RedisRateLimitConfig {
-  readonly host: string;
-  readonly port: number;
-  readonly tls: boolean;
-  /** ACL user, or undefined for the default user. */
-  readonly username: string | undefined;
-  /** From the URL or from RATE_LIMIT_REDIS_PASSWORD_FILE; never logged. */
-  readonly password: string | undefined;
-  readonly database: number;
-  /** Scheme, host, port and database, for log lines: never credentials. */
-  readonly target: string;
-  /** Prepended to every client key. */
+/** Where the shared buckets live and how they are kept (parsed from RATE_LIMIT_REDIS_* by
+ * lib/server/redis-config.ts). */
+export type RedisRateLimitConfig = RedisConnectionConfig & {
+  /** Prepended to every key, outside its hash tag. */
   readonly prefix: string;
   /** Per-call budget; past it the request is limited in-process. */
   readonly timeoutMs: number;
-}
+};
 
 /** What the HTTP layer calls, whichever store is behind it. */
 export interface AsyncRateLimitStore {
@@ -54,26 +52,12 @@ export interface AsyncRateLimitStore {
   close(): Promise<void>;
 }
 
-/** The part of a node-redis client the store uses. */
-export interface RedisClientLike {
-  readonly isReady: boolean;
-  connect(): Promise<unknown>;
-  sendCommand(args: string[]): Promise<unknown>;
-  on(event: 'error', listener: (error: Error) => void): unknown;
-  on(event: 'ready', listener: () => void): unknown;
-  destroy(): void;
-}
-
-/** The part of the `redis` module the store uses. */
-export interface RedisModuleLike {
-  createClient(options: Record<string, unknown>): RedisClientLike;
-}
-
-/** The `redis` package is not installed: a start-up error, one line. */
+/** The `redis` package is not installed: a start-up error, one line, naming the variable that
+ * asked for Redis. */
 export class RedisPackageMissingError extends Error {
-  constructor() {
+  constructor(setting = 'RATE_LIMIT_REDIS_URL') {
     super(
-      `RATE_LIMIT_REDIS_URL is set but the redis package is not installed: run npm install redis@${REDIS_PACKAGE_VERSION} next to the server`,
+      `${setting} is set but the redis package is not installed: run npm install redis@${REDIS_PACKAGE_VERSION} next to the server`,
     );
     this.name = 'RedisPackageMissingError';
   }
@@ -83,11 +67,15 @@ export class RedisPackageMissingError extends Error {
  * Imports `redis`. Node resolves the bare name from the importing file's directory upwards, so
  * for a one-file deployment `npm install redis@<version>` in the file's directory provides it.
  */
-export async function loadRedis(importer: () => Promise<unknown> = () => import('redis')): Promise<RedisModuleLike> {
+export async function loadRedis(
+  importer: () => Promise<unknown> = () => import('redis'),
+  setting?: string,
+): Promise<RedisModuleLike> {
   try {
     return (await importer()) as RedisModuleLike;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException | null)?.code === 'ERR_MODULE_NOT_FOUND') throw new RedisPackageMissingError();
+    if ((error as NodeJS.ErrnoException | null)?.code === 'ERR_MODULE_NOT_FOUND')
+      throw new RedisPackageMissingError(setting);
     throw error;
   }
 }
@@ -104,17 +92,11 @@ export interface RedisStoreOptions {
   /** Reconnection and probe backoff: first delay and cap, milliseconds. */
   readonly backoffMinMs?: number;
   readonly backoffMaxMs?: number;
+  /** Cluster and Sentinel: how long one client may take to connect before a fresh one is made. */
+  readonly connectAttemptMs?: number;
   /** Tests: stands in for `import('redis')`. */
   readonly importRedis?: () => Promise<unknown>;
 }
-
-/**
- * The probe takes a token from its own bucket, so it proves everything a request needs: the
- * connection, the credentials, the script (reloaded on NOSCRIPT), TIME, and that Redis accepts
- * writes (an out-of-memory or read-only Redis fails it). The space keeps it apart from every
- * client key, which is an address or a prefixed address.
- */
-export const PROBE_KEY = ' probe';
 
 /** A switch back to fallback sooner than this after a recovery keeps the grown probe delay,
  * so a Redis that passes the probe but fails some requests costs two warn lines per
@@ -144,7 +126,7 @@ function isNoScript(error: unknown): boolean {
 
 export class RedisRateLimitStore implements AsyncRateLimitStore {
   readonly limit: number;
-  private readonly client: RedisClientLike;
+  private readonly link: RedisLink;
   private readonly fallback: RateLimiter;
   private readonly logger: Pick<Logger, 'warn'>;
   private readonly prefix: string;
@@ -168,39 +150,21 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
   /** Connects (waiting up to connectWaitMs) and returns a store that never throws. Rejects only
    * with RedisPackageMissingError (or whatever else makes `import('redis')` fail). */
   static async open(options: RedisStoreOptions): Promise<RedisRateLimitStore> {
-    const redis = await loadRedis(options.importRedis);
-    const min = options.backoffMinMs ?? 50;
-    const max = options.backoffMaxMs ?? 2_000;
-    const { config } = options;
-    const client = redis.createClient({
-      socket: {
-        host: config.host,
-        port: config.port,
-        tls: config.tls,
-        ...(config.tls ? { servername: config.host } : {}),
-        connectTimeout: 1_000,
-        // Doubling from 50 ms to 2 s, plus up to 10 % jitter so instances that lost the same
-        // Redis do not reconnect in lock step. Never gives up: fallback covers the gap.
-        reconnectStrategy: (retries: number) => {
-          const delay = Math.min(min * 2 ** Math.min(retries, 20), max);
-          return delay + randomInt(0, Math.max(1, Math.floor(delay / 10)));
-        },
-      },
-      ...(config.username === undefined ? {} : { username: config.username }),
-      ...(config.password === undefined ? {} : { password: config.password }),
-      database: config.database,
-      // Commands fail at once while disconnected instead of queueing until a reconnect.
-      disableOfflineQueue: true,
+    const redis = await loadRedis(options.importRedis, options.config.setting);
+    const link = openLink(redis, options.config, {
+      backoffMinMs: options.backoffMinMs ?? 50,
+      backoffMaxMs: options.backoffMaxMs ?? 2_000,
+      ...(options.connectAttemptMs === undefined ? {} : { connectAttemptMs: options.connectAttemptMs }),
     });
-    const store = new RedisRateLimitStore(client, options);
+    const store = new RedisRateLimitStore(link, options);
     await store.start(options.connectWaitMs ?? 2_000);
     return store;
   }
 
-  constructor(client: RedisClientLike, options: RedisStoreOptions) {
+  constructor(link: RedisLink, options: RedisStoreOptions) {
     if (options.fallback.limit !== options.limit) throw new RangeError('the fallback limiter must have the same limit');
     this.limit = options.limit;
-    this.client = client;
+    this.link = link;
     this.fallback = options.fallback;
     this.logger = options.logger;
     this.prefix = options.config.prefix;
@@ -211,10 +175,10 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
     this.backoffMaxMs = options.backoffMaxMs ?? 2_000;
     this.probeDelay = this.backoffMinMs;
     // Without an 'error' listener an EventEmitter error would crash the process.
-    client.on('error', (error) => {
+    link.on('error', (error) => {
       this.down(reasonOf(error));
     });
-    client.on('ready', () => {
+    link.on('ready', () => {
       this.probe();
     });
   }
@@ -232,13 +196,16 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
     const upped = new Promise<void>((resolve) => {
       this.onUp = resolve;
     });
-    // connect() keeps retrying by itself until it succeeds (it rejects only once closed), and
-    // each 'ready' probes; the first successful probe switches to shared and ends the wait.
-    this.client.connect().catch(() => undefined);
+    // The link keeps (re)connecting by itself, and each 'ready' probes; the first successful
+    // probe switches to shared and ends the wait.
+    this.link.connect();
     await Promise.race([upped, waited]);
     clearTimeout(timer);
     this.onUp = null;
-    if (!this.shared) this.down(`not reachable within ${waitMs} ms of start-up`);
+    if (!this.shared) {
+      const last = this.link.lastError;
+      this.down(`not reachable within ${waitMs} ms of start-up${last === undefined ? '' : ` (${reasonOf(last)})`}`);
+    }
   }
 
   consume(key: string, gate?: string): Promise<RateLimitState> {
@@ -278,17 +245,27 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
   /**
    * One script call, no fallback: rejects on timeout, error or a malformed reply. The reply
    * carries the Redis time the script used (the equivalence test feeds it to an in-process
-   * bucket). EVALSHA first; on NOSCRIPT (Redis restarted, SCRIPT FLUSH, a failover) EVAL sends
-   * the text, which also caches it again. Both within the one deadline. With `gate`, the
-   * call is refused with the gate's numbers while the gate bucket is empty (see GCRA_SCRIPT).
+   * bucket). With `gate`, the call is refused with the gate's numbers while the gate bucket is
+   * empty (see GCRA_SCRIPT); the gate and the bucket share one hash slot (redis-keys.ts).
    */
-  evaluate(key: string, take: boolean, gate?: string): Promise<GcraReply> {
+  evaluate(bucket: string, take: boolean, gate?: string): Promise<GcraReply> {
+    const key = redisKey(this.prefix, bucket);
+    return this.run(gate === undefined ? [key] : [redisKey(this.prefix, gate), key], take);
+  }
+
+  /**
+   * The script on `keys`, sent to the node that holds them. EVALSHA first; on NOSCRIPT (that
+   * node never saw the script, or lost it: a restart, SCRIPT FLUSH, a replica promoted by a
+   * failover), EVAL sends the text to the same node, which also caches it there. Both within
+   * the one deadline.
+   */
+  private run(keys: readonly string[], take: boolean): Promise<GcraReply> {
     const [limit, q, r] = this.args;
-    const keys = gate === undefined ? ['1', this.prefix + key] : ['2', this.prefix + gate, this.prefix + key];
-    const keyArgs = [...keys, limit, q, r, take ? '1' : '0'];
+    const keyArgs = [String(keys.length), ...keys, limit, q, r, take ? '1' : '0'];
+    const route = keys[0];
     return this.withDeadline(
-      this.client.sendCommand(['EVALSHA', GCRA_SHA1, ...keyArgs]).catch((error: unknown) => {
-        if (isNoScript(error)) return this.client.sendCommand(['EVAL', GCRA_SCRIPT, ...keyArgs]);
+      this.link.send(route, ['EVALSHA', GCRA_SHA1, ...keyArgs]).catch((error: unknown) => {
+        if (isNoScript(error)) return this.link.send(route, ['EVAL', GCRA_SCRIPT, ...keyArgs]);
         throw error;
       }),
     ).then(decodeGcraReply);
@@ -365,7 +342,7 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
   /** While in fallback: one probe at a time; success switches back to shared. */
   private probe(): void {
     if (this.shared || this.closed || this.probing) return;
-    if (!this.client.isReady) {
+    if (!this.link.isReady) {
       // Reconnecting: its 'ready' event probes; the timer is only a safety net.
       this.scheduleProbe();
       return;
@@ -377,7 +354,8 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
     if (this.shared || this.closed || this.probing) return;
     this.probing = true;
     try {
-      await this.evaluate(PROBE_KEY, true);
+      // Every node that holds buckets (each master of a cluster) at once, each with its deadline.
+      await Promise.all(this.link.probeKeys(this.prefix).map((key) => this.run([key], true)));
       this.probing = false;
       this.up();
     } catch (error) {
@@ -394,8 +372,8 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
       this.shared = false;
       if (this.probeTimer !== null) clearTimeout(this.probeTimer);
       this.probeTimer = null;
-      // Rejects whatever is in flight (each such request then answers in-process); idempotent.
-      this.client.destroy();
+      // Rejects whatever is in flight (each such request then answers in-process).
+      this.link.destroy();
     }
     return Promise.resolve();
   }

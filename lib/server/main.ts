@@ -103,7 +103,7 @@ async function limitsOf(config: Config, logger: Logger): Promise<ClientLimits> {
       : undefined,
   });
   if (config.rateLimitRedis === null) return new LocalLimits(limiter);
-  // Loaded only here: without RATE_LIMIT_REDIS_URL neither this module nor redis is imported.
+  // Loaded only here: without a Redis configured neither this module nor redis is imported.
   const { RedisPackageMissingError, RedisRateLimitStore } = await import('../rate-limit/redis-store.ts');
   try {
     const store = await RedisRateLimitStore.open({

@@ -85,7 +85,7 @@ process.on('exit', () => {
  * simultaneous open) instead of being refused. Below the range, neither can happen: only a
  * process naming that very port could take it.
  */
-function redisPort(): number {
+export function redisPort(): number {
   let low = 32_768;
   try {
     low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low;

@@ -211,7 +211,7 @@ describe(
       await command(redis, 'CONFIG', 'SET', 'maxmemory', '0');
       await log.waitFor(UP);
       assert.equal((await store.consume('oom-after')).remaining, 4);
-      assert.equal(await command(redis, 'EXISTS', 'failover:oom-after'), 1, 'answered by Redis');
+      assert.equal(await command(redis, 'EXISTS', 'failover:{oom-after}'), 1, 'answered by Redis');
       assert.equal(warnCount(log, DOWN), 1, `no flapping while writes failed:\n${log.text()}`);
       assert.equal(warnCount(log, UP), 1);
     });
@@ -229,7 +229,7 @@ describe(
       const redis = await server({ port });
       await log.waitFor(UP);
       assert.equal((await store.consume('late')).remaining, 9);
-      assert.equal(await command(redis, 'EXISTS', 'failover:late'), 1, 'answered by Redis');
+      assert.equal(await command(redis, 'EXISTS', 'failover:{late}'), 1, 'answered by Redis');
       assert.equal(log.lines('warn').length, 2);
     });
 
@@ -258,7 +258,7 @@ describe(
       });
       assert.equal(good.isShared, true);
       assert.equal((await good.consume('y')).remaining, 9);
-      assert.equal(await command(redis, 'EXISTS', 'failover:y'), 1);
+      assert.equal(await command(redis, 'EXISTS', 'failover:{y}'), 1);
       assert.ok(
         !log.text().includes('wrong-password-4567') && !log.text().includes(password),
         'no password in any log line',

@@ -127,9 +127,9 @@ describe('GCRA script on a real Redis', { skip: missing ?? false }, () => {
     const s = await store(7); // T = 8571428 + 4/7 us: the remainder path
     const key = 'ttl-client';
     const { reply, state } = (await burst(s, key, 3))[2];
-    assert.equal(await command(redis, 'GET', `gcra:${key}`), `${reply.tatMicros}:${reply.tatRemainder}:7`);
+    assert.equal(await command(redis, 'GET', `gcra:{${key}}`), `${reply.tatMicros}:${reply.tatRemainder}:7`);
     assert.ok(reply.tatRemainder > 0 && reply.tatRemainder < 7);
-    const expireMs = Number(await command(redis, 'PEXPIRETIME', `gcra:${key}`));
+    const expireMs = Number(await command(redis, 'PEXPIRETIME', `gcra:{${key}}`));
     assert.equal(
       expireMs,
       Math.ceil((reply.tatMicros + 1) / 1000),
@@ -144,7 +144,7 @@ describe('GCRA script on a real Redis', { skip: missing ?? false }, () => {
     );
     // A look writes nothing: same value, same expiry.
     await call(s, key, false);
-    assert.equal(Number(await command(redis, 'PEXPIRETIME', `gcra:${key}`)), expireMs);
+    assert.equal(Number(await command(redis, 'PEXPIRETIME', `gcra:{${key}}`)), expireMs);
   });
 
   it("writes nothing for a refusal or a look: value, expiry and the server's write counter unchanged", async () => {
@@ -155,19 +155,19 @@ describe('GCRA script on a real Redis', { skip: missing ?? false }, () => {
     // The counter does see the script's writes (SET + PEXPIREAT), so the check below can fail.
     assert.equal(await writes(), before0 + 2);
     await call(s, key);
-    const value = await command(redis, 'GET', `gcra:${key}`);
-    const expiry = await command(redis, 'PEXPIRETIME', `gcra:${key}`);
+    const value = await command(redis, 'GET', `gcra:{${key}}`);
+    const expiry = await command(redis, 'PEXPIRETIME', `gcra:{${key}}`);
     const before1 = await writes();
     for (let i = 0; i < 5; i++) {
       assert.equal((await call(s, key)).state.allowed, false);
       await call(s, key, false);
     }
     assert.equal(await writes(), before1, 'no write for 5 refusals and 5 looks');
-    assert.equal(await command(redis, 'GET', `gcra:${key}`), value);
-    assert.equal(await command(redis, 'PEXPIRETIME', `gcra:${key}`), expiry);
+    assert.equal(await command(redis, 'GET', `gcra:{${key}}`), value);
+    assert.equal(await command(redis, 'PEXPIRETIME', `gcra:{${key}}`), expiry);
     // A look at an unknown client creates nothing either.
     await call(s, 'never-seen', false);
-    assert.equal(await command(redis, 'EXISTS', 'gcra:never-seen'), 0);
+    assert.equal(await command(redis, 'EXISTS', 'gcra:{never-seen}'), 0);
   });
 
   it('recovers from NOSCRIPT (SCRIPT FLUSH) by sending the script again, then uses EVALSHA', async () => {
@@ -197,8 +197,8 @@ describe('GCRA script on a real Redis', { skip: missing ?? false }, () => {
     const fromB = await b.consume(key);
     assert.equal(fromB.allowed, true);
     assert.equal(fromB.remaining, 2);
-    assert.equal(await command(redis, 'EXISTS', `deploy-a:${key}`), 1);
-    assert.equal(await command(redis, 'EXISTS', `deploy-b:${key}`), 1);
+    assert.equal(await command(redis, 'EXISTS', `deploy-a:{${key}}`), 1);
+    assert.equal(await command(redis, 'EXISTS', `deploy-b:{${key}}`), 1);
     assert.equal(await command(redis, 'EXISTS', key), 0);
   });
 
@@ -220,7 +220,7 @@ describe('GCRA script on a real Redis', { skip: missing ?? false }, () => {
       const state = await s.consume(key);
       assert.equal(state.remaining, 4, `a fresh bucket for ${JSON.stringify(key)}`);
     }
-    for (const key of keys) assert.equal(await command(redis, 'EXISTS', `keys:${key}`), 1, JSON.stringify(key));
+    for (const key of keys) assert.equal(await command(redis, 'EXISTS', `keys:{${key}}`), 1, JSON.stringify(key));
     assert.equal(s.view('203.0.113.9').remaining, 4, 'the prefixed bucket did not touch the plain one');
   });
 
@@ -269,20 +269,20 @@ describe('GCRA script on a real Redis', { skip: missing ?? false }, () => {
     // T at 60/min is exactly 1e6 us (remainder 0): the new TAT is the old one rounded up + 1 s.
     assert.equal(r60.tatMicros, r7.tatMicros + 1 + 1_000_000);
     assert.equal(r60.tatRemainder, 0);
-    assert.equal(await command(redis, 'GET', `change:${key}`), `${r60.tatMicros}:0:60`);
+    assert.equal(await command(redis, 'GET', `change:{${key}}`), `${r60.tatMicros}:0:60`);
   });
 
   it('treats a TAT more than a window ahead (Redis clock stepped back) and values that are not its own as a full bucket', async () => {
     const s = await store(60, 'odd:');
     const now = (await s.evaluate('probe-time', false)).nowMicros;
-    await command(redis, 'SET', 'odd:ahead', `${now + 120_000_000}:0:60`);
-    await command(redis, 'SET', 'odd:text', 'not a tat');
-    await command(redis, 'HSET', 'odd:hash', 'f', 'v');
+    await command(redis, 'SET', 'odd:{ahead}', `${now + 120_000_000}:0:60`);
+    await command(redis, 'SET', 'odd:{text}', 'not a tat');
+    await command(redis, 'HSET', 'odd:{hash}', 'f', 'v');
     for (const key of ['ahead', 'text', 'hash']) {
       const state = await s.consume(key);
       assert.equal(state.allowed, true, key);
       assert.equal(state.remaining, 59, key);
-      assert.match(String(await command(redis, 'GET', `odd:${key}`)), /^\d+:0:60$/, `${key} overwritten by a TAT`);
+      assert.match(String(await command(redis, 'GET', `odd:{${key}}`)), /^\d+:0:60$/, `${key} overwritten by a TAT`);
     }
   });
 
@@ -292,7 +292,7 @@ describe('GCRA script on a real Redis', { skip: missing ?? false }, () => {
     // A TAT 20 s ahead (3.3e8 of the 1e9 tokens missing, inside the 60 s window), so ten
     // grants in a row each add exactly T, however slowly a busy machine sends them.
     const start = now + 20_000_000;
-    await command(redis, 'SET', 'max:max-client', `${start}:0:1000000000`);
+    await command(redis, 'SET', 'max:{max-client}', `${start}:0:1000000000`);
     let reply!: GcraReply;
     for (let i = 0; i < 10; i++) reply = await s.evaluate('max-client', true);
     assert.ok(reply.nowMicros < start, 'precondition: the ten calls came within 20 s');
@@ -300,7 +300,7 @@ describe('GCRA script on a real Redis', { skip: missing ?? false }, () => {
     // one double (step 0.25 us here) would have gained 0 or 0.25 us per grant instead.
     assert.equal(reply.tatMicros, start);
     assert.equal(reply.tatRemainder, 600_000_000);
-    assert.equal(await command(redis, 'GET', 'max:max-client'), `${start}:600000000:1000000000`);
+    assert.equal(await command(redis, 'GET', 'max:{max-client}'), `${start}:600000000:1000000000`);
     for (let i = 0; i < 10; i++) reply = await s.evaluate('max-client', true);
     assert.equal(reply.tatMicros, start + 1, 'twenty grants: 1.2 us');
     assert.equal(reply.tatRemainder, 200_000_000);

@@ -114,6 +114,6 @@ describe('one-file deployment: redis resolved beside the file', { skip: skip ?? 
     const result = JSON.parse(stdout.trim().split('\n').pop()!) as { shared: boolean; state: { remaining: number } };
     assert.equal(result.shared, true, stdout);
     assert.equal(result.state.remaining, 4);
-    assert.equal(await command(redis, 'EXISTS', 'onefile:198.51.100.1'), 1);
+    assert.equal(await command(redis, 'EXISTS', 'onefile:{198.51.100.1}'), 1);
   });
 });

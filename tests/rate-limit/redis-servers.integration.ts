@@ -4,19 +4,15 @@
  * the exact Retry-After, the two instances' headers agree, and a refill after the stated
  * seconds lets exactly one more through. Then Redis is stopped under load: no 5xx, each
  * instance still limits on its own, one warn line each; restarted, the limit is shared again.
- *
- * The bucket refills on Redis's clock, which a test cannot hold still: a claim such as "exactly
- * the capacity passes" needs its requests to reach Redis within one refill interval. So they
- * are sent at once, and the interval is checked on this process's clock, which spans Redis's;
- * an attempt a busy machine made too slow proves nothing either way and is repeated on a fresh
- * bucket (another source address), never counted as a pass or a failure.
+ * (How a claim about Redis's clock is timed: tests/helpers/shared-limits.ts.)
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { redisMissing, startRedis, type RedisServer } from '../helpers/redis-server.ts';
-import { randomApiKey, startServer, type RunningServer } from '../helpers/server.ts';
+import { randomApiKey, type RunningServer } from '../helpers/server.ts';
 import { request, type Reply } from '../helpers/http.ts';
+import { exactSharedLimit, onFreshBucket as onFresh, startServerPair } from '../helpers/shared-limits.ts';
 
 const missing = redisMissing();
 const KEY = randomApiKey();
@@ -29,7 +25,6 @@ let servers: RunningServer[] = [];
 /** Source addresses with buckets nobody used (127.0.9.x; 127.0.0.1 is the outage test's). */
 let sources = 0;
 const freshSource = (): string => `127.0.9.${++sources}`;
-const ATTEMPTS = 10;
 
 function post(server: RunningServer, localAddress?: string): Promise<Reply> {
   return request(server.url, '/generate', {
@@ -40,23 +35,8 @@ function post(server: RunningServer, localAddress?: string): Promise<Reply> {
   });
 }
 
-/** Runs `scenario` on a fresh source address until it completes; it returns false when the
- * machine was too slow for its timing precondition (then nothing it saw is asserted). */
-async function onFreshBucket(scenario: (from: string) => Promise<boolean>): Promise<void> {
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    if (await scenario(freshSource())) return;
-    process.stdout.write(`redis servers: attempt ${attempt} too slow for its precondition, again on a fresh bucket\n`);
-  }
-  assert.fail(`${ATTEMPTS} attempts in a row were too slow for a refill interval of 1 s`);
-}
-
-function numbers(r: Reply): { remaining: string; reset: string; retryAfter: string | undefined } {
-  return {
-    remaining: String(r.headers['x-ratelimit-remaining']),
-    reset: String(r.headers['x-ratelimit-reset']),
-    retryAfter: r.headers['retry-after'],
-  };
-}
+const onFreshBucket = (scenario: (from: string) => Promise<boolean>): Promise<void> =>
+  onFresh('redis servers', freshSource, scenario);
 
 before(async () => {
   if (missing !== null) return;
@@ -68,13 +48,7 @@ before(async () => {
     RATE_LIMIT_REDIS_PREFIX: 'servers-test:',
     RATE_LIMIT_REDIS_TIMEOUT_MS: '5000',
   };
-  const started = await Promise.allSettled(
-    [0, 1].map(() => startServer({ apiKey: KEY, rateLimitPerMinute: LIMIT, env })),
-  );
-  servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-  // One start failing must not leave the other server running (its pipes would keep this
-  // file's process alive): `after` stops the ones that did start.
-  for (const s of started) if (s.status === 'rejected') throw s.reason;
+  servers = await startServerPair({ apiKey: KEY, rateLimitPerMinute: LIMIT, env });
 });
 
 after(async () => {
@@ -85,32 +59,14 @@ after(async () => {
 describe('two instances, one Redis', { skip: missing ?? false }, () => {
   it('share one bucket: exactly the capacity passes, alternating, then a 429 with the exact Retry-After; both agree; one refill lets one more through', async () => {
     await onFreshBucket(async (from) => {
-      // The capacity at once, alternating between the instances, then one more to each.
       const started = performance.now();
-      const replies = await Promise.all(Array.from({ length: LIMIT }, (_, i) => post(servers[i % 2], from)));
-      const refused = await Promise.all([post(servers[0], from), post(servers[1], from)]);
-      if (performance.now() - started >= 1_000) return false; // a token may have come back
-      assert.deepEqual(
-        replies.map((r) => r.status),
-        replies.map(() => 200),
-      );
-      // Remaining counts down across both instances: one bucket, not two (which would give
-      // every number twice).
-      assert.deepEqual(
-        replies.map((r) => Number(r.headers['x-ratelimit-remaining'])).sort((a, b) => a - b),
-        replies.map((_, i) => i),
-      );
-      assert.deepEqual(
-        refused.map((r) => r.status),
-        [429, 429],
-      );
-      // Empty bucket at 60 per minute: the next token in at most one second.
-      assert.equal(refused[0].headers['retry-after'], '1');
-      assert.deepEqual(numbers(refused[1]), numbers(refused[0]), 'both instances report the same numbers');
+      // The capacity at once, alternating between the instances, then a 429 from each with
+      // Retry-After: 1 (an empty bucket at 60 per minute).
+      if (!(await exactSharedLimit(servers, (server, client) => post(server, client), from, LIMIT))) return false;
 
-      // After Retry-After seconds one token is back, and (within 2 s of the burst) only one:
-      // one POST to each instance at once, exactly one passes.
-      await delay(Number(refused[0].headers['retry-after']) * 1000);
+      // After those Retry-After seconds one token is back, and (within 2 s of the burst) only
+      // one: one POST to each instance at once, exactly one passes.
+      await delay(1_000);
       const again = await Promise.all([post(servers[1], from), post(servers[0], from)]);
       if (performance.now() - started >= 2_000) return false; // a second token may be back
       assert.deepEqual(again.map((r) => r.status).sort(), [200, 429], 'exactly one refilled token');

@@ -16,6 +16,7 @@ import { RateLimiter } from '../../lib/rate-limit/token-bucket.ts';
 import { decodeGcraReply, gcraArgs, tokensAt, WINDOW_MICROS } from '../../lib/rate-limit/gcra.ts';
 import { parseRedisConfig } from '../../lib/server/redis-config.ts';
 import { RedisRateLimitStore, type RedisClientLike } from '../../lib/rate-limit/redis-store.ts';
+import { StandaloneLink } from '../../lib/rate-limit/redis-links.ts';
 import { captureLogger } from '../helpers/log-capture.ts';
 
 /** Answers commands with `answer`; connects at once. */
@@ -131,7 +132,7 @@ describe('Redis store wiring (scripted client)', () => {
         if (failing) throw new Error('ECONNRESET');
         const keys = args.slice(2, 2 + Number(args[2]) + 1);
         // The gated call for "gated" is refused by its empty gate; every other call empties its bucket.
-        if (keys.includes('cg:rl:gate')) return [0, now + WINDOW_MICROS, 0, now, 1];
+        if (keys.includes('cg:rl:{gate}')) return [0, now + WINDOW_MICROS, 0, now, 1];
         return [1, now + WINDOW_MICROS, 0, now, 0];
       },
       10,
@@ -209,7 +210,7 @@ describe('Redis store wiring (scripted client)', () => {
     const client = new ScriptedClient(async () => grant(5));
     assert.throws(
       () =>
-        new RedisRateLimitStore(client, {
+        new RedisRateLimitStore(new StandaloneLink(client), {
           config: parseRedisConfig({ RATE_LIMIT_REDIS_URL: 'redis://h' }, process.cwd())!,
           limit: 5,
           fallback: new RateLimiter({ perMinute: 6, sweepIntervalMs: 0 }),

@@ -1,6 +1,7 @@
 /**
- * RATE_LIMIT_REDIS_* parsing: unset means no Redis at all; every bad value is one error that
- * names its variable and never shows the URL or a password; the password can come from a file.
+ * RATE_LIMIT_REDIS_* parsing: unset means no Redis at all; one standalone URL, a cluster's seed
+ * nodes or Sentinel's sentinels, never two of them; every bad value is one error that names its
+ * variable and never shows a URL or a password; the password can come from a file.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,20 +32,74 @@ function failure(env: Record<string, string>, variable: string): string {
   return caught.message;
 }
 
+function standalone(env: Record<string, string>) {
+  const config = parseRedisConfig(env, dir);
+  assert.ok(config?.mode === 'standalone');
+  return config;
+}
+
 describe('RATE_LIMIT_REDIS_* configuration', () => {
   it('unset or empty: null (no Redis, nothing loaded)', () => {
     assert.equal(parseRedisConfig({}, dir), null);
     assert.equal(parseRedisConfig({ RATE_LIMIT_REDIS_URL: '' }, dir), null);
   });
 
-  it('another Redis setting without the URL is an error, not silently ignored', () => {
+  it('another Redis setting without a Redis is an error, not silently ignored', () => {
     for (const name of ['RATE_LIMIT_REDIS_PASSWORD_FILE', 'RATE_LIMIT_REDIS_PREFIX', 'RATE_LIMIT_REDIS_TIMEOUT_MS']) {
-      assert.match(failure({ [name]: 'x' }, name), /is set but RATE_LIMIT_REDIS_URL is not/);
+      assert.match(
+        failure({ [name]: 'x' }, name),
+        /is set but none of RATE_LIMIT_REDIS_URL, RATE_LIMIT_REDIS_CLUSTER_NODES, RATE_LIMIT_REDIS_SENTINELS is/,
+      );
     }
+    assert.match(
+      failure({ RATE_LIMIT_REDIS_SENTINEL_MASTER: 'm' }, 'RATE_LIMIT_REDIS_SENTINEL_MASTER'),
+      /is set but RATE_LIMIT_REDIS_SENTINELS is not/,
+    );
+    assert.match(
+      failure(
+        { RATE_LIMIT_REDIS_URL: 'redis://h', RATE_LIMIT_REDIS_SENTINEL_MASTER: 'm' },
+        'RATE_LIMIT_REDIS_SENTINEL_MASTER',
+      ),
+      /is set but RATE_LIMIT_REDIS_SENTINELS is not/,
+    );
+  });
+
+  it('at most one of the URL, the cluster nodes and the sentinels: two refuse the start with one line', () => {
+    const url = `redis://:${SECRET}@h`;
+    const nodes = `redis://:${SECRET}@a:7000`;
+    assert.match(
+      failure({ RATE_LIMIT_REDIS_URL: url, RATE_LIMIT_REDIS_CLUSTER_NODES: nodes }, 'RATE_LIMIT_REDIS_CLUSTER_NODES'),
+      /^RATE_LIMIT_REDIS_CLUSTER_NODES cannot be set together with RATE_LIMIT_REDIS_URL: set one of RATE_LIMIT_REDIS_URL, RATE_LIMIT_REDIS_CLUSTER_NODES, RATE_LIMIT_REDIS_SENTINELS$/,
+    );
+    assert.match(
+      failure(
+        { RATE_LIMIT_REDIS_URL: url, RATE_LIMIT_REDIS_SENTINELS: 's:1', RATE_LIMIT_REDIS_SENTINEL_MASTER: 'm' },
+        'RATE_LIMIT_REDIS_SENTINELS',
+      ),
+      /cannot be set together with RATE_LIMIT_REDIS_URL/,
+    );
+    assert.match(
+      failure(
+        {
+          RATE_LIMIT_REDIS_CLUSTER_NODES: nodes,
+          RATE_LIMIT_REDIS_SENTINELS: 's:1',
+          RATE_LIMIT_REDIS_SENTINEL_MASTER: 'm',
+        },
+        'RATE_LIMIT_REDIS_SENTINELS',
+      ),
+      /cannot be set together with RATE_LIMIT_REDIS_CLUSTER_NODES/,
+    );
+    // Empty counts as unset, as for every variable.
+    assert.equal(
+      parseRedisConfig({ RATE_LIMIT_REDIS_URL: '', RATE_LIMIT_REDIS_CLUSTER_NODES: 'a:7000' }, dir)!.mode,
+      'cluster',
+    );
   });
 
   it('takes the URL apart: host, port, TLS, user, password, database; defaults for the rest', () => {
     assert.deepEqual(parseRedisConfig({ RATE_LIMIT_REDIS_URL: 'redis://cache.internal' }, dir), {
+      mode: 'standalone',
+      setting: 'RATE_LIMIT_REDIS_URL',
       host: 'cache.internal',
       port: 6379,
       tls: false,
@@ -59,6 +114,7 @@ describe('RATE_LIMIT_REDIS_* configuration', () => {
       { RATE_LIMIT_REDIS_URL: `rediss://svc-user:${encodeURIComponent(`${SECRET}@:/`)}@[2001:db8::7]:6380/3` },
       dir,
     )!;
+    assert.ok(full.mode === 'standalone');
     assert.equal(full.host, '2001:db8::7');
     assert.equal(full.port, 6380);
     assert.equal(full.tls, true);
@@ -67,7 +123,7 @@ describe('RATE_LIMIT_REDIS_* configuration', () => {
     assert.equal(full.database, 3);
     assert.equal(full.target, 'rediss://[2001:db8::7]:6380/3');
     assert.ok(!full.target.includes('svc-user') && !full.target.includes('hunter2'), 'the target names no credentials');
-    assert.equal(parseRedisConfig({ RATE_LIMIT_REDIS_URL: 'redis://h/' }, dir)!.database, 0);
+    assert.equal(standalone({ RATE_LIMIT_REDIS_URL: 'redis://h/' }).database, 0);
     assert.equal(parseRedisConfig({ RATE_LIMIT_REDIS_URL: `redis://:${SECRET}@h` }, dir)!.password, SECRET);
     assert.equal(parseRedisConfig({ RATE_LIMIT_REDIS_URL: `redis://:${SECRET}@h` }, dir)!.username, undefined);
   });
@@ -137,15 +193,159 @@ describe('RATE_LIMIT_REDIS_* configuration', () => {
     );
   });
 
+  it('cluster: seed nodes as host:port or redis[s]:// URLs; credentials and TLS for every node, never in the target', () => {
+    const plain = parseRedisConfig(
+      { RATE_LIMIT_REDIS_CLUSTER_NODES: '10.0.0.1:7000, node-b.internal:7001 ,[2001:db8::1]:7002,node-c' },
+      dir,
+    );
+    assert.deepEqual(plain, {
+      mode: 'cluster',
+      setting: 'RATE_LIMIT_REDIS_CLUSTER_NODES',
+      nodes: [
+        { host: '10.0.0.1', port: 7000 },
+        { host: 'node-b.internal', port: 7001 },
+        { host: '2001:db8::1', port: 7002 },
+        { host: 'node-c', port: 6379 },
+      ],
+      tls: false,
+      username: undefined,
+      password: undefined,
+      target: 'redis://10.0.0.1:7000,node-b.internal:7001,[2001:db8::1]:7002,node-c:6379 (cluster)',
+      prefix: DEFAULT_REDIS_PREFIX,
+      timeoutMs: DEFAULT_REDIS_TIMEOUT_MS,
+    });
+    const tls = parseRedisConfig(
+      { RATE_LIMIT_REDIS_CLUSTER_NODES: `rediss://svc:${SECRET}@a:7000,rediss://svc:${SECRET}@b:7001/` },
+      dir,
+    )!;
+    assert.ok(tls.mode === 'cluster');
+    assert.equal(tls.tls, true);
+    assert.equal(tls.username, 'svc');
+    assert.equal(tls.password, SECRET);
+    assert.equal(tls.target, 'rediss://a:7000,b:7001 (cluster)');
+    writeFileSync(join(dir, 'cluster-pw'), `${SECRET}\n`);
+    const fromFile = parseRedisConfig(
+      { RATE_LIMIT_REDIS_CLUSTER_NODES: 'a:7000', RATE_LIMIT_REDIS_PASSWORD_FILE: 'cluster-pw' },
+      dir,
+    )!;
+    assert.equal(fromFile.password, SECRET, 'the password file applies to a cluster too');
+  });
+
+  it('cluster and sentinel entries: one line naming the variable and the entry, never its text', () => {
+    const nodes = 'RATE_LIMIT_REDIS_CLUSTER_NODES';
+    const bad: [string, RegExp][] = [
+      ['a:7000,,b:7001', /^RATE_LIMIT_REDIS_CLUSTER_NODES entry 2 is empty/],
+      ['a:7000,', /entry 2 is empty/],
+      [`a:7000,u:${SECRET}@b:7001`, /entry 2 is not host:port, redis:\/\/.* or rediss:\/\/\.\.\./],
+      [`a:7000,b:7001/2`, /entry 2 is not host:port/],
+      [`a:7000,b:7001/`, /entry 2 is not host:port/],
+      [`a:${SECRET}`, /entry 1 is not a valid URL/],
+      ['a:0', /entry 1 must not name port 0/],
+      [`http://u:${SECRET}@a:7000`, /entry 1 must start with redis:\/\/ or rediss:\/\//],
+      [`redis://u:${SECRET}@a:7000/1`, /entry 1 must not name a database \(a cluster has only database 0\)$/],
+      [`redis://u:${SECRET}@a:7000?x=1`, /entry 1 must not have a query/],
+      [
+        `redis://:${SECRET}@a:7000,redis://:${SECRET}x@b:7001`,
+        /entry 2 differs from entry 1 in scheme, user or password/,
+      ],
+      [`redis://a:7000,rediss://b:7001`, /entry 2 differs from entry 1/],
+      [`redis://:${SECRET}@a:7000,b:7001`, /entry 2 differs from entry 1/],
+      [Array.from({ length: 33 }, (_, i) => `n${i}:7000`).join(','), /at most 32 entries/],
+    ];
+    for (const [value, message] of bad) assert.match(failure({ [nodes]: value }, nodes), message, value);
+    assert.match(
+      failure(
+        { RATE_LIMIT_REDIS_SENTINELS: 's:1,,s:2', RATE_LIMIT_REDIS_SENTINEL_MASTER: 'm' },
+        'RATE_LIMIT_REDIS_SENTINELS',
+      ),
+      /^RATE_LIMIT_REDIS_SENTINELS entry 2 is empty/,
+    );
+    assert.match(
+      failure(
+        { RATE_LIMIT_REDIS_SENTINELS: `redis://:${SECRET}@s:1/2`, RATE_LIMIT_REDIS_SENTINEL_MASTER: 'm' },
+        'RATE_LIMIT_REDIS_SENTINELS',
+      ),
+      /^RATE_LIMIT_REDIS_SENTINELS entry 1 must not name a database \(with Sentinel the master is used with database 0\)$/,
+    );
+    writeFileSync(join(dir, 'pw3'), 'other\n');
+    assert.match(
+      failure(
+        { [nodes]: `redis://:${SECRET}@a:7000`, RATE_LIMIT_REDIS_PASSWORD_FILE: 'pw3' },
+        'RATE_LIMIT_REDIS_PASSWORD_FILE',
+      ),
+      /cannot be used together with a password in RATE_LIMIT_REDIS_CLUSTER_NODES/,
+    );
+  });
+
+  it("sentinel: the sentinels (default port 26379) and the master name; their credentials are theirs, the password file is the data nodes'", () => {
+    assert.deepEqual(
+      parseRedisConfig(
+        { RATE_LIMIT_REDIS_SENTINELS: 's1:26380,s2', RATE_LIMIT_REDIS_SENTINEL_MASTER: 'cg-master' },
+        dir,
+      ),
+      {
+        mode: 'sentinel',
+        setting: 'RATE_LIMIT_REDIS_SENTINELS',
+        sentinels: [
+          { host: 's1', port: 26380 },
+          { host: 's2', port: 26379 },
+        ],
+        masterName: 'cg-master',
+        sentinelUsername: undefined,
+        sentinelPassword: undefined,
+        tls: false,
+        username: undefined,
+        password: undefined,
+        target: 'redis://s1:26380,s2:26379 (sentinel, master cg-master)',
+        prefix: DEFAULT_REDIS_PREFIX,
+        timeoutMs: DEFAULT_REDIS_TIMEOUT_MS,
+      },
+    );
+    writeFileSync(join(dir, 'data-pw'), `${SECRET}-data\n`);
+    const secured = parseRedisConfig(
+      {
+        RATE_LIMIT_REDIS_SENTINELS: `rediss://watch:${SECRET}@s1,rediss://watch:${SECRET}@s2:26390`,
+        RATE_LIMIT_REDIS_SENTINEL_MASTER: 'm',
+        RATE_LIMIT_REDIS_PASSWORD_FILE: 'data-pw',
+      },
+      dir,
+    )!;
+    assert.ok(secured.mode === 'sentinel');
+    assert.equal(secured.tls, true);
+    assert.equal(secured.sentinelUsername, 'watch');
+    assert.equal(secured.sentinelPassword, SECRET);
+    assert.equal(secured.username, undefined);
+    assert.equal(secured.password, `${SECRET}-data`);
+    assert.equal(secured.target, 'rediss://s1:26379,s2:26390 (sentinel, master m)');
+    assert.match(
+      failure({ RATE_LIMIT_REDIS_SENTINELS: 's1:26379' }, 'RATE_LIMIT_REDIS_SENTINEL_MASTER'),
+      /must be set with RATE_LIMIT_REDIS_SENTINELS/,
+    );
+    for (const name of ['has space', 'x'.repeat(129), 'ü']) {
+      assert.match(
+        failure(
+          { RATE_LIMIT_REDIS_SENTINELS: 's1', RATE_LIMIT_REDIS_SENTINEL_MASTER: name },
+          'RATE_LIMIT_REDIS_SENTINEL_MASTER',
+        ),
+        /1 to 128 printable ASCII characters without spaces/,
+      );
+    }
+  });
+
   it('prefix: default cg:rl:, any 1 to 64 printable characters without spaces', () => {
     assert.equal(
       parseRedisConfig({ RATE_LIMIT_REDIS_URL: 'redis://h', RATE_LIMIT_REDIS_PREFIX: 'prod-eu:rl:' }, dir)!.prefix,
       'prod-eu:rl:',
     );
-    for (const prefix of ['has space', 'tab\t', 'ü:', 'x'.repeat(65)]) {
+    assert.equal(
+      parseRedisConfig({ RATE_LIMIT_REDIS_URL: 'redis://h', RATE_LIMIT_REDIS_PREFIX: '!|~z' }, dir)!.prefix,
+      '!|~z',
+    );
+    // No braces: the hash tag belongs to the client part of the key.
+    for (const prefix of ['has space', 'tab\t', 'ü:', 'x'.repeat(65), 'a{b', 'a}', '{x}:']) {
       assert.match(
         failure({ RATE_LIMIT_REDIS_URL: 'redis://h', RATE_LIMIT_REDIS_PREFIX: prefix }, 'RATE_LIMIT_REDIS_PREFIX'),
-        /printable ASCII/,
+        /printable ASCII characters without spaces or braces/,
       );
     }
   });
