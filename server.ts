@@ -16,6 +16,7 @@ import { ConfigError } from './lib/server/env.ts';
 import { probeHealth } from './lib/server/health-probe.ts';
 import { startService, StartError, type RunningService } from './lib/server/main.ts';
 import { nodeSupport } from './lib/server/node-support.ts';
+import { keepYoungGenerationSmall } from './lib/server/young-generation.ts';
 
 function die(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -79,6 +80,7 @@ async function serve(): Promise<void> {
   // Builds with known HTTP parser or TLS vulnerabilities are refused before anything listens.
   const runtime = nodeSupport(process.version, new Date());
   if (!runtime.ok) die(runtime.message);
+  keepYoungGenerationSmall();
   const service = await startService({
     env: process.env,
     cwd: process.cwd(),

@@ -18,6 +18,8 @@ import {
   httpRequest,
   pinned,
   ROOT,
+  rss,
+  sleep,
   startServer,
   type ServerProcess,
 } from './procs.ts';
@@ -50,12 +52,17 @@ export interface HttpOptions {
   readonly log: (line: string) => void;
 }
 
+/** One measured load run: wrk's figures, the server's CPU per request, and the highest RSS of
+ * the server sampled while the load ran. */
+export type MeasuredRun = LoadResult & { cpuUsPerRequest: number; rssBytes: number };
+
 export interface SideResult {
-  readonly perRound: readonly (LoadResult & { cpuUsPerRequest: number })[];
+  readonly perRound: readonly MeasuredRun[];
   readonly rps: Summary;
   readonly p50: Summary;
   readonly p99: Summary;
   readonly cpuUsPerRequest: Summary;
+  readonly rssBytes: Summary;
 }
 
 export interface ScenarioResult {
@@ -73,6 +80,7 @@ export interface ScenarioResult {
     readonly p50: Summary;
     readonly p99: Summary;
     readonly cpuPerRequest: Summary;
+    readonly rss: Summary;
   };
 }
 
@@ -167,6 +175,9 @@ async function load(
   };
 }
 
+/** RSS is sampled this often during a load run (a read of /proc, on the runner's core). */
+const RSS_SAMPLE_MS = 100;
+
 async function measured(
   tool: LoadTool,
   server: ServerProcess,
@@ -175,25 +186,31 @@ async function measured(
   count: number,
   connections: number,
   seconds: number,
-) {
+): Promise<MeasuredRun> {
   const before = cpuTicks(server.pid);
-  const result = await load(tool, url, apiKey, count, connections, seconds);
+  let rssBytes = rss(server.pid);
+  const sampler = setInterval(() => {
+    rssBytes = Math.max(rssBytes, rss(server.pid));
+  }, RSS_SAMPLE_MS);
+  const result = await load(tool, url, apiKey, count, connections, seconds).finally(() => clearInterval(sampler));
+  rssBytes = Math.max(rssBytes, rss(server.pid));
   const ticks = cpuTicks(server.pid) - before;
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(
       `${server.kind} server: ${result.non2xx} non-2xx and ${result.errors} socket errors under load (rate limit not raised?)`,
     );
   }
-  return { ...result, cpuUsPerRequest: ((ticks / CLOCK_TICKS) * 1e6) / result.requests };
+  return { ...result, cpuUsPerRequest: ((ticks / CLOCK_TICKS) * 1e6) / result.requests, rssBytes };
 }
 
-function side(perRound: (LoadResult & { cpuUsPerRequest: number })[]): SideResult {
+function side(perRound: MeasuredRun[]): SideResult {
   return {
     perRound,
     rps: summarize(perRound.map((r) => r.rps)),
     p50: summarize(perRound.map((r) => r.p50)),
     p99: summarize(perRound.map((r) => r.p99)),
     cpuUsPerRequest: summarize(perRound.map((r) => r.cpuUsPerRequest)),
+    rssBytes: summarize(perRound.map((r) => r.rssBytes)),
   };
 }
 
@@ -248,7 +265,7 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
       ];
       for (const t of targets)
         await measured(options.tool, t.server, t.url, apiKey, s.count, s.connections, options.warmupSec);
-      const perRound: Record<'real' | 'bare', (LoadResult & { cpuUsPerRequest: number })[]> = { real: [], bare: [] };
+      const perRound: Record<'real' | 'bare', MeasuredRun[]> = { real: [], bare: [] };
       for (let round = 0; round < options.rounds; round++) {
         for (const t of roundOrder(targets, round)) {
           perRound[t.name].push(
@@ -290,6 +307,12 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
             pairedRatios(
               r.map((x) => x.cpuUsPerRequest),
               b.map((x) => x.cpuUsPerRequest),
+            ),
+          ),
+          rss: summarize(
+            pairedRatios(
+              r.map((x) => x.rssBytes),
+              b.map((x) => x.rssBytes),
             ),
           ),
         },

@@ -155,6 +155,7 @@ function table(rows: readonly (readonly string[])[]): string {
 }
 
 const mb = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
+const mib = (bytes: number): string => (bytes / 1048576).toFixed(0);
 const ms = (v: number): string => (v < 10 ? v.toFixed(2) : v.toFixed(1));
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
 
@@ -181,6 +182,8 @@ function printHttp(results: readonly ScenarioResult[]): string {
       'p99 ratio',
       'CPU us/req real/bare',
       'CPU ratio',
+      'RSS MiB real/bare',
+      'RSS ratio',
     ],
   ];
   for (const s of results) {
@@ -195,6 +198,8 @@ function printHttp(results: readonly ScenarioResult[]): string {
       formatRatio(s.ratios.p99),
       `${s.real.cpuUsPerRequest.median.toFixed(0)}/${s.bare.cpuUsPerRequest.median.toFixed(0)}`,
       formatRatio(s.ratios.cpuPerRequest),
+      `${mib(s.real.rssBytes.median)}/${mib(s.bare.rssBytes.median)}`,
+      formatRatio(s.ratios.rss),
     ]);
   }
   return table(rows);
@@ -325,12 +330,14 @@ async function main(): Promise<void> {
     });
     report.http = { tool, durationSec: options.durationSec, rounds: options.rounds, scenarios: r };
     printed.push(
-      `2. HTTP POST /generate, real built server vs bare node:http (${tool}, ${options.rounds} paired rounds of ${options.durationSec} s; ratio = real / bare)\n${printHttp(r)}`,
+      `2. HTTP POST /generate, real built server vs bare node:http (${tool}, ${options.rounds} paired rounds of ${options.durationSec} s; ratio = real / bare; RSS: the highest sampled during the load)\n${printHttp(r)}`,
     );
     const main32 = r.find((s) => s.id === 'count1-c32')!;
     targets.push(target('HTTP count=1 c=32 req/s vs bare', '>=', 0.7, main32.ratios.rps));
     targets.push(target('HTTP count=1 c=32 CPU per request vs bare', '<=', 1.4, main32.ratios.cpuPerRequest));
     targets.push(target('HTTP count=1 c=32 p99 latency vs bare', '<=', 1.5, main32.ratios.p99));
+    // The highest RSS sampled during each load run, paired with the bare server's.
+    targets.push(target('HTTP count=1 c=32 RSS under load vs bare', '<=', 1.2, main32.ratios.rss));
   }
   if (options.only.has('startup')) {
     log('start-up and idle RSS ...');

@@ -25,7 +25,7 @@ const out = `${root}dist/browser`;
 /** Copied verbatim; the server serves them at /<name>. */
 const STATIC_FILES = ['index.html', 'styles.css', 'favicon.svg'];
 
-/** @returns {import('rollup').Plugin} */
+/** @returns {import('@rollup/wasm-node').Plugin} */
 function copyStatic() {
   return {
     name: 'copy-static',
@@ -38,7 +38,7 @@ function copyStatic() {
 }
 
 /** Removes a file or directory tsc emitted only as Rollup's input, once the bundle is written.
- * @returns {import('rollup').Plugin} */
+ * @returns {import('@rollup/wasm-node').Plugin} */
 function removeIntermediate(path) {
   return {
     name: 'remove-intermediate',
@@ -48,7 +48,7 @@ function removeIntermediate(path) {
   };
 }
 
-/** @type {import('rollup').OutputOptions} */
+/** @type {import('@rollup/wasm-node').OutputOptions} */
 const iife = {
   dir: out,
   format: 'iife',
@@ -59,7 +59,7 @@ const iife = {
 };
 
 /** A warning here means a bundling mistake (an unresolved import, a stray export): fail. */
-function onwarn(/** @type {import('rollup').RollupLog} */ log) {
+function onwarn(/** @type {import('@rollup/wasm-node').RollupLog} */ log) {
   throw new Error(`rollup: ${log.message}`);
 }
 

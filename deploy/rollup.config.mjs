@@ -27,7 +27,7 @@ const OUT = 'credential-generator.mjs';
 const EMBEDDED_MODULE = `${root}dist/lib/http/embedded-assets.js`;
 const pkg = JSON.parse(await readFile(`${root}package.json`, 'utf8'));
 
-/** @returns {import('rollup').Plugin} */
+/** @returns {import('@rollup/wasm-node').Plugin} */
 function embedAssets() {
   return {
     name: 'embed-assets',
@@ -48,7 +48,7 @@ function embedAssets() {
   };
 }
 
-/** @returns {import('rollup').Plugin} */
+/** @returns {import('@rollup/wasm-node').Plugin} */
 function reportFile() {
   return {
     name: 'report-file',
@@ -68,7 +68,7 @@ function reportFile() {
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 
 /** A warning here means a bundling mistake (an unresolved import, a stray export): fail. */
-function onwarn(/** @type {import('rollup').RollupLog} */ log) {
+function onwarn(/** @type {import('@rollup/wasm-node').RollupLog} */ log) {
   throw new Error(`rollup: ${log.message}`);
 }
 

@@ -15,7 +15,7 @@ import { Ajv } from 'ajv/dist/ajv.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import nextVocabularyModule from 'ajv/dist/vocabularies/next.js';
-import { rollup } from 'rollup';
+import { rollup } from '@rollup/wasm-node';
 import commonjsModule from '@rollup/plugin-commonjs';
 import { nodeResolve } from '@rollup/plugin-node-resolve';
 import { buildOpenApiJson } from './openapi.ts';

@@ -164,10 +164,11 @@ export class RateLimiter {
 /**
  * Float noise in a token count (`now - at` times the rate) can leave 0.99999999999999 where
  * exactly one token is due (fast-check found it at the Retry-After instant): within 1e-9 of a
- * whole token counts as that whole token.
+ * whole token counts as that whole token. `+ 0` makes a hair below zero 0, not Math.round's -0
+ * (a remaining count of -0; fast-check found that too).
  */
 export function snapTokens(tokens: number): number {
-  const whole = Math.round(tokens);
+  const whole = Math.round(tokens) + 0;
   return Math.abs(tokens - whole) < 1e-9 ? whole : tokens;
 }
 

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { after, describe, it } from 'node:test';
 import { setTimeout as delay, setImmediate as turn } from 'node:timers/promises';
-import { loadRedis, RedisPackageMissingError, type RedisRateLimitStore } from '../../lib/rate-limit/redis-store.ts';
+import type { RedisRateLimitStore } from '../../lib/rate-limit/redis-store.ts';
 import { captureLogger, type CapturedLogger } from '../helpers/log-capture.ts';
 import { command, openStore, redisMissing, startRedis, type RedisServer } from '../helpers/redis-server.ts';
 
@@ -282,41 +282,3 @@ describe(
     });
   },
 );
-
-describe('the redis package', () => {
-  it('missing: one clear line naming the setting, the package and the command', async () => {
-    const notFound = Object.assign(new Error("Cannot find package 'redis' imported from /srv/app.mjs"), {
-      code: 'ERR_MODULE_NOT_FOUND',
-    });
-    await assert.rejects(
-      loadRedis(() => Promise.reject(notFound)),
-      (error: unknown) => {
-        assert.ok(error instanceof RedisPackageMissingError);
-        assert.equal(
-          error.message,
-          'RATE_LIMIT_REDIS_URL is set but the redis package is not installed: run npm install redis@6.3.1 next to the server',
-        );
-        assert.ok(!error.message.includes('\n'));
-        return true;
-      },
-    );
-    // Any other failure is not disguised as a missing package.
-    const broken = new SyntaxError('Unexpected token');
-    await assert.rejects(
-      loadRedis(() => Promise.reject(broken)),
-      (error: unknown) => error === broken,
-    );
-  });
-
-  it('the pinned devDependency is the version the message names', async () => {
-    const { REDIS_PACKAGE_VERSION } = await import('../../lib/rate-limit/redis-store.ts');
-    const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as {
-      devDependencies: Record<string, string>;
-      peerDependencies: Record<string, string>;
-      peerDependenciesMeta: Record<string, { optional: boolean }>;
-    };
-    assert.equal(pkg.devDependencies.redis, REDIS_PACKAGE_VERSION);
-    assert.equal(pkg.peerDependenciesMeta.redis?.optional, true);
-    assert.ok(pkg.peerDependencies.redis !== undefined);
-  });
-});

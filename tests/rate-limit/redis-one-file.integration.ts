@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, parse } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { rollup } from 'rollup';
+import { rollup } from '@rollup/wasm-node';
 import { REDIS_PACKAGE_VERSION } from '../../lib/rate-limit/redis-store.ts';
 import { command, redisMissing, startRedis, type RedisServer } from '../helpers/redis-server.ts';
 import { ROOT } from '../helpers/server.ts';

@@ -2,8 +2,8 @@
  * The store's wiring and its rarer branches, with a scripted stand-in for the `redis` module
  * (the real server is in the other files of this directory): the client options it asks for
  * (offline queue off, bounded reconnection backoff, TLS with the host name, credentials), what a
- * malformed or odd reply does (never an exception, never a lifted limit), and the pure GCRA
- * helpers' argument checks.
+ * malformed or odd reply does (never an exception, never a lifted limit), a missing `redis`
+ * package (one clear line), and the pure GCRA helpers' argument checks.
  */
 /* eslint-disable @typescript-eslint/require-await -- the scripted answers stand in for
    node-redis's async calls: as async functions, a throw becomes a rejection, as it does there. */
@@ -15,7 +15,12 @@ import { describe, it } from 'node:test';
 import { RateLimiter } from '../../lib/rate-limit/token-bucket.ts';
 import { decodeGcraReply, gcraArgs, tokensAt, WINDOW_MICROS } from '../../lib/rate-limit/gcra.ts';
 import { parseRedisConfig } from '../../lib/server/redis-config.ts';
-import { RedisRateLimitStore, type RedisClientLike } from '../../lib/rate-limit/redis-store.ts';
+import {
+  loadRedis,
+  RedisPackageMissingError,
+  RedisRateLimitStore,
+  type RedisClientLike,
+} from '../../lib/rate-limit/redis-store.ts';
 import { StandaloneLink } from '../../lib/rate-limit/redis-links.ts';
 import { captureLogger } from '../helpers/log-capture.ts';
 
@@ -218,6 +223,44 @@ describe('Redis store wiring (scripted client)', () => {
         }),
       /same limit/,
     );
+  });
+});
+
+describe('the redis package', () => {
+  it('missing: one clear line naming the setting, the package and the command', async () => {
+    const notFound = Object.assign(new Error("Cannot find package 'redis' imported from /srv/app.mjs"), {
+      code: 'ERR_MODULE_NOT_FOUND',
+    });
+    await assert.rejects(
+      loadRedis(() => Promise.reject(notFound)),
+      (error: unknown) => {
+        assert.ok(error instanceof RedisPackageMissingError);
+        assert.equal(
+          error.message,
+          'RATE_LIMIT_REDIS_URL is set but the redis package is not installed: run npm install redis@6.3.1 next to the server',
+        );
+        assert.ok(!error.message.includes('\n'));
+        return true;
+      },
+    );
+    // Any other failure is not disguised as a missing package.
+    const broken = new SyntaxError('Unexpected token');
+    await assert.rejects(
+      loadRedis(() => Promise.reject(broken)),
+      (error: unknown) => error === broken,
+    );
+  });
+
+  it('the pinned devDependency is the version the message names', async () => {
+    const { REDIS_PACKAGE_VERSION } = await import('../../lib/rate-limit/redis-store.ts');
+    const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as {
+      devDependencies: Record<string, string>;
+      peerDependencies: Record<string, string>;
+      peerDependenciesMeta: Record<string, { optional: boolean }>;
+    };
+    assert.equal(pkg.devDependencies.redis, REDIS_PACKAGE_VERSION);
+    assert.equal(pkg.peerDependenciesMeta.redis?.optional, true);
+    assert.ok(pkg.peerDependencies.redis !== undefined);
   });
 });
 

@@ -72,6 +72,21 @@ describe('RateLimiter', () => {
     assert.equal(rl.consume('a').allowed, true);
   });
 
+  it('counts an empty bucket as 0 tokens, never -0, whatever float noise the clock adds', () => {
+    // fast-check's counterexample: at 9096.000007360816 the bucket's full time lands a hair past
+    // one interval, so the level is -2.2e-16, which snaps to Math.round's -0.
+    const now = 5_000 + 4_096.000007360816;
+    const rl = new RateLimiter({ perMinute: 1, clock: () => now, sweepIntervalMs: 0 });
+    assert.equal(rl.consume('a').allowed, true);
+    const refused = rl.consume('a');
+    assert.equal(refused.allowed, false);
+    assert.ok(
+      Object.is(refused.remaining, 0),
+      `remaining is ${Object.is(refused.remaining, -0) ? '-0' : refused.remaining}`,
+    );
+    assert.ok(Object.is(rl.peek('a').remaining, 0));
+  });
+
   it('never refills past the capacity, however long the pause', () => {
     const { rl, advance } = limiter(5);
     rl.consume('a');

@@ -1,0 +1,79 @@
+/**
+ * The logger's batch is UTF-8 bytes in one reused buffer (lib/log/logger.ts): every line comes
+ * out whole, in order and byte for byte, whatever its characters or length, and what stdout is
+ * handed is its own copy, never a view of the buffer that the next lines overwrite. (Levels,
+ * line shapes and batch timing: tests/http/app.test.ts.)
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Logger } from '../../lib/log/logger.ts';
+
+const at = (): number => Date.UTC(2026, 10, 25, 12, 0, 0, 0);
+
+function textLogger(): { log: Logger; writes: string[] } {
+  const writes: string[] = [];
+  return { log: new Logger('debug', (text) => writes.push(text), at), writes };
+}
+
+const messages = (text: string): unknown[] =>
+  text
+    .trimEnd()
+    .split('\n')
+    .map((line) => (JSON.parse(line) as { msg: unknown }).msg);
+
+describe('Logger batch bytes', () => {
+  it('carries any character through the batch exactly: accents, CJK, emoji, a lone surrogate', () => {
+    const { log, writes } = textLogger();
+    const odd = ['café ß', '密码生成', 'key 🔑 ok', 'lone \ud800 half'];
+    for (const msg of odd) log.info(msg);
+    log.flush();
+    assert.equal(writes.length, 1);
+    // JSON.stringify writes a lone surrogate as an escape, so it survives UTF-8 as well.
+    assert.deepEqual(messages(writes[0]), odd);
+  });
+
+  it('writes a line too long for the batch whole, after the lines before it, then batches again', () => {
+    const { log, writes } = textLogger();
+    const long = 'x'.repeat(40_000) + 'é';
+    log.info('before');
+    log.warn(long);
+    log.info('after');
+    log.flush();
+    assert.equal(writes.length, 3, 'the pending batch, the long line alone, the next batch');
+    assert.deepEqual(writes.map(messages), [['before'], [long], ['after']]);
+  });
+
+  it('cuts batches only between lines: 2,000 lines of mixed widths come out whole and in order', () => {
+    const { log, writes } = textLogger();
+    const sent: string[] = [];
+    for (let i = 0; i < 2_000; i++) {
+      const msg = `${i} ${'é'.repeat(i % 97)}${'a'.repeat((i * 7) % 300)}`;
+      sent.push(msg);
+      log.info(msg);
+    }
+    log.flush();
+    assert.ok(writes.length > 10, `${writes.length} batches`);
+    for (const text of writes) {
+      assert.ok(text.endsWith('\n'));
+      assert.ok(Buffer.byteLength(text) < 16_384 + 1_000, 'a batch is written once it reaches 16 KB');
+    }
+    assert.deepEqual(messages(writes.join('')), sent);
+  });
+
+  it('hands stdout a copy that later lines do not change', (t) => {
+    const chunks: Uint8Array[] = [];
+    t.mock.method(process.stdout, 'write', (chunk: Uint8Array) => {
+      chunks.push(chunk);
+      return true;
+    });
+    const log = new Logger('info', undefined, at);
+    log.info('first');
+    log.flush();
+    log.info('later, and longer than the first');
+    log.flush();
+    t.mock.restoreAll();
+    assert.equal(chunks.length, 2);
+    assert.deepEqual(messages(Buffer.from(chunks[0]).toString('utf8')), ['first']);
+    assert.deepEqual(messages(Buffer.from(chunks[1]).toString('utf8')), ['later, and longer than the first']);
+  });
+});
