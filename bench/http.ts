@@ -19,7 +19,6 @@ import {
   pinned,
   ROOT,
   rss,
-  sleep,
   startServer,
   type ServerProcess,
 } from './procs.ts';
