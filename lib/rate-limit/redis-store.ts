@@ -45,6 +45,8 @@ export interface RedisRateLimitConfig {
 /** What the HTTP layer calls, whichever store is behind it. */
 export interface AsyncRateLimitStore {
   readonly limit: number;
+  /** Whether requests are currently limited through the shared store (false: in-process). */
+  readonly isShared: boolean;
   /** Takes one token if there is one; with a `gate`, only if the gate bucket also holds one
    * (refused with the gate's numbers otherwise; the gate is never charged). Never rejects. */
   consume(key: string, gate?: string): Promise<RateLimitState>;
@@ -106,6 +108,10 @@ export interface RedisStoreOptions {
   readonly backoffMaxMs?: number;
   /** Tests: stands in for `import('redis')`. */
   readonly importRedis?: () => Promise<unknown>;
+  /** Observers (the metrics): each switch to shared (true) or fallback (false), as logged,
+   * and each script call's duration and whether it succeeded. */
+  readonly onStateChange?: (shared: boolean) => void;
+  readonly onCall?: (seconds: number, ok: boolean) => void;
 }
 
 /**
@@ -154,6 +160,8 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
   private readonly args: [string, string, string];
   private readonly backoffMinMs: number;
   private readonly backoffMaxMs: number;
+  private readonly onStateChange: ((shared: boolean) => void) | undefined;
+  private readonly onCall: ((seconds: number, ok: boolean) => void) | undefined;
   private shared = false;
   private closed = false;
   private probing = false;
@@ -210,6 +218,8 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
     this.backoffMinMs = options.backoffMinMs ?? 50;
     this.backoffMaxMs = options.backoffMaxMs ?? 2_000;
     this.probeDelay = this.backoffMinMs;
+    this.onStateChange = options.onStateChange;
+    this.onCall = options.onCall;
     // Without an 'error' listener an EventEmitter error would crash the process.
     client.on('error', (error) => {
       this.down(reasonOf(error));
@@ -286,12 +296,28 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
     const [limit, q, r] = this.args;
     const keys = gate === undefined ? ['1', this.prefix + key] : ['2', this.prefix + gate, this.prefix + key];
     const keyArgs = [...keys, limit, q, r, take ? '1' : '0'];
-    return this.withDeadline(
+    const started = performance.now();
+    const reply = this.withDeadline(
       this.client.sendCommand(['EVALSHA', GCRA_SHA1, ...keyArgs]).catch((error: unknown) => {
         if (isNoScript(error)) return this.client.sendCommand(['EVAL', GCRA_SCRIPT, ...keyArgs]);
         throw error;
       }),
     ).then(decodeGcraReply);
+    const onCall = this.onCall;
+    if (onCall === undefined) return reply;
+    const took = (ok: boolean): void => {
+      onCall((performance.now() - started) / 1000, ok);
+    };
+    return reply.then(
+      (value) => {
+        took(true);
+        return value;
+      },
+      (error: unknown) => {
+        took(false);
+        throw error;
+      },
+    );
   }
 
   /** Settles with `call`, or rejects with CallTimeout after timeoutMs. node-redis's own command
@@ -334,6 +360,7 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
         redis: this.target,
         reason,
       });
+      this.onStateChange?.(false);
     }
     this.scheduleProbe();
   }
@@ -349,6 +376,7 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
       this.announcedDown = false;
       this.logger.warn('rate limit: Redis answering again, limits are shared again', { redis: this.target });
     }
+    this.onStateChange?.(true);
   }
 
   private scheduleProbe(): void {
