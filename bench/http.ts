@@ -166,7 +166,8 @@ async function load(
   };
 }
 
-async function measured(
+/** One load run against `url` with the server's CPU time per request (from /proc). */
+export async function measured(
   tool: LoadTool,
   server: ServerProcess,
   url: string,
@@ -186,7 +187,7 @@ async function measured(
   return { ...result, cpuUsPerRequest: ((ticks / CLOCK_TICKS) * 1e6) / result.requests };
 }
 
-function side(perRound: (LoadResult & { cpuUsPerRequest: number })[]): SideResult {
+export function side(perRound: (LoadResult & { cpuUsPerRequest: number })[]): SideResult {
   return {
     perRound,
     rps: summarize(perRound.map((r) => r.rps)),

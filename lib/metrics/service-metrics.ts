@@ -67,6 +67,15 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIO
 const BUCKET_OF: Record<Authentication, string> = { none: 'no_key', failed: 'failed_key', valid: 'keyed' };
 const STATES: readonly StoreState[] = ['in-process', 'shared', 'fallback'];
 
+/** A counter with its series for the `known` values of its label (if any) made at 0, so a
+ * rate() over them has a start; `[label, ...known]`. */
+function counterOf(r: Registry, name: string, help: string, labelled: readonly string[] = []): Counter {
+  const [label, ...known] = labelled;
+  const counter = r.register(new Counter(name, help, labelled.length === 0 ? [] : [label]));
+  for (const value of known) counter.child(value);
+  return counter;
+}
+
 export class ServiceMetrics implements RequestMetrics {
   private readonly registry = new Registry();
   private readonly duration: Histogram;
@@ -95,8 +104,11 @@ export class ServiceMetrics implements RequestMetrics {
         REQUEST_BUCKETS,
       ),
     );
-    this.credentials = r.register(
-      new Counter('credential_generator_credentials_generated_total', 'Credentials generated, by mode.', ['mode']),
+    this.credentials = counterOf(
+      r,
+      'credential_generator_credentials_generated_total',
+      'Credentials generated, by mode.',
+      ['mode', 'password', 'passphrase'],
     );
     const decisions = r.register(
       new Counter(
@@ -110,23 +122,18 @@ export class ServiceMetrics implements RequestMetrics {
       decisions.child(BUCKET_OF[auth], 'limited'),
     ];
     this.decisions = { valid: pair('valid'), none: pair('none'), failed: pair('failed') };
-    for (const mode of ['password', 'passphrase']) this.credentials.child(mode);
-    this.keyFailures = r.register(
-      new Counter(
-        'credential_generator_key_check_failures_total',
-        'Requests to POST /generate whose key was not accepted, by reason (missingKey, duplicateKey, invalidKey).',
-        ['reason'],
-      ),
+    this.keyFailures = counterOf(
+      r,
+      'credential_generator_key_check_failures_total',
+      'Requests to POST /generate whose key was not accepted, by reason (missingKey, duplicateKey, invalidKey).',
+      ['reason', 'missingKey', 'duplicateKey', 'invalidKey'],
     );
-    for (const reason of ['missingKey', 'duplicateKey', 'invalidKey']) this.keyFailures.child(reason);
-    this.reloads = r.register(
-      new Counter(
-        'credential_generator_key_file_reloads_total',
-        'Changes of the key file acted on: loaded, rejected (the last good keys stay), missing (likewise).',
-        ['outcome'],
-      ),
+    this.reloads = counterOf(
+      r,
+      'credential_generator_key_file_reloads_total',
+      'Changes of the key file acted on: loaded, rejected (the last good keys stay), missing (likewise).',
+      ['outcome', 'loaded', 'rejected', 'missing'],
     );
-    for (const outcome of ['loaded', 'rejected', 'missing']) this.reloads.child(outcome);
     this.storeState = r.register(
       new Gauge(
         'credential_generator_rate_limit_store_state',
@@ -134,14 +141,11 @@ export class ServiceMetrics implements RequestMetrics {
         ['state'],
       ),
     );
-    this.fallbacks = r
-      .register(
-        new Counter(
-          'credential_generator_rate_limit_redis_fallbacks_total',
-          'Switches from the shared Redis limit to in-process limiting (one per warn line).',
-        ),
-      )
-      .child();
+    this.fallbacks = counterOf(
+      r,
+      'credential_generator_rate_limit_redis_fallbacks_total',
+      'Switches from the shared Redis limit to in-process limiting (one per warn line).',
+    ).child();
     this.redisCalls = r.register(
       new Histogram(
         'credential_generator_rate_limit_redis_call_duration_seconds',
@@ -151,7 +155,7 @@ export class ServiceMetrics implements RequestMetrics {
       ),
     );
     this.process = this.registerProcess();
-    this.cpu = r.register(new Counter('process_cpu_seconds_total', 'User and system CPU time of the process.')).child();
+    this.cpu = counterOf(r, 'process_cpu_seconds_total', 'User and system CPU time of the process.').child();
     this.connections = r.register(
       new Gauge('credential_generator_open_connections', 'Open connections of the public listener.'),
     );

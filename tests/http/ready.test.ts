@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 import { createApp, type App } from '../../lib/http/app.ts';
 import { Logger } from '../../lib/log/logger.ts';
-import { LocalLimits, SharedLimits } from '../../lib/rate-limit/client-limits.ts';
+import { LocalLimits, SharedLimits, type ClientLimits } from '../../lib/rate-limit/client-limits.ts';
 import type { AsyncRateLimitStore } from '../../lib/rate-limit/redis-store.ts';
 import { RateLimiter } from '../../lib/rate-limit/token-bucket.ts';
 import { createService, listen, shutdown } from '../../lib/server/service.ts';
@@ -23,6 +23,17 @@ async function serve(app: App): Promise<{ base: string; port: number; stop: () =
 }
 
 const buckets = () => new RateLimiter({ perMinute: 10, sweepIntervalMs: 0 });
+
+/** An app with a key configured on `limits`. */
+const appOn = (limits: ClientLimits): App =>
+  createApp({
+    limits,
+    keys: { configured: true, verify: () => null },
+    logger: new Logger('silent'),
+    assets: [],
+    trustProxyHops: 0,
+    tls: false,
+  });
 
 describe('GET /ready', () => {
   it('answers 503 "no-key" while no key is configured (POST /generate would answer 503)', async () => {
@@ -38,14 +49,7 @@ describe('GET /ready', () => {
   });
 
   it('answers 503 "draining" with Connection: close once the drain has begun, on an open connection', async () => {
-    const app = createApp({
-      limits: new LocalLimits(buckets()),
-      keys: { configured: true, verify: () => null },
-      logger: new Logger('silent'),
-      assets: [],
-      trustProxyHops: 0,
-      tls: false,
-    });
+    const app = appOn(new LocalLimits(buckets()));
     const { port, stop } = await serve(app);
     const socket = connect({ host: '127.0.0.1', port });
     let text = '';
@@ -87,15 +91,7 @@ describe('GET /ready', () => {
       view: (key) => fallback.peek(key),
       close: () => Promise.resolve(),
     };
-    const app = createApp({
-      limits: new SharedLimits(store, fallback),
-      keys: { configured: true, verify: () => null },
-      logger: new Logger('silent'),
-      assets: [],
-      trustProxyHops: 0,
-      tls: false,
-    });
-    const { base, stop } = await serve(app);
+    const { base, stop } = await serve(appOn(new SharedLimits(store, fallback)));
     assert.deepEqual((await request(base, '/ready')).json, { status: 'ready', rateLimitStore: 'shared' });
     (store as { isShared: boolean }).isShared = false;
     const r = await request(base, '/ready');
