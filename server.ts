@@ -106,9 +106,10 @@ async function serve(): Promise<void> {
   const line = {
     time: new Date().toISOString(),
     level: 'info',
-    msg: `listening on ${url}${build.sha256 === null ? ' (run from sources)' : ''}`,
+    msg: `listening on ${url}`,
     url,
     version: build.version,
+    build: build.sha256 === null ? 'sources' : 'single file',
     sha256: build.sha256,
     ...(metricsUrl === null ? {} : { metrics: metricsUrl }),
   };

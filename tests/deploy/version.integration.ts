@@ -53,7 +53,10 @@ describe('version and SHA-256 of the single file', () => {
         .split('\n')
         .map((line) => (line.startsWith('{') ? (JSON.parse(line) as Record<string, unknown>) : {}))
         .find((line) => typeof line.msg === 'string' && line.msg.startsWith('listening on'))!;
-      assert.deepEqual([start.msg, start.version, start.sha256], [`listening on ${server.url}`, VERSION, digest]);
+      assert.deepEqual(
+        [start.msg, start.version, start.build, start.sha256],
+        [`listening on ${server.url}`, VERSION, 'single file', digest],
+      );
       const health = await request(server.url, '/health');
       assert.deepEqual(health.json, { status: 'ok', version: VERSION, sha256: digest });
       const metrics = parseExposition((await request(server.metricsUrl!, '/metrics')).text);
@@ -73,11 +76,22 @@ describe('version and SHA-256 of the single file', () => {
     assert.ok(!line.includes(digest));
   });
 
-  it('from the sources it says there is no single file to hash', () => {
+  it('from the sources it says there is no single file to hash', async () => {
     const tsx = import.meta.resolve('tsx');
     assert.equal(
       versionOf(['--import', tsx, join(ROOT, 'server.ts')]),
       `credential-generator ${VERSION} (run from sources: no single file, no SHA-256)\n`,
     );
+    const server = await startServer({ apiKey: randomApiKey() });
+    try {
+      assert.match(
+        server.output(),
+        new RegExp(
+          `"msg":"listening on ${server.url}","url":"[^"]+","version":"${VERSION}","build":"sources","sha256":null`,
+        ),
+      );
+    } finally {
+      await server.stop();
+    }
   });
 });
