@@ -234,18 +234,17 @@ describe('hardening', { concurrency: true }, () => {
       .filter((l) => l.includes('"msg":"request"'))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.equal(requests.length, 2);
+    const fields = ['client', 'id', 'key', 'level', 'method', 'ms', 'msg', 'route', 'status', 'time'];
+    assert.deepEqual(
+      requests.map((line) => [line.status, line.reason]),
+      [
+        [400, 'badJson'],
+        [200, undefined],
+      ],
+      'an error says why, in a fixed word',
+    );
     for (const line of requests) {
-      assert.deepEqual(Object.keys(line).sort(), [
-        'client',
-        'key',
-        'level',
-        'method',
-        'ms',
-        'msg',
-        'route',
-        'status',
-        'time',
-      ]);
+      assert.deepEqual(Object.keys(line).sort(), line.status === 400 ? [...fields, 'reason'].sort() : fields);
       assert.equal(line.client, '127.0.0.0/24');
       assert.equal(line.key, 'env');
     }
