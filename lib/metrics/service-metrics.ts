@@ -63,7 +63,10 @@ const REDIS_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02
 /** The event-loop monitor's timer interval, ms: each sample is that interval plus the delay. */
 const LOOP_RESOLUTION_MS = 10;
 
-const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'CONNECT']);
+/** The methods named in the label (any other is `_OTHER`), numbered for the series cache. */
+const METHODS = new Map(
+  ['_OTHER', 'GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'CONNECT'].map((m, i) => [m, i]),
+);
 const BUCKET_OF: Record<Authentication, string> = { none: 'no_key', failed: 'failed_key', valid: 'keyed' };
 const STATES: readonly StoreState[] = ['in-process', 'shared', 'fallback'];
 
@@ -79,9 +82,10 @@ function counterOf(r: Registry, name: string, help: string, labelled: readonly s
 export class ServiceMetrics implements RequestMetrics {
   private readonly registry = new Registry();
   private readonly duration: Histogram;
-  /** Series by `method route status`, so a request costs one Map lookup. */
-  private readonly durationSeries = new Map<string, HistogramChild>();
+  /** Series by route, then by status and method as one number: a request builds no string. */
+  private readonly durationSeries = new Map<string, Map<number, HistogramChild>>();
   private readonly credentials: Counter;
+  private readonly byMode: Record<string, CounterChild | undefined>;
   private readonly decisions: Record<Authentication, [CounterChild, CounterChild]>;
   private readonly keyFailures: Counter;
   private readonly reloads: Counter;
@@ -122,6 +126,7 @@ export class ServiceMetrics implements RequestMetrics {
       decisions.child(BUCKET_OF[auth], 'limited'),
     ];
     this.decisions = { valid: pair('valid'), none: pair('none'), failed: pair('failed') };
+    this.byMode = { password: this.credentials.child('password'), passphrase: this.credentials.child('passphrase') };
     this.keyFailures = counterOf(
       r,
       'credential_generator_key_check_failures_total',
@@ -188,17 +193,23 @@ export class ServiceMetrics implements RequestMetrics {
   }
 
   request(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${route} ${status}`;
-    let series = this.durationSeries.get(key);
+    let byRoute = this.durationSeries.get(route);
+    if (byRoute === undefined) {
+      byRoute = new Map();
+      this.durationSeries.set(route, byRoute);
+    }
+    const m = METHODS.get(method) ?? 0;
+    const key = status * 16 + m;
+    let series = byRoute.get(key);
     if (series === undefined) {
-      series = this.duration.child(METHODS.has(method) ? method : '_OTHER', route, String(status));
-      this.durationSeries.set(key, series);
+      series = this.duration.child(m === 0 ? '_OTHER' : method, route, String(status));
+      byRoute.set(key, series);
     }
     series.observe(seconds);
   }
 
   generated(mode: string, count: number): void {
-    this.credentials.child(mode).value += count;
+    (this.byMode[mode] ?? this.credentials.child(mode)).value += count;
   }
 
   decision(auth: Authentication, allowed: boolean): void {
