@@ -9,8 +9,9 @@
  *     other protocol switch is refused too, so the request boundary never moves)
  *   no Host on HTTP/1.1, or two -> 400
  * then: unknown path 404, known path with another method 405 (+ Allow), GET/HEAD served from
- * memory (/ready from the service's state), POST /generate by generate-route.ts. GET replies and everything answered before the
- * key carry the numbers of the client's own bucket, without taking a token.
+ * memory (/ready from the service's state), POST /generate by generate-route.ts. GET replies
+ * and everything answered before the key carry the numbers of the client's own bucket, without
+ * taking a token. Every reply carries the request's id (request-id.ts).
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
