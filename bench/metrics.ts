@@ -7,10 +7,11 @@
  * the target is at most 3 % apart.
  * @module
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { MAX_RATE_LIMIT_PER_MINUTE } from '../lib/core/limits.ts';
 import { measured, side, type LoadTool, type SideResult } from './http.ts';
-import { httpRequest, startServer, type ServerProcess } from './procs.ts';
+import { pinned, startServer, type ServerProcess } from './procs.ts';
 import { pairedRatios, roundOrder, summarize, type Summary } from './stats.ts';
 
 export interface MetricsOptions {
@@ -31,23 +32,35 @@ export interface MetricsResult {
   readonly ratios: { readonly rps: Summary; readonly cpuPerRequest: Summary };
 }
 
-/** Asks `url` every second until stopped; counts the answers. */
+/** The scraper's program: GET the URL every second, print each answer's size. */
+const SCRAPER = `
+const url = process.argv[1];
+setInterval(async () => {
+  const res = await fetch(url);
+  const body = await res.text();
+  if (res.status !== 200) throw new Error('/metrics answered ' + res.status);
+  process.stdout.write(body.length + '\\n');
+}, 1000);
+`;
+
+/**
+ * Asks `url` every second until stopped, from a process of its own on core 1, as Prometheus
+ * would. Not from this runner: the runner drains the servers' log pipes, and a server's stdout
+ * to a pipe is synchronous on Linux, so work added to the runner during one side's runs only
+ * could slow that side's writes; this keeps the runner's work the same for both sides.
+ */
 function scraper(url: string): { stop(): Promise<{ scrapes: number; bytes: number }> } {
-  let scrapes = 0;
-  let bytes = 0;
-  let inFlight: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => {
-    inFlight = httpRequest(url, { timeoutMs: 10_000 }).then((r) => {
-      if (r.status !== 200) throw new Error(`/metrics answered ${r.status}`);
-      scrapes++;
-      bytes = r.body.length;
-    });
-  }, 1_000);
+  const [command, args] = pinned(1, process.execPath, ['-e', SCRAPER, url]);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     async stop() {
-      clearInterval(timer);
-      await inFlight;
-      return { scrapes, bytes };
+      child.kill('SIGTERM');
+      await exited;
+      const sizes = out.split('\n').filter((l) => l !== '');
+      return { scrapes: sizes.length, bytes: Number(sizes.at(-1) ?? 0) };
     },
   };
 }
