@@ -2,8 +2,9 @@
  * The program. With no argument (or `serve`) it runs the service (lib/server/main.ts composes
  * it: configuration -> key store -> rate limiter -> app -> server -> listen), printing one line with the URL it listens on
  * (always, even with LOG_LEVEL=silent, because with PORT=0 it is the only way to learn the
- * port); SIGTERM/SIGINT drain and exit 0. `keys <command>` manages the key file (see
- * lib/keys/key-admin.ts). The same code runs as `node --import tsx server.ts`, as
+ * port), with the version and the single file's SHA-256; SIGTERM/SIGINT drain and exit 0.
+ * `keys <command>` manages the key file (see lib/keys/key-admin.ts); `--version` prints the
+ * version and the SHA-256 (lib/server/build-info.ts). The same code runs as `node --import tsx server.ts`, as
  * `dist/server.js` and bundled into the single file `dist/credential-generator.mjs`.
  * @module
  */
@@ -11,6 +12,7 @@ import { relative, isAbsolute } from 'node:path';
 import { projectRoot, readFromEmbedded, readFromProject } from './lib/http/assets.ts';
 import { EMBEDDED_ASSETS } from './lib/http/embedded-assets.ts';
 import { runKeysCli } from './lib/keys/key-admin.ts';
+import { buildOf, versionLine } from './lib/server/build-info.ts';
 import { parseConfig } from './lib/server/config.ts';
 import { ConfigError } from './lib/server/env.ts';
 import { probeHealth } from './lib/server/health-probe.ts';
@@ -44,6 +46,7 @@ function usage(): string {
   return `usage: ${program} [serve]            run the service (configured by environment variables)
        ${program} keys <command>     manage API keys (${program} keys --help)
        ${program} health             exit 0 if the service configured here answers /health
+       ${program} --version          the version and the SHA-256 of the single file
 `;
 }
 
@@ -87,11 +90,12 @@ async function serve(): Promise<void> {
     readAsset:
       EMBEDDED_ASSETS !== null ? readFromEmbedded(EMBEDDED_ASSETS) : readFromProject(projectRoot(import.meta.url)),
     keysCommand: keysCommand(),
+    build: buildOf(import.meta.url),
   }).catch((error: unknown) => {
     if (error instanceof StartError) die(error.message);
     throw error;
   });
-  const { logger, url } = service;
+  const { logger, url, build, metricsUrl } = service;
   // Request lines are written in batches (lib/log/logger.ts); whatever is pending goes out on any exit.
   process.on('exit', () => {
     logger.flush();
@@ -101,9 +105,17 @@ async function serve(): Promise<void> {
   stopOnSignals(service);
   if (runtime.warning !== null) logger.warn(runtime.warning);
   logger.flush(); // the start-up lines first, then the one that announces the URL
-  process.stdout.write(
-    `${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `listening on ${url}`, url })}\n`,
-  );
+  const line = {
+    time: new Date().toISOString(),
+    level: 'info',
+    msg: `listening on ${url}`,
+    url,
+    version: build.version,
+    build: build.sha256 === null ? 'sources' : 'single file',
+    sha256: build.sha256,
+    ...(metricsUrl === null ? {} : { metrics: metricsUrl }),
+  };
+  process.stdout.write(`${JSON.stringify(line)}\n`);
 }
 
 const command = process.argv.at(2);
@@ -135,6 +147,9 @@ switch (command) {
       if (problem !== null) process.stderr.write(`unhealthy: ${problem}\n`);
       process.exitCode = problem === null ? 0 : 1;
     });
+    break;
+  case '--version':
+    process.stdout.write(`${versionLine(buildOf(import.meta.url))}\n`);
     break;
   case 'help':
   case '--help':

@@ -177,7 +177,8 @@ async function load(
 /** RSS is sampled this often during a load run (a read of /proc, on the runner's core). */
 const RSS_SAMPLE_MS = 100;
 
-async function measured(
+/** One load run against `url` with the server's CPU time per request (from /proc) and its RSS. */
+export async function measured(
   tool: LoadTool,
   server: ServerProcess,
   url: string,
@@ -202,7 +203,7 @@ async function measured(
   return { ...result, cpuUsPerRequest: ((ticks / CLOCK_TICKS) * 1e6) / result.requests, rssBytes };
 }
 
-function side(perRound: MeasuredRun[]): SideResult {
+export function side(perRound: MeasuredRun[]): SideResult {
   return {
     perRound,
     rps: summarize(perRound.map((r) => r.rps)),

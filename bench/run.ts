@@ -4,7 +4,7 @@
  *
  *   npm run bench                  full run (~8 min on 2 cores)
  *   npm run bench -- --quick       smoke run (2 rounds, short durations, 2,000 clients; writes quick.json)
- *   npm run bench -- --only=inprocess,sizes   some sections only (inprocess, http, startup, clients, sizes)
+ *   npm run bench -- --only=inprocess,sizes   some sections only (inprocess, http, startup, clients, sizes, metrics)
  *   other flags: --rounds=N --duration=SEC --clients=N --no-build --out=PATH
  * @module
  */
@@ -24,12 +24,13 @@ import {
   type ScenarioResult,
 } from './http.ts';
 import { runInProcess, type Core, type WorkloadResult } from './inprocess.ts';
+import { runMetrics, type MetricsResult } from './metrics.ts';
 import { HAS_TASKSET, pinSelf, REAL_SERVER, ROOT } from './procs.ts';
 import { runSizes, type SizesResult } from './sizes.ts';
 import { runStartup, type StartupResult } from './startup.ts';
 import { formatCount, formatRatio, targetMet, type Comparison, type Summary } from './stats.ts';
 
-const SECTIONS = ['inprocess', 'http', 'startup', 'clients', 'sizes'] as const;
+const SECTIONS = ['inprocess', 'http', 'startup', 'clients', 'sizes', 'metrics'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Options {
@@ -257,6 +258,22 @@ function printSizes(r: SizesResult): string {
   return table(rows);
 }
 
+function printMetrics(r: MetricsResult): string {
+  return (
+    table([
+      ['count=1 c=32, LOG_LEVEL=info', 'req/s', 'p50 ms', 'p99 ms', 'CPU us/req'],
+      ...(['off', 'on'] as const).map((k) => [
+        `metrics ${k}`,
+        formatCount(r[k].rps.median),
+        ms(r[k].p50.median),
+        ms(r[k].p99.median),
+        r[k].cpuUsPerRequest.median.toFixed(1),
+      ]),
+      ['on / off', formatRatio(r.ratios.rps, 3), '', '', formatRatio(r.ratios.cpuPerRequest, 3)],
+    ]) + `\n${r.scrapes} scrapes of /metrics during the "on" runs (one a second), ${kb(r.expositionBytes)} each`
+  );
+}
+
 function printTargets(targets: readonly TargetResult[]): string {
   const rows: string[][] = [['target', 'bound', 'median (min-max)', 'met']];
   for (const t of targets) {
@@ -367,6 +384,24 @@ async function main(): Promise<void> {
     targets.push(
       target('limiter state per tracked keyless client', '<=', 100, one(r.limiterHeapNoKey.bytesPerBucket), 'B'),
     );
+  }
+  if (options.only.has('metrics')) {
+    log(`metrics on against off (${tool}) ...`);
+    // Twice the rounds: a 3 % effect is small beside what a shared machine does to one round.
+    const metricsRounds = 2 * options.rounds;
+    const r = await runMetrics({
+      rounds: metricsRounds,
+      durationSec: options.durationSec,
+      warmupSec: options.warmupSec,
+      tool,
+      log,
+    });
+    report.metrics = r;
+    printed.push(
+      `6. Metrics on (METRICS_PORT set, scraped every second) against off (${tool}, ${metricsRounds} paired rounds of ${options.durationSec} s; ratio = on / off)\n${printMetrics(r)}`,
+    );
+    targets.push(target('metrics on vs off, count=1 c=32 req/s', '>=', 0.97, r.ratios.rps));
+    targets.push(target('metrics on vs off, count=1 c=32 CPU per request', '<=', 1.03, r.ratios.cpuPerRequest));
   }
   if (options.only.has('sizes')) {
     const r = runSizes();

@@ -6,8 +6,9 @@
  *
  * Input is what tsc emitted into dist/ (so Rollup needs no TypeScript plugin and bundles
  * exactly the JavaScript `dist/server.js` runs), after browser/rollup.config.mjs has built the
- * page into dist/browser/. The one module swapped is lib/http/embedded-assets, whose `null`
- * becomes the files of ASSET_SOURCES. Node's built-in modules stay imports.
+ * page into dist/browser/. Two modules are swapped: lib/http/embedded-assets, whose `null`
+ * becomes the files of ASSET_SOURCES, and lib/server/bundled-package, whose `null` becomes the
+ * package's name and version (`--version`, /health). Node's built-in modules stay imports.
  *
  * The build prints the file's size and SHA-256 and writes dist/credential-generator.mjs.sha256
  * (`sha256sum -c` format), so what runs can be checked against what was built.
@@ -25,6 +26,7 @@ import { ASSET_SOURCES } from '../dist/lib/http/assets.js';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const OUT = 'credential-generator.mjs';
 const EMBEDDED_MODULE = `${root}dist/lib/http/embedded-assets.js`;
+const PACKAGE_MODULE = `${root}dist/lib/server/bundled-package.js`;
 const pkg = JSON.parse(await readFile(`${root}package.json`, 'utf8'));
 
 /** @returns {import('@rollup/wasm-node').Plugin} */
@@ -44,6 +46,18 @@ function embedAssets() {
         this.addWatchFile(`${root}${file}`);
       }
       return `export const EMBEDDED_ASSETS = Object.freeze(${JSON.stringify(files)});\n`;
+    },
+  };
+}
+
+/** @returns {import('@rollup/wasm-node').Plugin} */
+function bundlePackage() {
+  return {
+    name: 'bundle-package',
+    load(id) {
+      if (id !== PACKAGE_MODULE) return null;
+      const identity = { name: pkg.name, version: pkg.version };
+      return `export const BUNDLED_PACKAGE = Object.freeze(${JSON.stringify(identity)});\n`;
     },
   };
 }
@@ -76,7 +90,7 @@ export default {
   input: `${root}dist/server.js`,
   // redis: the optional client of the shared rate limit, loaded only when configured (docs/redis-rate-limit.md).
   external: (id) => builtins.has(id) || id === 'redis',
-  plugins: [embedAssets(), reportFile()],
+  plugins: [embedAssets(), bundlePackage(), reportFile()],
   onwarn,
   output: {
     dir: `${root}dist`,

@@ -514,10 +514,45 @@ function describeSchema(): Json {
 function healthSchema(): Json {
   return {
     title: 'Health',
-    description: 'Liveness. `status` is always "ok" when the process answers; further fields may be added.',
+    description:
+      'Liveness. `status` is always "ok" when the process answers; `version` and `sha256` say what is running; further fields may be added.',
     type: 'object',
     required: ['status'],
-    properties: { status: { type: 'string', const: 'ok' } },
+    properties: {
+      status: { type: 'string', const: 'ok' },
+      version: { description: 'The package version.', type: 'string', maxLength: 64 },
+      sha256: {
+        description:
+          'SHA-256 of the single file the process runs from, computed from the file itself at start (what the build wrote to credential-generator.mjs.sha256); null when run from the sources.',
+        type: ['string', 'null'],
+        pattern: '^[0-9a-f]{64}$',
+      },
+    },
+  };
+}
+
+const READINESS_EXAMPLE = { status: 'ready', rateLimitStore: 'in-process' };
+
+function readinessSchema(): Json {
+  return {
+    title: 'Readiness',
+    description:
+      'Whether the instance should get traffic, and where its rate-limit decisions are made. A probe answer, not an error body, also with 503.',
+    type: 'object',
+    required: ['status', 'rateLimitStore'],
+    additionalProperties: false,
+    properties: {
+      status: {
+        description:
+          '`ready` (200); `draining` after SIGTERM or SIGINT, `no-key` while no key is configured (503 both).',
+        enum: ['ready', 'draining', 'no-key'],
+      },
+      rateLimitStore: {
+        description:
+          '`in-process` (no Redis), `shared` (Redis answering) or `fallback` (Redis out: each instance limits on its own, and is still ready).',
+        enum: ['in-process', 'shared', 'fallback'],
+      },
+    },
   };
 }
 
@@ -634,6 +669,7 @@ export function buildOpenApi(): Json {
   const schemas = embeddedSchemas();
   schemas.GeneratorDescription = describeSchema();
   schemas.Health = healthSchema();
+  schemas.Readiness = readinessSchema();
 
   const methodNotAllowed = { '405': ref('responses', 'MethodNotAllowed') };
   const ok = (description: string, content: Json, ...extraHeaders: string[]) => ({
@@ -670,7 +706,7 @@ export function buildOpenApi(): Json {
     ],
     tags: [
       { name: 'Generation', description: 'Generate credentials and read the options and limits.' },
-      { name: 'Service', description: 'Health and the home page.' },
+      { name: 'Service', description: 'Health, readiness and the home page.' },
       { name: 'Documentation', description: 'This document and the Postman collection and environment.' },
     ],
     paths: {
@@ -773,13 +809,49 @@ export function buildOpenApi(): Json {
           operationId: 'getHealth',
           summary: 'Health check',
           description:
-            'Answers 200 `{"status":"ok"}` while the process serves requests. No key needed; uses no rate-limit slot.',
+            'Liveness: answers 200 `{"status":"ok", ...}` with the version and the SHA-256 of the running file while the process serves requests. No key needed; uses no rate-limit slot.',
           security: [],
           responses: {
             '200': ok('The service is up.', {
               'application/json': {
                 schema: ref('schemas', 'Health'),
-                examples: { ok: { summary: 'Up', value: { status: 'ok' } } },
+                examples: {
+                  ok: { summary: 'Up', value: { status: 'ok', version, sha256: 'e62aad6c'.repeat(8) } },
+                },
+              },
+            }),
+            ...methodNotAllowed,
+          },
+        },
+      },
+      '/ready': {
+        get: {
+          tags: ['Service'],
+          operationId: 'getReadiness',
+          summary: 'Readiness check',
+          description:
+            'Readiness: 200 while the instance accepts work; 503 while it drains after SIGTERM and while no key is configured. Names the rate-limit store; a Redis outage is not "not ready" (requests are still limited in-process). No key needed; uses no rate-limit slot.',
+          security: [],
+          responses: {
+            '200': ok('Ready for traffic.', {
+              'application/json': {
+                schema: ref('schemas', 'Readiness'),
+                examples: {
+                  ready: { summary: 'Ready, in-process limits', value: READINESS_EXAMPLE },
+                  fallback: {
+                    summary: 'Ready while Redis is out',
+                    value: { status: 'ready', rateLimitStore: 'fallback' },
+                  },
+                },
+              },
+            }),
+            '503': ok('Not ready: draining, or no key configured.', {
+              'application/json': {
+                schema: ref('schemas', 'Readiness'),
+                examples: {
+                  draining: { summary: 'Draining after SIGTERM', value: { ...READINESS_EXAMPLE, status: 'draining' } },
+                  noKey: { summary: 'No key configured', value: { ...READINESS_EXAMPLE, status: 'no-key' } },
+                },
               },
             }),
             ...methodNotAllowed,

@@ -9,8 +9,9 @@
  *     other protocol switch is refused too, so the request boundary never moves)
  *   no Host on HTTP/1.1, or two -> 400
  * then: unknown path 404, known path with another method 405 (+ Allow), GET/HEAD served from
- * memory, POST /generate by generate-route.ts. GET replies and everything answered before the
- * key carry the numbers of the client's own bucket, without taking a token.
+ * memory (/ready from the service's state), POST /generate by generate-route.ts. GET replies
+ * and everything answered before the key carry the numbers of the client's own bucket, without
+ * taking a token. Every reply carries the request's id (request-id.ts).
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -19,6 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { describe } from '../core/index.ts';
 import type { KeyVerifier } from '../keys/key-store.ts';
 import type { Logger } from '../log/logger.ts';
+import type { BuildIdentity, RequestMetrics } from '../metrics/service-metrics.ts';
 import type { ClientLimits } from '../rate-limit/client-limits.ts';
 import type { RateLimitState } from '../rate-limit/token-bucket.ts';
 import type { Asset } from './assets.ts';
@@ -27,8 +29,9 @@ import { isAnsweredEarly } from './early-close.ts';
 import { ERRORS } from './errors.ts';
 import { GenerateRoute } from './generate-route.ts';
 import { declaresBody, hasBadHost, pathOf } from './request-checks.ts';
-import { exchangeOf, Responder, type Exchange } from './responder.ts';
+import { exchangeOf, Responder, type Exchange, type Logged } from './responder.ts';
 import { LIMITS } from './limits.ts';
+import { newRequestId, requestIdOf } from './request-id.ts';
 
 export type { KeyVerifier } from '../keys/key-store.ts';
 
@@ -41,6 +44,10 @@ export interface AppOptions {
   readonly tls: boolean;
   /** The service's entropy floor in bits (MIN_ENTROPY_BITS); 0 when absent. */
   readonly minEntropyBits?: number;
+  /** The running build, shown by GET /health (absent: status only). */
+  readonly build?: BuildIdentity;
+  /** Where the request path reports (absent: nowhere). */
+  readonly metrics?: RequestMetrics;
 }
 
 /** Handlers as properties (not methods): service.ts hands them to node:http as they are. */
@@ -71,14 +78,18 @@ const clientBySocket = new WeakMap<Socket, string>();
 export function createApp(options: AppOptions): App {
   const { limits, logger } = options;
   let draining = false;
-  const reply = new Responder({ tls: options.tls, limit: limits.limit, logger, draining: () => draining });
+  const { tls, metrics } = options;
+  const reply = new Responder({ tls, limit: limits.limit, logger, draining: () => draining, metrics });
   const clientOf = (req: IncomingMessage): string => clientKey(req, options.trustProxyHops);
+  const exchange = (req: IncomingMessage, res: ServerResponse): Exchange =>
+    exchangeOf(req, res, clientOf(req), requestIdOf(req, options.trustProxyHops));
   const peek = (x: Exchange) => limits.peek(x.client);
 
   /** Anything unexpected: a fixed 500 body, nothing internal in it; the stack goes to the log
    * (it holds code locations, never the request body). */
   function fail(x: Exchange, error: unknown): void {
     logger.error('unexpected error', {
+      id: x.id,
       route: x.route,
       error: error instanceof Error ? (error.stack ?? error.message) : String(error),
     });
@@ -99,8 +110,10 @@ export function createApp(options: AppOptions): App {
       responder: reply,
       fail,
       settings: { minEntropyBits: options.minEntropyBits ?? 0 },
+      metrics: options.metrics,
     }),
     peek,
+    () => draining,
   );
 
   const dispatch = (x: Exchange): void => {
@@ -115,7 +128,7 @@ export function createApp(options: AppOptions): App {
       draining = value;
     },
     handle(req, res) {
-      const x = exchangeOf(req, res, clientOf(req));
+      const x = exchange(req, res);
       try {
         dispatch(x);
       } catch (error) {
@@ -123,24 +136,41 @@ export function createApp(options: AppOptions): App {
       }
     },
     expectationFailed(req, res) {
-      const x = exchangeOf(req, res, clientOf(req));
+      const x = exchange(req, res);
       x.close = true;
       reply.error(x, 'expectationFailed', peek(x));
     },
     upgrade(req, socket) {
-      // Node has parsed the head of an Upgrade (or CONNECT) request and handed the socket over:
-      // whatever follows on it is never parsed, so the request boundary cannot move.
-      const client = clientOf(req);
-      reply.raw(socket, 'upgradeRefused', limits.peek(client));
-      reply.log(
-        { req, route: 'unmatched', started: performance.now(), keyId: null, client },
-        ERRORS.upgradeRefused.status,
-      );
+      refuseUpgrade(req, socket, reply, limits, clientOf(req), requestIdOf(req, options.trustProxyHops));
     },
     clientError: (error, socket) => {
       clientError(error, socket, reply, limits, logger);
     },
   };
+}
+
+/** Node has parsed the head of an Upgrade (or CONNECT) request and handed the socket over:
+ * whatever follows on it is never parsed, so the request boundary cannot move. */
+function refuseUpgrade(
+  req: IncomingMessage,
+  socket: Socket,
+  reply: Responder,
+  limits: ClientLimits,
+  client: string,
+  id: string,
+): void {
+  reply.raw(socket, 'upgradeRefused', limits.peek(client), id);
+  const logged: Logged = {
+    req,
+    route: 'unmatched',
+    started: performance.now(),
+    keyId: null,
+    client,
+    id,
+    reason: 'upgradeRefused',
+    field: null,
+  };
+  reply.log(logged, ERRORS.upgradeRefused.status);
 }
 
 /** The head checks that refuse a request before any route: their error, or null. */
@@ -197,12 +227,26 @@ function clientKey(req: IncomingMessage, trustProxyHops: number): string {
   return key;
 }
 
-/** The route table: /health, /generate, and the assets, all answered from memory. */
+/**
+ * /ready: 200 while the service accepts work; 503 while it drains or while no key is
+ * configured (POST /generate would answer 503). The limiter's store is named either way; a
+ * Redis outage is not "not ready", since requests are still limited in-process meanwhile.
+ */
+function readiness(options: AppOptions, draining: () => boolean): { status: number; body: string } {
+  const state = draining() ? 'draining' : options.keys.configured ? 'ready' : 'no-key';
+  return {
+    status: state === 'ready' ? 200 : 503,
+    body: `{"status":"${state}","rateLimitStore":"${options.limits.state}"}`,
+  };
+}
+
+/** The route table: /health, /ready, /generate, and the assets, all answered from memory. */
 function routesOf(
   options: AppOptions,
   reply: Responder,
   generate: GenerateRoute,
   peek: (x: Exchange) => RateLimitState,
+  draining: () => boolean,
 ): Map<string, Route> {
   const { json } = reply.sets;
   const fixed =
@@ -211,7 +255,17 @@ function routesOf(
       reply.send(x, 200, headers, body, peek(x));
     };
   const routes = new Map<string, Route>();
-  routes.set('/health', { get: fixed(json, JSON.stringify({ status: 'ok' })), allow: 'GET, HEAD' });
+  const build = options.build;
+  const health =
+    build === undefined ? { status: 'ok' } : { status: 'ok', version: build.version, sha256: build.sha256 };
+  routes.set('/health', { get: fixed(json, JSON.stringify(health)), allow: 'GET, HEAD' });
+  routes.set('/ready', {
+    get: (x) => {
+      const ready = readiness(options, draining);
+      reply.send(x, ready.status, json, ready.body, peek(x));
+    },
+    allow: 'GET, HEAD',
+  });
   routes.set('/generate', {
     get: fixed(
       json,
@@ -274,6 +328,7 @@ function clientError(
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? 'requestTimeout'
         : 'badRequest';
-  reply.raw(socket, name, limits.peek(clientKeyOf(socket.remoteAddress ?? 'unknown')));
-  logger.debug('client error', { code: error.code ?? 'unknown', status: ERRORS[name].status });
+  const id = newRequestId();
+  reply.raw(socket, name, limits.peek(clientKeyOf(socket.remoteAddress ?? 'unknown')), id);
+  logger.debug('client error', { id, code: error.code ?? 'unknown', status: ERRORS[name].status });
 }

@@ -16,6 +16,7 @@
 import { isUtf8 } from 'node:buffer';
 import { BODY_LIMIT_BYTES, defaultRandom, generate, type GenerateSettings } from '../core/index.ts';
 import type { KeyVerifier } from '../keys/key-store.ts';
+import { NO_METRICS, type KeyCheckFailure, type RequestMetrics } from '../metrics/service-metrics.ts';
 import type { Authentication, ClientLimits } from '../rate-limit/client-limits.ts';
 import type { RateLimitState } from '../rate-limit/token-bucket.ts';
 import { readBody, type BodyResult } from './body.ts';
@@ -34,6 +35,7 @@ export class GenerateRoute {
   private readonly fail: (x: Exchange, error: unknown) => void;
   /** The service's policy for the generator: its entropy floor. */
   private readonly settings: GenerateSettings;
+  private readonly metrics: RequestMetrics;
 
   constructor(options: {
     keys: KeyVerifier;
@@ -41,41 +43,54 @@ export class GenerateRoute {
     responder: Responder;
     fail: (x: Exchange, error: unknown) => void;
     settings: GenerateSettings;
+    metrics?: RequestMetrics;
   }) {
     this.keys = options.keys;
     this.limits = options.limits;
     this.reply = options.responder;
     this.fail = options.fail;
     this.settings = options.settings;
+    this.metrics = options.metrics ?? NO_METRICS;
   }
 
   /** The one place the limiter is awaited: whichever store decides, in process or shared. */
   async handle(x: Exchange): Promise<void> {
     try {
       const auth = this.authenticate(x);
-      this.admit(x, auth, await this.limits.charge(x.client, auth));
+      const rl = await this.limits.charge(x.client, auth);
+      this.metrics.decision(auth, rl.allowed);
+      this.admit(x, auth, rl);
     } catch (error) {
       this.fail(x, error);
     }
   }
 
   /** No key (or none configured), a key that fails, or a valid one (its id goes to the log).
-   * A duplicated X-Api-Key fails: node would join the two values. */
+   * A duplicated X-Api-Key fails: node would join the two values. A key that is not accepted
+   * is counted by reason, which is also the reason of the 401's log line. */
   private authenticate(x: Exchange): Authentication {
     const presented = x.req.headers['x-api-key'];
-    if (!this.keys.configured || presented === undefined) return 'none';
-    const keyId =
-      typeof presented === 'string' && headerCount(x.req.rawHeaders, 'x-api-key') === 1
-        ? this.keys.verify(presented)
-        : null;
-    if (keyId === null) return 'failed';
+    if (!this.keys.configured) return 'none';
+    if (presented === undefined) return this.refused(x, 'missingKey', 'none');
+    if (typeof presented !== 'string' || headerCount(x.req.rawHeaders, 'x-api-key') !== 1) {
+      return this.refused(x, 'duplicateKey', 'failed');
+    }
+    const keyId = this.keys.verify(presented);
+    if (keyId === null) return this.refused(x, 'invalidKey', 'failed');
     x.keyId = keyId;
     return 'valid';
+  }
+
+  private refused(x: Exchange, reason: KeyCheckFailure, auth: Authentication): Authentication {
+    x.reason = reason;
+    this.metrics.keyCheckFailed(reason);
+    return auth;
   }
 
   private admit(x: Exchange, auth: Authentication, rl: RateLimitState): void {
     if (!rl.allowed) {
       x.keyId = null; // refused before the key counted: the log names no holder
+      x.reason = 'rateLimited';
       this.reply.refuse(x, 'rateLimited', rl);
       return;
     }
@@ -138,6 +153,12 @@ export class GenerateRoute {
         return;
       }
       const outcome = generate(input, defaultRandom, this.settings);
+      if (outcome.status === 200) {
+        this.metrics.generated(outcome.body.mode, outcome.body.count);
+      } else {
+        x.reason = 'invalidRequest';
+        x.field = outcome.body.field ?? null;
+      }
       this.reply.send(x, outcome.status, this.reply.sets.json, outcomeJson(outcome), rl);
     } catch (error) {
       this.fail(x, error);

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { NO_METRICS, type RequestMetrics } from '../metrics/service-metrics.ts';
 import type { RateLimitState } from '../rate-limit/token-bucket.ts';
 import { maskedAddress } from './client-key.ts';
 import { closeAfterReply, closeInStages } from './early-close.ts';
@@ -22,15 +23,40 @@ export interface Exchange {
   readonly res: ServerResponse;
   readonly started: number;
   readonly client: string;
+  /** X-Request-Id of the reply and `id` of the log line (lib/http/request-id.ts). */
+  readonly id: string;
   route: string;
   keyId: string | null;
   /** The connection closes after the reply (its unread rest must not be parsed as a request). */
   close: boolean;
+  /** For the log line of an error reply: why (a fixed word) and the field at fault. */
+  reason: string | null;
+  field: string | null;
 }
 
-export function exchangeOf(req: IncomingMessage, res: ServerResponse, client: string): Exchange {
-  return { req, res, started: performance.now(), client, route: 'unmatched', keyId: null, close: false };
+export function exchangeOf(req: IncomingMessage, res: ServerResponse, client: string, id: string): Exchange {
+  return {
+    req,
+    res,
+    started: performance.now(),
+    client,
+    id,
+    route: 'unmatched',
+    keyId: null,
+    close: false,
+    reason: null,
+    field: null,
+  };
 }
+
+/** What a log line needs of an exchange (an upgrade's has no response object). */
+export type Logged = Pick<Exchange, 'req' | 'route' | 'started' | 'keyId' | 'client' | 'id' | 'reason' | 'field'>;
+
+/** Routes that supervisors and load balancers poll every few seconds: at the default level
+ * their lines would bury the requests that matter, so they are logged only at debug (a
+ * /health that fails is still logged). */
+const isProbe = (route: string, status: number): boolean =>
+  route === '/ready' || (route === '/health' && status === 200);
 
 export interface ResponderOptions {
   readonly tls: boolean;
@@ -38,6 +64,8 @@ export interface ResponderOptions {
   readonly logger: Logger;
   /** Set on shutdown: every reply then says `Connection: close`. */
   readonly draining: () => boolean;
+  /** Where each reply's duration goes (metrics off: NO_METRICS). */
+  readonly metrics?: RequestMetrics;
 }
 
 export class Responder {
@@ -45,30 +73,37 @@ export class Responder {
   private readonly policy: string;
   private readonly logger: Logger;
   private readonly logRequests: boolean;
-  /** Health probes come every few seconds from every supervisor and load balancer: at the
-   * default level they would bury the requests that matter, so a 200 from /health is logged
-   * only at debug. */
-  private readonly logHealth: boolean;
+  private readonly logProbes: boolean;
   private readonly draining: () => boolean;
+  private readonly metrics: RequestMetrics;
 
   constructor(options: ResponderOptions) {
     this.sets = headerSets(options.tls);
     this.policy = policyOf(options.limit);
     this.logger = options.logger;
     this.logRequests = options.logger.infoEnabled;
-    this.logHealth = options.logger.debugEnabled;
+    this.logProbes = options.logger.debugEnabled;
     this.draining = options.draining;
+    this.metrics = options.metrics ?? NO_METRICS;
   }
 
-  log(x: Pick<Exchange, 'req' | 'route' | 'started' | 'keyId' | 'client'>, status: number): void {
-    if (!this.logRequests || (status === 200 && x.route === '/health' && !this.logHealth)) return;
+  /** The request's duration into the metrics (status 0: the client left before a reply, not
+   * a reply) and its log line. */
+  log(x: Logged, status: number): void {
+    const ms = performance.now() - x.started;
+    const method = x.req.method as string;
+    if (status !== 0) this.metrics.request(method, x.route, status, ms / 1000);
+    if (!this.logRequests || (!this.logProbes && isProbe(x.route, status))) return;
     this.logger.request({
-      method: x.req.method as string,
+      id: x.id,
+      method,
       route: x.route,
       status,
-      ms: Math.round((performance.now() - x.started) * 100) / 100,
+      ms: Math.round(ms * 100) / 100,
       key: x.keyId,
       client: maskedAddress(x.client),
+      reason: x.reason,
+      field: x.field,
     });
   }
 
@@ -83,7 +118,12 @@ export class Responder {
     const { res } = x;
     if (res.headersSent || res.destroyed) return;
     const headers = withRateLimit(base, rl, this.policy, status, extra);
-    headers.push('Content-Length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.length));
+    headers.push(
+      'Content-Length',
+      String(typeof body === 'string' ? Buffer.byteLength(body) : body.length),
+      'X-Request-Id',
+      x.id,
+    );
     if (x.close || this.draining()) headers.push('Connection', 'close');
     if (x.close) closeAfterReply(x.req.socket);
     res.writeHead(status, headers);
@@ -91,7 +131,9 @@ export class Responder {
     this.log(x, status);
   }
 
+  /** An error of the edge; its name is the log line's reason unless one is set already. */
   error(x: Exchange, name: ErrorName, rl: RateLimitState, extra?: readonly string[]): void {
+    x.reason ??= name;
     this.send(x, ERRORS[name].status, this.sets.json, ERROR_JSON[name], rl, extra);
   }
 
@@ -104,13 +146,15 @@ export class Responder {
 
   /** The same headers and body as `error`, written straight to a socket node:http no longer
    * manages, which then closes in stages. */
-  raw(socket: Socket, name: RawErrorName, rl: RateLimitState): void {
+  raw(socket: Socket, name: RawErrorName, rl: RateLimitState, id: string): void {
     if (!socket.writable) return;
     const status = ERRORS[name].status;
     const body = ERROR_JSON[name];
     const headers = withRateLimit(this.sets.json, rl, this.policy, status, [
       'Content-Length',
       String(body.length),
+      'X-Request-Id',
+      id,
       'Connection',
       'close',
     ]);

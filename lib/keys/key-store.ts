@@ -24,6 +24,8 @@ export interface KeyStoreOptions {
   readonly envKey: string | null;
   readonly logger: Logger;
   readonly pollMs?: number;
+  /** Told what each change of the file led to, as logged (the metrics count them). */
+  readonly onReload?: (outcome: 'loaded' | 'rejected' | 'missing') => void;
 }
 
 /** What the HTTP edge needs of the keys: whether any is configured, and one check. */
@@ -148,16 +150,19 @@ export class KeyStore implements KeyVerifier {
         reason: next.reason,
         active: this.fileKeys.length,
       });
+      this.options.onReload?.('rejected');
       return;
     }
     if (next.kind === 'missing') {
       // A file caught between an editor's delete and write, or removed by mistake, must not
       // lock every client out; revocation is `keys revoke`, and the next good file wins.
       logger.error('key file missing; keeping the last good keys', { file, active: this.fileKeys.length });
+      this.options.onReload?.('missing');
       return;
     }
     this.use(next.keys);
     logger.info('keys reloaded', { file, active: next.keys.length });
+    this.options.onReload?.('loaded');
   }
 
   /** True when at least one key would be accepted (else POST /generate is a 503). */

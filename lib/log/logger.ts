@@ -1,7 +1,8 @@
 /**
  * One JSON object per line on stdout (docs/decisions.md, Headers, logs, home page). Callers
- * pass only fields that are safe to log: the request log carries method, route name, status,
- * duration, key id and a masked address, never a key, a body or a generated value.
+ * pass only fields that are safe to log: the request log carries the request id, method, route
+ * name, status, duration, key id, a masked address and, for an error, its reason and field,
+ * never a key, a body or a generated value.
  *
  * Off the critical path: a write to stdout costs a syscall and Node's stream machinery (about
  * 20,000 instructions, measured with callgrind: more than the rest of the request log), so
@@ -36,12 +37,18 @@ export type Sink = (text: string) => void;
 
 /** One request's line, in the order it is written. */
 export interface RequestLine {
+  /** The request id (lib/http/request-id.ts: base64url or a checked incoming id, nothing to escape). */
+  id: string;
   method: string;
   route: string;
   status: number;
   ms: number;
   key: string | null;
   client: string;
+  /** Why an error reply was sent (a fixed word, never the message), or null. */
+  reason: string | null;
+  /** The field at fault, as the error body names it, or null. */
+  field: string | null;
 }
 
 export class Logger {
@@ -141,11 +148,14 @@ export class Logger {
   }
 
   /** The per-request line (info). Same JSON as info('request', ...), built by hand because it
-   * runs for every request; every value goes through JSON.stringify except the numbers. */
+   * runs for every request; every value goes through JSON.stringify except the numbers and the
+   * id (whose characters need no escaping); reason and field only when there are any. */
   request(r: RequestLine): void {
     if (this.rank < RANK.info) return;
+    const reason = r.reason === null ? '' : `,"reason":${JSON.stringify(r.reason)}`;
+    const field = r.field === null ? '' : `,"field":${JSON.stringify(r.field)}`;
     this.push(
-      `{"time":"${this.time()}","level":"info","msg":"request","method":${JSON.stringify(r.method)},"route":${JSON.stringify(r.route)},"status":${r.status},"ms":${r.ms},"key":${r.key === null ? 'null' : JSON.stringify(r.key)},"client":${JSON.stringify(r.client)}}\n`,
+      `{"time":"${this.time()}","level":"info","msg":"request","id":"${r.id}","method":${JSON.stringify(r.method)},"route":${JSON.stringify(r.route)},"status":${r.status},"ms":${r.ms},"key":${r.key === null ? 'null' : JSON.stringify(r.key)},"client":${JSON.stringify(r.client)}${reason}${field}}\n`,
     );
   }
 }

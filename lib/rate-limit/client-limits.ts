@@ -17,6 +17,7 @@
  * @module
  */
 import { FAILED_KEY_MARKER, NO_KEY_MARKER } from './redis-keys.ts';
+import type { StoreState } from '../metrics/service-metrics.ts';
 import type { AsyncRateLimitStore } from './redis-store.ts';
 import type { RateLimiter, RateLimitState } from './token-bucket.ts';
 
@@ -31,6 +32,9 @@ export const failedKeyBucket = (client: string): string => `${FAILED_KEY_MARKER}
 export interface ClientLimits {
   /** Capacity and refill per minute. */
   readonly limit: number;
+  /** Where decisions are made now: in-process only, shared through Redis, or in-process while
+   * Redis is out (GET /ready, the metrics). */
+  readonly state: StoreState;
   /** The client's own bucket as this instance sees it, without taking a token and without
    * asking a shared store (GET replies, early errors). */
   peek(client: string): RateLimitState;
@@ -47,6 +51,10 @@ export class LocalLimits implements ClientLimits {
   constructor(buckets: RateLimiter) {
     this.buckets = buckets;
     this.limit = buckets.limit;
+  }
+
+  get state(): StoreState {
+    return 'in-process';
   }
 
   peek(client: string): RateLimitState {
@@ -80,6 +88,10 @@ export class SharedLimits implements ClientLimits {
     this.store = store;
     this.fallback = fallback;
     this.limit = store.limit;
+  }
+
+  get state(): StoreState {
+    return this.store.isShared ? 'shared' : 'fallback';
   }
 
   peek(client: string): RateLimitState {

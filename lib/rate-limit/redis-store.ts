@@ -43,6 +43,8 @@ export type RedisRateLimitConfig = RedisConnectionConfig & {
 /** What the HTTP layer calls, whichever store is behind it. */
 export interface AsyncRateLimitStore {
   readonly limit: number;
+  /** Whether requests are currently limited through the shared store (false: in-process). */
+  readonly isShared: boolean;
   /** Takes one token if there is one; with a `gate`, only if the gate bucket also holds one
    * (refused with the gate's numbers otherwise; the gate is never charged). Never rejects. */
   consume(key: string, gate?: string): Promise<RateLimitState>;
@@ -96,6 +98,10 @@ export interface RedisStoreOptions {
   readonly connectAttemptMs?: number;
   /** Tests: stands in for `import('redis')`. */
   readonly importRedis?: () => Promise<unknown>;
+  /** Observers (the metrics): each switch to shared (true) or fallback (false), as logged,
+   * and each script call's duration and whether it succeeded. */
+  readonly onStateChange?: (shared: boolean) => void;
+  readonly onCall?: (seconds: number, ok: boolean) => void;
 }
 
 /** A switch back to fallback sooner than this after a recovery keeps the grown probe delay,
@@ -136,6 +142,8 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
   private readonly args: [string, string, string];
   private readonly backoffMinMs: number;
   private readonly backoffMaxMs: number;
+  private readonly onStateChange: ((shared: boolean) => void) | undefined;
+  private readonly onCall: ((seconds: number, ok: boolean) => void) | undefined;
   private shared = false;
   private closed = false;
   private probing = false;
@@ -174,6 +182,8 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
     this.backoffMinMs = options.backoffMinMs ?? 50;
     this.backoffMaxMs = options.backoffMaxMs ?? 2_000;
     this.probeDelay = this.backoffMinMs;
+    this.onStateChange = options.onStateChange;
+    this.onCall = options.onCall;
     // Without an 'error' listener an EventEmitter error would crash the process.
     link.on('error', (error) => {
       this.down(reasonOf(error));
@@ -263,12 +273,28 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
     const [limit, q, r] = this.args;
     const keyArgs = [String(keys.length), ...keys, limit, q, r, take ? '1' : '0'];
     const route = keys[0];
-    return this.withDeadline(
+    const started = performance.now();
+    const reply = this.withDeadline(
       this.link.send(route, ['EVALSHA', GCRA_SHA1, ...keyArgs]).catch((error: unknown) => {
         if (isNoScript(error)) return this.link.send(route, ['EVAL', GCRA_SCRIPT, ...keyArgs]);
         throw error;
       }),
     ).then(decodeGcraReply);
+    const onCall = this.onCall;
+    if (onCall === undefined) return reply;
+    const took = (ok: boolean): void => {
+      onCall((performance.now() - started) / 1000, ok);
+    };
+    return reply.then(
+      (value) => {
+        took(true);
+        return value;
+      },
+      (error: unknown) => {
+        took(false);
+        throw error;
+      },
+    );
   }
 
   /** Settles with `call`, or rejects with CallTimeout after timeoutMs. node-redis's own command
@@ -311,6 +337,7 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
         redis: this.target,
         reason,
       });
+      this.onStateChange?.(false);
     }
     this.scheduleProbe();
   }
@@ -326,6 +353,7 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
       this.announcedDown = false;
       this.logger.warn('rate limit: Redis answering again, limits are shared again', { redis: this.target });
     }
+    this.onStateChange?.(true);
   }
 
   private scheduleProbe(): void {

@@ -38,6 +38,8 @@ export interface Config {
    * null (plain HTTP). */
   readonly tls: (PemPair & TlsFiles) | null;
   readonly logLevel: LogLevel;
+  /** Where GET /metrics is served (its own listener, never the public one), or null: off. */
+  readonly metrics: { readonly port: number; readonly host: string } | null;
 }
 
 /** MIN_ENTROPY_BITS: the floor below which requests are refused (docs/decisions.md, Entropy floor). */
@@ -51,13 +53,32 @@ function entropyFloor(env: Env): number {
   return floor;
 }
 
+/** HOST or METRICS_HOST: an address to listen on, loopback unless said otherwise. */
+function hostOf(env: Env, name: string): string {
+  const host = read(env, name) ?? '127.0.0.1';
+  if (isIP(host) === 0 && host !== 'localhost') {
+    throw new ConfigError(name, `must be an IPv4 or IPv6 address or "localhost" (got ${shown(host)})`);
+  }
+  return host;
+}
+
+/** METRICS_PORT and METRICS_HOST: off unless the port is set, and never the public port. */
+function metricsOf(env: Env, port: number): Config['metrics'] {
+  if (read(env, 'METRICS_PORT') === undefined) {
+    if (read(env, 'METRICS_HOST') !== undefined)
+      throw new ConfigError('METRICS_HOST', 'is set but METRICS_PORT is not');
+    return null;
+  }
+  const metricsPort = integer(env, 'METRICS_PORT', 0, 0, 65535);
+  if (metricsPort !== 0 && metricsPort === port) {
+    throw new ConfigError('METRICS_PORT', `must differ from PORT (the metrics never share the public port)`);
+  }
+  return { port: metricsPort, host: hostOf(env, 'METRICS_HOST') };
+}
+
 export function parseConfig(env: Env, cwd: string): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
-
-  const host = read(env, 'HOST') ?? '127.0.0.1';
-  if (isIP(host) === 0 && host !== 'localhost') {
-    throw new ConfigError('HOST', `must be an IPv4 or IPv6 address or "localhost" (got ${shown(host)})`);
-  }
+  const host = hostOf(env, 'HOST');
 
   const explicitFile = read(env, 'API_KEYS_FILE');
   // The default is watched even when absent, so the first `npm run keys -- issue` is picked up
@@ -119,6 +140,7 @@ export function parseConfig(env: Env, cwd: string): Config {
     trustProxyHops,
     tls,
     logLevel: level as LogLevel,
+    metrics: metricsOf(env, port),
   };
 }
 

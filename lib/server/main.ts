@@ -1,5 +1,6 @@
 /**
- * The composition root: configuration -> key store -> rate limiter -> app -> server -> listen.
+ * The composition root: configuration -> metrics -> key store -> rate limiter -> app -> server ->
+ * listen (and the metrics listener, when METRICS_PORT is set).
  * server.ts runs it for the process (and owns the signals, the exit and the "listening on"
  * line); the tests run it in-process, on a free port, with their own environment and log sink.
  *
@@ -14,10 +15,13 @@ import { createApp, type App } from '../http/app.ts';
 import { AssetError, loadAssets, type Asset } from '../http/assets.ts';
 import { KeyStore, KeyStoreError } from '../keys/key-store.ts';
 import { Logger, type Sink } from '../log/logger.ts';
+import { ServiceMetrics } from '../metrics/service-metrics.ts';
 import { LocalLimits, SharedLimits, type ClientLimits } from '../rate-limit/client-limits.ts';
 import { RateLimiter } from '../rate-limit/token-bucket.ts';
+import { buildOf, type Build } from './build-info.ts';
 import { parseConfig, type Config } from './config.ts';
 import { ConfigError, type Env } from './env.ts';
+import { startMetricsListener, type MetricsListener } from './metrics-listener.ts';
 import { createService, listen, setSecureContext, shutdown } from './service.ts';
 import { CertificateWatcher } from './tls.ts';
 
@@ -35,6 +39,8 @@ export interface StartOptions {
   readonly keysCommand: string;
   /** Where log lines go; stdout by default. */
   readonly sink?: Sink;
+  /** What is running (lib/server/build-info.ts); by default this module's own build. */
+  readonly build?: Build;
 }
 
 export interface RunningService {
@@ -43,6 +49,9 @@ export interface RunningService {
   readonly config: Config;
   readonly logger: Logger;
   readonly server: Server;
+  readonly build: Build;
+  /** Where GET /metrics answers, or null when METRICS_PORT is not set. */
+  readonly metricsUrl: string | null;
   /** Drains (lib/server/service.ts shutdown) and closes every watcher and store. Resolves
    * false when the grace period had to cut connections. `onStopAccepting` runs once the
    * listener is closed. */
@@ -67,12 +76,13 @@ function assetsOf(config: Config, read: (file: string) => Buffer | null): Asset[
   }
 }
 
-function keysOf(config: Config, logger: Logger, keysCommand: string): KeyStore {
+function keysOf(config: Config, logger: Logger, keysCommand: string, metrics: ServiceMetrics | null): KeyStore {
   const keys = new KeyStore({
     file: config.keysFile,
     fileExplicit: config.keysFileExplicit,
     envKey: config.apiKey,
     logger,
+    onReload: metrics?.keyFileReloaded,
   });
   try {
     keys.start();
@@ -91,8 +101,9 @@ function keysOf(config: Config, logger: Logger, keysCommand: string): KeyStore {
   return keys;
 }
 
-/** In-process buckets, or buckets shared through Redis with the in-process ones as fallback. */
-async function limitsOf(config: Config, logger: Logger): Promise<ClientLimits> {
+/** In-process buckets, or buckets shared through Redis with the in-process ones as fallback;
+ * one line says which. */
+async function limitsOf(config: Config, logger: Logger, metrics: ServiceMetrics | null): Promise<ClientLimits> {
   const limiter: RateLimiter = new RateLimiter({
     perMinute: config.rateLimitPerMinute,
     // Once a minute at debug level: how many clients the limiter tracks (a count, no addresses).
@@ -102,7 +113,10 @@ async function limitsOf(config: Config, logger: Logger): Promise<ClientLimits> {
         }
       : undefined,
   });
-  if (config.rateLimitRedis === null) return new LocalLimits(limiter);
+  if (config.rateLimitRedis === null) {
+    logger.info('rate limit store: in-process (each instance limits on its own)', { store: 'in-process' });
+    return new LocalLimits(limiter);
+  }
   // Loaded only here: without a Redis configured neither this module nor redis is imported.
   const { RedisPackageMissingError, RedisRateLimitStore } = await import('../rate-limit/redis-store.ts');
   try {
@@ -111,6 +125,13 @@ async function limitsOf(config: Config, logger: Logger): Promise<ClientLimits> {
       limit: config.rateLimitPerMinute,
       fallback: limiter,
       logger,
+      onStateChange: metrics?.redisStateChanged,
+      onCall: metrics?.redisCall,
+    });
+    logger.info('rate limit store: Redis (shared between instances, in-process while it is out)', {
+      store: 'redis',
+      redis: config.rateLimitRedis.target,
+      state: store.isShared ? 'shared' : 'fallback',
     });
     return new SharedLimits(store, limiter);
   } catch (error) {
@@ -132,13 +153,41 @@ function certificatesOf(config: Config, server: Server, logger: Logger): Certifi
   });
 }
 
+/** GET /metrics on its own listener, figures read at each scrape. */
+async function metricsListenerOf(
+  config: Config,
+  metrics: ServiceMetrics | null,
+  server: Server,
+  limits: ClientLimits,
+): Promise<MetricsListener | null> {
+  if (config.metrics === null || metrics === null) return null;
+  const { host, port } = config.metrics;
+  const render = (): Promise<string> =>
+    new Promise((resolve) => {
+      server.getConnections((error, count) => {
+        resolve(metrics.render({ openConnections: error === null ? count : 0, storeState: limits.state }));
+      });
+    });
+  try {
+    return await startMetricsListener(host, port, render);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new StartError(
+      `cannot listen on ${host}:${port} for the metrics (${code}); check METRICS_PORT and METRICS_HOST`,
+    );
+  }
+}
+
 export async function startService(options: StartOptions): Promise<RunningService> {
   const config = configOf(options.env, options.cwd);
   const logger = new Logger(config.logLevel, options.sink);
   const assets = assetsOf(config, options.readAsset);
-  const keys = keysOf(config, logger, options.keysCommand);
-  const limits = await limitsOf(config, logger).catch((error: unknown) => {
+  const build = options.build ?? buildOf(import.meta.url);
+  const metrics = config.metrics === null ? null : new ServiceMetrics(build);
+  const keys = keysOf(config, logger, options.keysCommand, metrics);
+  const limits = await limitsOf(config, logger, metrics).catch((error: unknown) => {
     keys.close();
+    metrics?.close();
     throw error;
   });
   const app: App = createApp({
@@ -149,18 +198,28 @@ export async function startService(options: StartOptions): Promise<RunningServic
     trustProxyHops: config.trustProxyHops,
     tls: config.tls !== null,
     minEntropyBits: config.minEntropyBits,
+    build,
+    metrics: metrics ?? undefined,
   });
   const server = createService({ app, logger, tls: config.tls });
   const certificates = certificatesOf(config, server, logger);
+  let metricsListener: MetricsListener | null = null;
   const closeAll = async (): Promise<void> => {
     keys.close();
     certificates?.close();
+    await metricsListener?.close();
+    metrics?.close();
     await limits.close();
   };
   const address = await listen(server, config.port, config.host).catch(async (error: unknown) => {
     await closeAll();
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     throw new StartError(`cannot listen on ${config.host}:${config.port} (${code}); check PORT and HOST`);
+  });
+  metricsListener = await metricsListenerOf(config, metrics, server, limits).catch(async (error: unknown) => {
+    await new Promise((done) => server.close(done));
+    await closeAll();
+    throw error;
   });
   certificates?.start();
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -170,6 +229,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
     config,
     logger,
     server,
+    build,
+    metricsUrl: metricsListener?.url ?? null,
     stop: async (onStopAccepting) => {
       const clean = await shutdown(server, app, undefined, onStopAccepting);
       await closeAll();

@@ -1,21 +1,46 @@
 /**
- * The deployment files: the systemd unit passes `systemd-analyze verify` without a warning and
- * rates as well sandboxed offline; the Dockerfile keeps to what the docs promise (it cannot be
- * built here: no container engine), and its HEALTHCHECK command works against a real server
- * and fails without one.
+ * The deployment files: the systemd unit, alone and with its Redis drop-in, passes
+ * `systemd-analyze verify` without a warning and rates as well sandboxed offline; the
+ * Dockerfile keeps to what the docs promise (it cannot be built here: no container engine), its
+ * HEALTHCHECK command works against a real server and fails without one, and the image's file
+ * layout, replayed in a temporary directory, runs the single file against a real redis-server
+ * with the Redis client the image carries.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
+import { REDIS_PACKAGE_VERSION } from '../../lib/rate-limit/redis-store.ts';
+import { post } from '../helpers/http.ts';
+import { command, redisMissing, startRedis } from '../helpers/redis-server.ts';
 import { randomApiKey, ROOT, startServer } from '../helpers/server.ts';
 
 const TSX = import.meta.resolve('tsx');
 
 const UNIT = join(ROOT, 'deploy', 'credential-generator.service');
+const REDIS_DROP_IN = join(ROOT, 'deploy', 'credential-generator-redis.conf');
 const DOCKERFILE = readFileSync(join(ROOT, 'deploy', 'Dockerfile'), 'utf8');
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** `systemd-analyze security --offline=true`'s exposure (0 best, 10 worst): offline, because
+ * systemd is not PID 1 in containers and CI, where the plain command refuses to run. */
+function exposure(unit: string): number {
+  const r = spawnSync('systemd-analyze', ['security', '--offline=true', unit], { encoding: 'utf8' });
+  const level = /Overall exposure level for credential-generator\.service: ([\d.]+)/.exec(r.stdout);
+  assert.ok(level !== null, r.stdout + r.stderr);
+  return Number(level[1]);
+}
+
+function verify(unit: string): void {
+  const r = spawnSync('systemd-analyze', ['verify', unit], { encoding: 'utf8' });
+  assert.equal(r.error, undefined, 'systemd-analyze is installed (.ci/run installs systemd when missing)');
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stderr.trim(), '');
+  assert.equal(r.stdout.trim(), '');
+}
 
 /**
  * A loopback port that refuses connections until `release()`: the local port of a connection
@@ -52,11 +77,27 @@ function stages(text: string): string[][] {
 
 describe('systemd unit', () => {
   it('passes systemd-analyze verify with no warning', () => {
-    const r = spawnSync('systemd-analyze', ['verify', UNIT], { encoding: 'utf8' });
-    assert.equal(r.error, undefined, 'systemd-analyze is installed (.ci/run installs systemd when missing)');
-    assert.equal(r.status, 0, r.stderr);
-    assert.equal(r.stderr.trim(), '');
-    assert.equal(r.stdout.trim(), '');
+    verify(UNIT);
+  });
+
+  it('with the Redis drop-in (URL, password as a systemd credential) still verifies and rates the same', (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'cg-unit-'));
+    try {
+      const dropIn = readFileSync(REDIS_DROP_IN, 'utf8');
+      assert.match(dropIn, /^Environment=RATE_LIMIT_REDIS_URL=redis:\/\/\S+$/m);
+      assert.match(dropIn, /^LoadCredential=redis-password:\S+$/m);
+      assert.match(dropIn, /^Environment=RATE_LIMIT_REDIS_PASSWORD_FILE=%d\/redis-password$/m);
+      // The drop-in's [Service] lines merged into the unit, as systemd reads the two together.
+      const service = dropIn.slice(dropIn.indexOf('[Service]\n') + '[Service]\n'.length);
+      const merged = join(dir, 'credential-generator.service');
+      writeFileSync(merged, readFileSync(UNIT, 'utf8').replace('\n[Install]', `\n${service}\n[Install]`));
+      verify(merged);
+      const level = exposure(merged);
+      t.diagnostic(`with the Redis drop-in: exposure ${level}`);
+      assert.equal(level, exposure(UNIT));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('runs as a dedicated user with the sandbox the docs describe', (t) => {
@@ -72,11 +113,11 @@ describe('systemd unit', () => {
       assert.match(unit, new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`, 'm'), line);
     }
     assert.match(unit, /^ExecStart=\/usr\/bin\/node \/opt\/credential-generator\/credential-generator\.mjs$/m);
-    const r = spawnSync('systemd-analyze', ['security', '--offline=true', UNIT], { encoding: 'utf8' });
-    const level = /Overall exposure level for credential-generator\.service: ([\d.]+)/.exec(r.stdout);
-    assert.ok(level !== null, r.stdout + r.stderr);
-    t.diagnostic(`systemd-analyze security exposure: ${level[1]} (0 best, 10 worst)`);
-    assert.ok(Number(level[1]) <= 2, `exposure ${level[1]}`);
+    const level = exposure(UNIT);
+    t.diagnostic(`systemd-analyze security --offline=true exposure: ${level} (0 best, 10 worst)`);
+    assert.ok(level <= 2, `exposure ${level}`);
+    const docs = readFileSync(join(ROOT, 'docs', 'deploy.md'), 'utf8');
+    assert.ok(docs.includes(`systemd-analyze security --offline=true\` rates it ${level}`), 'docs/deploy.md states it');
   });
 });
 
@@ -90,6 +131,8 @@ describe('Dockerfile', () => {
     const copies = runtime.filter((l) => l.startsWith('COPY'));
     assert.deepEqual(copies, [
       'COPY --from=build --chmod=0444 /src/dist/credential-generator.mjs /app/credential-generator.mjs',
+      'COPY --from=build /src/node_modules/redis /app/node_modules/redis',
+      'COPY --from=build /src/node_modules/@redis /app/node_modules/@redis',
     ]);
     assert.ok(
       build.some((l) => l.includes('sha256sum -c credential-generator.mjs.sha256')),
@@ -112,6 +155,19 @@ describe('Dockerfile', () => {
       'exec form: node is PID 1 and gets SIGTERM',
     );
     assert.ok(runtime.some((l) => /^RUN mkdir -m 0700 \/keys && chown node:node \/keys$/.test(l)));
+  });
+
+  it('carries OCI labels: the version of package.json, the commit from the build, the licence', () => {
+    const label = runtime.find((l) => l.startsWith('LABEL '))!;
+    const labels = Object.fromEntries(
+      [...label.matchAll(/(org\.opencontainers\.image\.[a-z.]+)="([^"]*)"/g)].map((m) => [m[1], m[2]]),
+    );
+    assert.equal(labels['org.opencontainers.image.version'], VERSION);
+    assert.equal(labels['org.opencontainers.image.revision'], '${REVISION}');
+    assert.ok(runtime.includes('ARG REVISION=unknown'));
+    assert.equal(labels['org.opencontainers.image.licenses'], 'MIT');
+    assert.equal(labels['org.opencontainers.image.title'], 'credential-generator');
+    assert.equal(labels['org.opencontainers.image.base.name'], `docker.io/library/${runtime[0].slice(5)}`);
   });
 
   it('HEALTHCHECK needs no curl: the file probes itself, 0 when healthy, 1 when not', async () => {
@@ -147,6 +203,72 @@ describe('Dockerfile', () => {
       }
     } finally {
       await server.stop();
+    }
+  });
+});
+
+describe('the image with Redis, its file layout replayed', { skip: redisMissing() ?? false }, () => {
+  const [, runtime] = stages(DOCKERFILE) as [string[], string[]];
+
+  /** The runtime stage's COPY lines as [path in the build stage, path in the image]. */
+  const copies = runtime
+    .filter((l) => l.startsWith('COPY --from=build'))
+    .map((l) => l.split(/\s+/).slice(-2) as [string, string]);
+  /** Its ENV, as variables. */
+  const env = Object.fromEntries(
+    [...runtime.find((l) => l.startsWith('ENV '))!.matchAll(/([A-Z_]+)=(\S+)/g)].map((m) => [m[1], m[2]]),
+  );
+
+  it('runs the single file with RATE_LIMIT_REDIS_URL against a real redis-server, the client beside it', async () => {
+    const image = mkdtempSync(join(tmpdir(), 'cg-image-'));
+    const redis = await startRedis();
+    try {
+      for (const [from, to] of copies) {
+        // The build stage is this checkout after npm ci and npm run build: /src is ROOT.
+        assert.match(from, /^\/src\//);
+        const source = join(ROOT, from.slice('/src/'.length));
+        assert.ok(existsSync(source), `${source} (npm ci and the build provide it)`);
+        cpSync(source, join(image, to), { recursive: true, dereference: true });
+      }
+      for (let dir = dirname(image); ; dir = dirname(dir)) {
+        assert.ok(!existsSync(join(dir, 'node_modules')), `${dir}/node_modules would make the test meaningless`);
+        if (dirname(dir) === dir) break;
+      }
+      const installed = JSON.parse(readFileSync(join(image, 'app/node_modules/redis/package.json'), 'utf8')) as {
+        version: string;
+      };
+      assert.equal(installed.version, REDIS_PACKAGE_VERSION, 'the client version the store names');
+      mkdirSync(join(image, 'keys'), { mode: 0o700 });
+      const key = randomApiKey();
+      const server = await startServer({
+        command: [process.execPath, join(image, 'app/credential-generator.mjs')],
+        cwd: join(image, 'app'),
+        keysFile: join(image, env.API_KEYS_FILE),
+        apiKey: key,
+        env: {
+          NODE_ENV: env.NODE_ENV,
+          RATE_LIMIT_REDIS_URL: redis.url,
+          RATE_LIMIT_REDIS_PREFIX: 'image-test:',
+          RATE_LIMIT_REDIS_TIMEOUT_MS: '5000',
+        },
+      });
+      try {
+        assert.match(
+          server.output(),
+          new RegExp(
+            `"msg":"rate limit store: Redis[^\\n]*"redis":"redis://127\\.0\\.0\\.1:${redis.port}/0","state":"shared"`,
+          ),
+        );
+        const reply = await post(server.url, key, { mode: 'password' });
+        assert.equal(reply.status, 200);
+        assert.equal(reply.headers['x-ratelimit-remaining'], '19');
+        assert.equal(await command(redis, 'EXISTS', 'image-test:127.0.0.1'), 1, 'the bucket lives in Redis');
+      } finally {
+        assert.equal((await server.stop()).code, 0);
+      }
+    } finally {
+      await redis.close();
+      rmSync(image, { recursive: true, force: true });
     }
   });
 });

@@ -115,7 +115,7 @@ describe('the single file, deployed alone', () => {
         ...(user === undefined ? {} : { user }),
       });
       const health = await request(server.url, '/health');
-      assert.deepEqual([health.status, health.json], [200, { status: 'ok' }]);
+      assert.deepEqual([health.status, (health.json as { status: string }).status], [200, 'ok']);
       const probe = spawnSync(process.execPath, [file, 'health'], {
         encoding: 'utf8',
         env: { PATH: process.env.PATH, PORT: String(server.port) },

@@ -85,7 +85,7 @@ describe('start-up', () => {
         for (let i = 0; i < 3; i++) assert.equal((await request(server.url, '/health')).status, 200);
         assert.equal((await request(server.url, '/generate')).status, 200);
         // Lines are written once per event-loop turn: the last one being there means all are.
-        await server.waitForOutput(/"msg":"request","method":"GET","route":"\/generate"/);
+        await server.waitForOutput(/"msg":"request","id":"[^"]+","method":"GET","route":"\/generate"/);
         const routes = lines(server.output())
           .filter((l) => l.msg === 'request')
           .map((l) => l.route);

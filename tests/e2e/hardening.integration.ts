@@ -140,7 +140,7 @@ describe('hardening', { concurrency: true }, () => {
     const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
     const got = received(socket);
     socket.write('GET /health HTTP/1.1\r\nHost: t\r\n\r\n');
-    await got.until('{"status":"ok"}');
+    await got.until('{"status":"ok",');
     assert.match(got.text(), /\r\nKeep-Alive: timeout=5\r\n/, 'the client was promised 5 s');
     const stopped = server.stop();
     await server.waitForOutput(/"msg":"shutting down"/);
@@ -161,7 +161,7 @@ describe('hardening', { concurrency: true }, () => {
     const got = received(socket);
     const sent = performance.now();
     socket.write('GET /health HTTP/1.1\r\nHost: t\r\n\r\n');
-    await got.until('{"status":"ok"}');
+    await got.until('{"status":"ok",');
     const { code } = await server.stop();
     assert.equal(code, 0);
     const idle = (await closed) - sent;
@@ -234,18 +234,17 @@ describe('hardening', { concurrency: true }, () => {
       .filter((l) => l.includes('"msg":"request"'))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.equal(requests.length, 2);
+    const fields = ['client', 'id', 'key', 'level', 'method', 'ms', 'msg', 'route', 'status', 'time'];
+    assert.deepEqual(
+      requests.map((line) => [line.status, line.reason]),
+      [
+        [400, 'badJson'],
+        [200, undefined],
+      ],
+      'an error says why, in a fixed word',
+    );
     for (const line of requests) {
-      assert.deepEqual(Object.keys(line).sort(), [
-        'client',
-        'key',
-        'level',
-        'method',
-        'ms',
-        'msg',
-        'route',
-        'status',
-        'time',
-      ]);
+      assert.deepEqual(Object.keys(line).sort(), line.status === 400 ? [...fields, 'reason'].sort() : fields);
       assert.equal(line.client, '127.0.0.0/24');
       assert.equal(line.key, 'env');
     }

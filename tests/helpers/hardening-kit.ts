@@ -336,9 +336,10 @@ export function checkCommonHeaders(r: RawResponse, context: string): void {
   assert.equal(r.headers['cache-control'], 'no-store', `${context}: Cache-Control on ${r.status}`);
   assert.equal(r.headers['x-content-type-options'], 'nosniff', `${context}: nosniff on ${r.status}`);
   assert.match(r.headers['x-ratelimit-remaining'] ?? '', /^\d+$/, `${context}: X-RateLimit-Remaining on ${r.status}`);
+  assert.match(r.headers['x-request-id'] ?? '', /^[A-Za-z0-9_-]{16}$/, `${context}: X-Request-Id on ${r.status}`);
 }
 
-/** Health over a fresh connection: 200 {"status":"ok"}. */
+/** Health over a fresh connection: 200 {"status":"ok", ...}. */
 export async function assertHealthy(port: number, pid: number, context: string): Promise<void> {
   assert.ok(isAlive(pid), `${context}: server process alive`);
   const r = await rawRequest(port, 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n', {
@@ -346,7 +347,7 @@ export async function assertHealthy(port: number, pid: number, context: string):
   });
   assert.ok(r !== null, `${context}: health answered`);
   assert.equal(r.status, 200, `${context}: health status`);
-  assert.equal(r.body, '{"status":"ok"}');
+  assert.equal((JSON.parse(r.body) as { status: string }).status, 'ok');
 }
 
 /** Runs `fn` over `items` with at most `lanes` at a time; lane i gets items i, i+lanes, ... */

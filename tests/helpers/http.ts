@@ -122,6 +122,7 @@ export function assertCommonHeaders(reply: { headers: IncomingHttpHeaders; statu
   assert.equal(h['ratelimit-policy'], `"client";q=${String(h['x-ratelimit-limit'])};w=60`);
   assert.equal(h['ratelimit'], `"client";r=${String(h['x-ratelimit-remaining'])};t=${String(h['x-ratelimit-reset'])}`);
   assert.equal(h['access-control-allow-origin'], undefined, 'no CORS headers');
+  assert.match(String(h['x-request-id']), /^[A-Za-z0-9_-]{16}$/, 'X-Request-Id: 96 random bits, base64url');
   assert.equal(h['strict-transport-security'], undefined, 'no HSTS without TLS');
   if (reply.status === 429) assert.match(String(h['retry-after']), /^[1-9]\d*$/);
   else assert.equal(h['retry-after'], undefined);

@@ -69,6 +69,7 @@ export async function startInProcess(options: InProcessOptions = {}): Promise<Ru
   return {
     url: service.url,
     port: service.address.port,
+    metricsUrl: service.metricsUrl,
     pid: process.pid,
     output: () => {
       service.logger.flush();

@@ -2,7 +2,7 @@
  * A private redis-server for a test file: loopback only, a port of its own, no persistence
  * (`--save "" --appendonly no`, working directory in a fresh temp dir), ready once it answers
  * PING; stopped by its PID. Redis cannot listen on port 0, so the port is a random one below
- * the OS's ephemeral range (see redisPort); if it is taken, Redis fails to bind and another is
+ * the OS's ephemeral range (see ./ports.ts); if it is taken, Redis fails to bind and another is
  * tried.
  *
  *   const redis = await startRedis();
@@ -15,8 +15,7 @@
  * loudly then, and fail instead under CI=true (.ci/run installs the Debian package).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomInt } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { createClient } from 'redis';
@@ -25,6 +24,7 @@ import { RateLimiter } from '../../lib/rate-limit/token-bucket.ts';
 import { parseRedisConfig } from '../../lib/server/redis-config.ts';
 import { RedisRateLimitStore } from '../../lib/rate-limit/redis-store.ts';
 import { captureLogger } from './log-capture.ts';
+import { portBelowEphemeralRange } from './ports.ts';
 
 /** REDIS_SERVER, else the first redis-server on PATH, else Debian's path. */
 export const REDIS_SERVER =
@@ -75,26 +75,6 @@ process.on('exit', () => {
     child.kill('SIGKILL');
   }
 });
-
-/**
- * The OS hands out ports from its ephemeral range (net.ipv4.ip_local_port_range) to every
- * listen on port 0 and as the local port of every outgoing connection. A Redis port from that
- * range is exposed while the Redis is stopped (the outage tests stop and restart it on the
- * same port): any process asking for a free port may get it, and a client reconnecting to it
- * may get it as its own local port, which on Linux connects the socket to itself (TCP
- * simultaneous open) instead of being refused. Below the range, neither can happen: only a
- * process naming that very port could take it.
- */
-export function redisPort(): number {
-  let low = 32_768;
-  try {
-    low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low;
-  } catch {
-    // not Linux: the IANA range starts higher still (49152)
-  }
-  const from = Math.min(10_000, low - 1_000);
-  return from + randomInt(low - from);
-}
 
 export interface RedisStartOptions {
   /** Sets requirepass. */
@@ -174,7 +154,7 @@ export async function startRedis(options: RedisStartOptions = {}): Promise<Redis
     // A restart keeps its port (clients point at it), as does a port the caller chose.
     const fixed = options.port !== undefined || port !== 0;
     for (let attempt = 0; attempt < 20; attempt++) {
-      if (!fixed) port = redisPort();
+      if (!fixed) port = portBelowEphemeralRange();
       if (await launch(port)) {
         await ping();
         return;

@@ -25,7 +25,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createClient } from 'redis';
-import { REDIS_SERVER, redisPort } from './redis-server.ts';
+import { portBelowEphemeralRange as redisPort } from './ports.ts';
+import { REDIS_SERVER } from './redis-server.ts';
 
 const TOOLS_DIR = dirname(REDIS_SERVER);
 export const REDIS_CLI = join(TOOLS_DIR, 'redis-cli');

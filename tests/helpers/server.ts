@@ -53,6 +53,8 @@ const CONFIG_VARS = [
   'TLS_CERT_FILE',
   'TLS_KEY_FILE',
   'LOG_LEVEL',
+  'METRICS_PORT',
+  'METRICS_HOST',
 ];
 
 export interface StartOptions {
@@ -92,6 +94,8 @@ export interface RunningServer {
   /** e.g. http://127.0.0.1:43121 (https://... with TLS). */
   url: string;
   port: number;
+  /** Where GET /metrics answers (METRICS_PORT set), else null. */
+  metricsUrl: string | null;
   pid: number;
   /** Everything printed so far, stdout and stderr interleaved in arrival order (a closure:
    * safe to pass around detached). */
@@ -282,7 +286,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     throw error;
   }
   const url = /"url":"(https?:\/\/[^"]+)"/.exec(out)![1];
-  return { ...launched, url, port: Number(new URL(url).port) };
+  const metricsUrl = /"msg":"listening on [^\n]*"metrics":"(http:\/\/[^"]+)"/.exec(out)?.[1] ?? null;
+  return { ...launched, url, port: Number(new URL(url).port), metricsUrl };
 }
 
 /** Runs a server for the duration of `fn` and always stops it. */

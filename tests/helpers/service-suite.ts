@@ -13,6 +13,8 @@ import { describe as describeOptions } from '../../lib/core/index.ts';
 import { ERROR_CASES } from './error-cases.ts';
 import { LIMITS } from '../../lib/http/limits.ts';
 import { randomApiKey, ROOT, type RunningServer, type StartOptions } from './server.ts';
+
+const PACKAGE_VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 import { assertCommonHeaders, Ledger, parseRaw, post, rawExchange, request } from './http.ts';
 
 /** Registers the suite against the server `start` gives. */
@@ -38,12 +40,21 @@ export function serviceSuite(start: (options: StartOptions) => Promise<RunningSe
   });
 
   const UNAUTHORIZED = { error: 'missing or invalid API key', status: 401 };
+  /** Run from the sources (in-process or `node --import tsx server.ts`): no single-file digest. */
+  const HEALTH = { status: 'ok', version: PACKAGE_VERSION, sha256: null };
 
   describe('GET endpoints', () => {
-    it('GET /health answers {"status":"ok"} with the common headers', async () => {
+    it('GET /health answers {"status":"ok"} with the version, and the common headers', async () => {
       const r = await request(base, '/health');
       assert.equal(r.status, 200);
-      assert.deepEqual(r.json, { status: 'ok' });
+      assert.deepEqual(r.json, HEALTH);
+      assertCommonHeaders(r);
+    });
+
+    it('GET /ready answers 200 with the limiter store while a key is configured', async () => {
+      const r = await request(base, '/ready');
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.json, { status: 'ready', rateLimitStore: 'in-process' });
       assertCommonHeaders(r);
     });
 
@@ -125,7 +136,7 @@ export function serviceSuite(start: (options: StartOptions) => Promise<RunningSe
     });
 
     it('ignores query strings', async () => {
-      assert.deepEqual((await request(base, '/health?probe=1&x')).json, { status: 'ok' });
+      assert.deepEqual((await request(base, '/health?probe=1&x')).json, HEALTH);
       const r = await post(base, KEY, { mode: 'password' }, {}).then(() =>
         request(base, '/generate?mode=password', {
           method: 'POST',
@@ -164,6 +175,7 @@ export function serviceSuite(start: (options: StartOptions) => Promise<RunningSe
         ['OPTIONS', '/generate', 'GET, HEAD, POST'],
         ['PATCH', '/generate', 'GET, HEAD, POST'],
         ['POST', '/health', 'GET, HEAD'],
+        ['POST', '/ready', 'GET, HEAD'],
         ['POST', '/openapi.json', 'GET, HEAD'],
       ];
       for (const [method, path, allow] of cases) {
@@ -473,7 +485,7 @@ export function serviceSuite(start: (options: StartOptions) => Promise<RunningSe
         30_000,
       );
       assert.equal(parseRaw(text).status, 200);
-      assert.equal(parseRaw(text).body, '{"status":"ok"}');
+      assert.deepEqual(JSON.parse(parseRaw(text).body), HEALTH);
     });
   });
 

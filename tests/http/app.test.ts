@@ -335,21 +335,37 @@ describe('helpers', () => {
       () => ms++,
     );
     d.debug('d', { x: 'line\nbreak' });
-    d.request({ method: 'GET', route: '/"x"', status: 200, ms: 1.5, key: null, client: 'c' });
-    d.flush();
-    const [first, second] = debug[0].trimEnd().split('\n');
-    assert.equal(JSON.parse(first).time, '2026-01-02T03:04:05.678Z');
-    assert.deepEqual(JSON.parse(second), {
-      time: '2026-01-02T03:04:05.679Z',
-      level: 'info',
-      msg: 'request',
+    const plain = {
+      id: 'r1',
       method: 'GET',
       route: '/"x"',
       status: 200,
       ms: 1.5,
       key: null,
       client: 'c',
-    });
+      reason: null,
+      field: null,
+    };
+    const refused = {
+      ...plain,
+      id: 'r2',
+      method: 'POST',
+      route: '/generate',
+      status: 400,
+      ms: 2,
+      key: 'abcdEFGH',
+      reason: 'invalidRequest',
+      field: 'options."length"',
+    };
+    d.request(plain);
+    d.request(refused);
+    d.flush();
+    const [first, second, third] = debug[0].trimEnd().split('\n');
+    assert.equal(JSON.parse(first).time, '2026-01-02T03:04:05.678Z');
+    const { reason: _reason, field: _field, ...shown } = plain;
+    const head = { level: 'info', msg: 'request' };
+    assert.deepEqual(JSON.parse(second), { time: '2026-01-02T03:04:05.679Z', ...head, ...shown }, 'no null reason');
+    assert.deepEqual(JSON.parse(third), { time: '2026-01-02T03:04:05.680Z', ...head, ...refused });
     assert.equal(JSON.parse(first).x, 'line\nbreak', 'one line, newline escaped');
   });
 });
@@ -362,9 +378,19 @@ describe('Logger batches', () => {
       (l) => got.push(l),
       () => 0,
     );
-    const line = { method: 'GET', route: '/generate', status: 200, ms: 1, key: null, client: '127.0.0.0/24' };
+    const line = {
+      id: 'AAAAAAAAAAAAAAAA',
+      method: 'GET',
+      route: '/generate',
+      status: 200,
+      ms: 1,
+      key: null,
+      client: '127.0.0.0/24',
+      reason: null,
+      field: null,
+    };
     const size =
-      `{"time":"1970-01-01T00:00:00.000Z","level":"info","msg":"request","method":"GET","route":"/generate","status":200,"ms":1,"key":null,"client":"127.0.0.0/24"}\n`
+      `{"time":"1970-01-01T00:00:00.000Z","level":"info","msg":"request","id":"AAAAAAAAAAAAAAAA","method":"GET","route":"/generate","status":200,"ms":1,"key":null,"client":"127.0.0.0/24"}\n`
         .length;
     const perBatch = Math.ceil(16_384 / size);
     for (let i = 0; i < perBatch - 1; i++) log.request(line);

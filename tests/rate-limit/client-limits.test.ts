@@ -18,10 +18,13 @@ import { RateLimiter, type RateLimitState } from '../../lib/rate-limit/token-buc
 const limiter = (perMinute = 3): RateLimiter => new RateLimiter({ perMinute, clock: () => 0, sweepIntervalMs: 0 });
 
 /** A shared store that answers from its own in-process buckets and records every call. */
-function recordingStore(fallback: RateLimiter): AsyncRateLimitStore & { calls: string[]; closed: boolean } {
+function recordingStore(
+  fallback: RateLimiter,
+): AsyncRateLimitStore & { calls: string[]; closed: boolean; isShared: boolean } {
   const shared = limiter(fallback.limit);
   return {
     limit: fallback.limit,
+    isShared: true,
     calls: [],
     closed: false,
     consume(key: string, gate?: string): Promise<RateLimitState> {
@@ -52,6 +55,7 @@ describe('LocalLimits', () => {
     const gated = await charge('valid');
     assert.equal(gated.allowed, false, 'a right key is refused while the failed-key bucket is empty');
     assert.equal(limits.peek(client).remaining, 2, 'and the refusal took nothing');
+    assert.equal(limits.state, 'in-process');
     await limits.close();
   });
 });
@@ -72,6 +76,9 @@ describe('SharedLimits', () => {
       `192.0.2.7 gated by ${failedKeyBucket('192.0.2.7')}`,
     ]);
     assert.equal(limits.limit, 3);
+    assert.equal(limits.state, 'shared');
+    store.isShared = false;
+    assert.equal(limits.state, 'fallback', 'the store is out: this instance limits on its own');
     await limits.close();
     assert.equal(store.closed, true);
   });

@@ -20,6 +20,7 @@ import {
   RedisPackageMissingError,
   RedisRateLimitStore,
   type RedisClientLike,
+  type RedisStoreOptions,
 } from '../../lib/rate-limit/redis-store.ts';
 import { StandaloneLink } from '../../lib/rate-limit/redis-links.ts';
 import { captureLogger } from '../helpers/log-capture.ts';
@@ -70,7 +71,12 @@ function grant(limit: number, now = 1_800_000_000_000_000): unknown[] {
   return [1, now + q, r, now, 0];
 }
 
-async function open(url: string, answer: (args: string[]) => Promise<unknown>, limit = 10) {
+async function open(
+  url: string,
+  answer: (args: string[]) => Promise<unknown>,
+  limit = 10,
+  observers: Pick<RedisStoreOptions, 'onStateChange' | 'onCall'> = {},
+) {
   let options: Record<string, unknown> | undefined;
   const client = new ScriptedClient(answer);
   const log = captureLogger('warn');
@@ -80,6 +86,7 @@ async function open(url: string, answer: (args: string[]) => Promise<unknown>, l
     fallback: new RateLimiter({ perMinute: limit, sweepIntervalMs: 0 }),
     logger: log.logger,
     connectWaitMs: 200,
+    ...observers,
     importRedis: async () => ({
       createClient(o: Record<string, unknown>) {
         options = o;
@@ -209,6 +216,41 @@ describe('Redis store wiring (scripted client)', () => {
     client.emit('error', new Error('late'));
     assert.equal(client.sent.length, sent);
     assert.equal((await store.consume('k')).remaining, 9);
+  });
+
+  it('tells its observers each switch, as logged, and each call with its duration and outcome', async () => {
+    let failing = false;
+    const switches: boolean[] = [];
+    const calls: [number, boolean][] = [];
+    const { store, log } = await open(
+      'redis://h',
+      async () => {
+        if (failing) throw new Error('ECONNRESET');
+        return grant(10);
+      },
+      10,
+      { onStateChange: (shared) => switches.push(shared), onCall: (seconds, ok) => calls.push([seconds, ok]) },
+    );
+    assert.deepEqual(switches, [true], 'the first probe at start-up succeeded');
+    await store.consume('k');
+    failing = true;
+    await store.consume('k');
+    await log.waitFor(/Redis unavailable/);
+    assert.deepEqual(switches, [true, false]);
+    failing = false;
+    await log.waitFor(/Redis answering again/);
+    assert.deepEqual(switches, [true, false, true], 'one call per warn line, and the first switch to shared');
+    assert.deepEqual(
+      calls.slice(0, 3).map(([, ok]) => ok),
+      [true, true, false],
+      'probe, request, failed request',
+    );
+    assert.ok(
+      calls.every(([seconds]) => seconds >= 0 && seconds < 60),
+      'durations in seconds',
+    );
+    assert.equal(calls.at(-1)?.[1], true, 'the probe that switched back');
+    await store.close();
   });
 
   it('refuses a fallback bucket with another limit', () => {

@@ -37,6 +37,7 @@ describe('parseConfig', () => {
       trustProxyHops: 0,
       tls: null,
       logLevel: 'info',
+      metrics: null,
     });
   });
 
@@ -58,6 +59,8 @@ describe('parseConfig', () => {
         TLS_CERT_FILE: 'c.cert.pem',
         TLS_KEY_FILE: join(dir, 'c.key.pem'),
         LOG_LEVEL: 'debug',
+        METRICS_PORT: '9464',
+        METRICS_HOST: '::1',
       },
       dir,
     );
@@ -75,6 +78,9 @@ describe('parseConfig', () => {
     assert.deepEqual([c.tls!.certFile, c.tls!.keyFile], [join(dir, 'c.cert.pem'), join(dir, 'c.key.pem')]);
     assert.equal(c.logLevel, 'debug');
     assert.equal(parseConfig({ HOST: 'localhost' }, dir).host, 'localhost');
+    assert.deepEqual(c.metrics, { port: 9464, host: '::1' });
+    assert.deepEqual(parseConfig({ METRICS_PORT: '9464' }, dir).metrics, { port: 9464, host: '127.0.0.1' });
+    assert.deepEqual(parseConfig({ METRICS_PORT: '0', PORT: '0' }, dir).metrics, { port: 0, host: '127.0.0.1' });
   });
 
   it('refuses bad values, naming the variable', () => {
@@ -111,6 +117,11 @@ describe('parseConfig', () => {
       [{ TLS_CERT_FILE: '.', TLS_KEY_FILE: 'c.key.pem' }, 'TLS_CERT_FILE', /cannot be read/],
       [{ TLS_CERT_FILE: 'c.cert.pem', TLS_KEY_FILE: 'plain.txt' }, 'TLS_KEY_FILE', /is not a PEM file/],
       [{ PORT: 'x'.repeat(100) }, 'PORT', /"x{40}\.\.\."/],
+      [{ METRICS_PORT: '65536' }, 'METRICS_PORT', /^METRICS_PORT must be an integer from 0 to 65535/],
+      [{ METRICS_PORT: '8080' }, 'METRICS_PORT', /^METRICS_PORT must differ from PORT/],
+      [{ METRICS_PORT: '9000', PORT: '9000' }, 'METRICS_PORT', /must differ from PORT/],
+      [{ METRICS_PORT: '9464', METRICS_HOST: 'metrics.local' }, 'METRICS_HOST', /^METRICS_HOST must be an IPv4/],
+      [{ METRICS_HOST: '0.0.0.0' }, 'METRICS_HOST', /^METRICS_HOST is set but METRICS_PORT is not$/],
     ];
     writeFileSync(join(dir, 'plain.txt'), 'hello');
     for (const [env, variable, message] of cases) {

@@ -127,14 +127,16 @@ describe('contract: the real server against spec/openapi.json', () => {
     await Promise.all([main?.stop(), bare?.stop()]);
   });
 
-  it('GET /health, GET /generate, GET /openapi.json answer 200 as documented, and HEAD too', async () => {
+  it('GET /health, GET /ready, GET /generate, GET /openapi.json answer 200 as documented, and HEAD too', async () => {
     const health = await checked(main.url, { path: '/health' }, 200);
-    assert.deepEqual(health.body, { status: 'ok' });
+    assert.equal((health.body as { status: string }).status, 'ok');
+    const ready = await checked(main.url, { path: '/ready' }, 200);
+    assert.deepEqual(ready.body, { status: 'ready', rateLimitStore: 'in-process' });
     const description = await checked(main.url, { path: '/generate' }, 200);
     assert.deepEqual(description.body, describeService({ rateLimitPerMinute: RATE }), 'GET /generate is describe()');
     const doc = await checked(main.url, { path: '/openapi.json?x=1' }, 200);
     assert.deepEqual(doc.body, openapi, 'GET /openapi.json serves spec/openapi.json');
-    for (const path of ['/health', '/generate', '/openapi.json']) {
+    for (const path of ['/health', '/ready', '/generate', '/openapi.json']) {
       const head = await checked(main.url, { method: 'HEAD', path }, 200);
       assert.equal(head.text, '');
     }
@@ -229,6 +231,7 @@ describe('contract: the real server against spec/openapi.json', () => {
     const cases: [string, string, string][] = [
       ['DELETE', '/generate', 'GET, HEAD, POST'],
       ['POST', '/health', 'GET, HEAD'],
+      ['DELETE', '/ready', 'GET, HEAD'],
       ['PUT', '/openapi.json', 'GET, HEAD'],
       ['PATCH', '/postman/credential-generator.postman_collection.json', 'GET, HEAD'],
     ];
@@ -241,6 +244,8 @@ describe('contract: the real server against spec/openapi.json', () => {
 
   it('answers 503 on a server with no key configured, then 429 with Retry-After once its 2 slots are used', async () => {
     await checked(bare.url, { path: '/health' }, 200);
+    const notReady = await checked(bare.url, { path: '/ready' }, 503);
+    assert.deepEqual(notReady.body, { status: 'no-key', rateLimitStore: 'in-process' });
     await checked(bare.url, json({ mode: 'password' }, 'any-key-000000000000000000'), 503);
     await checked(bare.url, json({ mode: 'password' }), 503);
     const limited = await checked(bare.url, json({ mode: 'password' }), 429);

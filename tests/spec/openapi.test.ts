@@ -72,10 +72,10 @@ describe('spec/openapi.json', () => {
     assert.notDeepEqual(rewriteRefs(tampered, COMPONENTS_REF, DEFS_REF), original.PasswordOptions);
   });
 
-  it('embeds only what embeddedSchemas() produces, plus the two service-body schemas', () => {
+  it('embeds only what embeddedSchemas() produces, plus the three service-body schemas', () => {
     assert.deepEqual(
       Object.keys(schemas).sort(),
-      [...Object.keys(embeddedSchemas()), 'GeneratorDescription', 'Health'].sort(),
+      [...Object.keys(embeddedSchemas()), 'GeneratorDescription', 'Health', 'Readiness'].sort(),
     );
     assert.doesNotMatch(read('spec/openapi.json'), /"#\/\$defs\//, 'a #/$defs/ ref is left over');
   });
@@ -93,6 +93,9 @@ describe('spec/openapi.json', () => {
       'GET / 405',
       'GET /health 200',
       'GET /health 405',
+      'GET /ready 200',
+      'GET /ready 503',
+      'GET /ready 405',
       'GET /generate 200',
       'GET /generate 405',
       'POST /generate 200',
