@@ -68,6 +68,7 @@ describe('systemd unit', () => {
       'Restart=on-failure',
       'Environment=API_KEYS_FILE=/var/lib/credential-generator/keys.json',
       'StateDirectory=credential-generator',
+      'MemoryMax=512M',
     ]) {
       assert.match(unit, new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`, 'm'), line);
     }
