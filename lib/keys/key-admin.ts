@@ -9,7 +9,7 @@
  * renamed over it under the lock of key-lock.ts, so the running server never reads half a
  * file, still can read the new one, and two commands cannot lose each other's change. A key
  * file or directory that others can write, a symbolic link or anything but a regular file is
- * refused (key-file-trust.ts). See docs/security-review-keys.md (F1 to F3, F11, F13).
+ * refused (lib/files/trusted-file.ts). See docs/security-review-keys.md (F1 to F3, F11, F13).
  * @module
  */
 import { randomBytes } from 'node:crypto';
@@ -40,8 +40,9 @@ import {
   type KeyFile,
   type KeyRecord,
 } from './api-keys.ts';
-import { directoryProblem, octal, readKeyFile } from './key-file-trust.ts';
+import { directoryProblem, octal } from '../files/trusted-file.ts';
 import { LockError, withLock } from './key-lock.ts';
+import { readKeyFile } from './key-store.ts';
 
 export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -122,7 +123,7 @@ function readStore(file: string): { store: KeyFile; stats: Stats | null } {
   if (read.kind === 'missing') return { store: emptyKeyFile(), stats: null };
   if (read.kind === 'refused') throw new CliError(`${file} ${read.reason}`);
   try {
-    return { store: parseKeyFile(read.text), stats: read.stats };
+    return { store: parseKeyFile(read.data.toString('utf8')), stats: read.stats };
   } catch (error) {
     throw new CliError(`${file} ${(error as Error).message}; fix or move it first`);
   }

@@ -135,6 +135,7 @@ function certificatesOf(config: Config, server: Server, logger: Logger): Certifi
 export async function startService(options: StartOptions): Promise<RunningService> {
   const config = configOf(options.env, options.cwd);
   const logger = new Logger(config.logLevel, options.sink);
+  for (const warning of config.warnings) logger.warn(warning.message, warning.fields);
   const assets = assetsOf(config, options.readAsset);
   const keys = keysOf(config, logger, options.keysCommand);
   const limits = await limitsOf(config, logger).catch((error: unknown) => {
