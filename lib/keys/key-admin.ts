@@ -16,7 +16,6 @@ import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
-  existsSync,
   fchmodSync,
   fchownSync,
   fstatSync,
@@ -231,8 +230,10 @@ interface Session {
   readonly io: CliIo;
   readonly usage: string;
   /** Reads, changes and writes the file under the lock; `change` returns what to report, or
-   * null for "nothing to write". */
-  update<T>(change: (store: KeyFile) => T | null): T | null;
+   * null for "nothing to write". `created` says whether this write creates the file, judged
+   * under the lock (security review S5: checked before it, two of six concurrent commands
+   * each said they had created it). */
+  update<T>(change: (store: KeyFile, created: boolean) => T | null): T | null;
 }
 
 /** An exit code, or null for "these arguments are not this command's" (usage, exit 2). */
@@ -247,11 +248,10 @@ function issueCommand(s: Session, rest: readonly string[]): Outcome {
     );
     return 2;
   }
-  const existed = existsSync(s.file);
-  const issued = s.update((store) => issueInto(store, holder, s.now));
+  const issued = s.update((store, created) => ({ ...issueInto(store, holder, s.now), created }));
   if (issued === null) throw new CliError('nothing was issued');
   s.io.stdout(`${issued.key}\n`);
-  if (!existed) s.io.stderr(createdNote(s.file));
+  if (issued.created) s.io.stderr(createdNote(s.file));
   s.io.stderr(
     `issued key ${issued.record.id} for ${shown(holder)} in ${s.file}\nthe key is shown once; store it in a secret manager now (the file keeps only its SHA-256)\n`,
   );
@@ -369,7 +369,7 @@ export function runKeysCli(argv: readonly string[], io: CliIo): number {
       assertDirectoryTrusted(file);
       return withLock(file, lockWait, (stillHeld) => {
         const { store, stats } = readStore(file);
-        const result = change(store);
+        const result = change(store, stats === null);
         if (result !== null) writeStore(file, store, stats, stillHeld);
         return result;
       });
