@@ -17,6 +17,29 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const ec = fixturePair(dir, 'ec', 'ec');
 const rsa = fixturePair(dir, 'rsa', 'rsa');
 
+/** A watcher on `files` with a logger whose lines `lines()` returns parsed (and forgets). */
+function watched(files: TlsFiles): {
+  watcher: CertificateWatcher;
+  installed: unknown[];
+  lines: () => Record<string, unknown>[];
+} {
+  const logged: string[] = [];
+  const logger = new Logger('info', (l) => logged.push(l));
+  const installed: unknown[] = [];
+  const watcher = new CertificateWatcher({ files, loaded: pairOf(files), logger, install: (o) => installed.push(o) });
+  const lines = (): Record<string, unknown>[] => {
+    logger.flush();
+    return logged
+      .splice(0)
+      .join('')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  };
+  return { watcher, installed, lines };
+}
+
 /** The pair under the trust rule; fails the test when it is refused. */
 function pairOf(files: TlsFiles): PemPair {
   const read = readPair(files);
@@ -37,24 +60,7 @@ describe('CertificateWatcher.reload', () => {
     const files = { certFile: join(dir, 'w.cert.pem'), keyFile: join(dir, 'w.key.pem') };
     copyFileSync(ec.cert, files.certFile);
     copyFileSync(ec.key, files.keyFile);
-    const logged: string[] = [];
-    const installed: unknown[] = [];
-    const watcher = new CertificateWatcher({
-      files,
-      loaded: pairOf(files),
-      logger: new Logger('info', (l) => logged.push(l)),
-      install: (o) => installed.push(o),
-    });
-    const flush = (): Record<string, unknown>[] => {
-      (watcher as unknown as { logger: Logger }).logger.flush();
-      return logged
-        .splice(0)
-        .join('')
-        .trim()
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
-    };
+    const { watcher, installed, lines: flush } = watched(files);
     assert.equal(watcher.reload(), 'unchanged');
     rmSync(files.keyFile);
     assert.equal(watcher.reload(), 'rejected');
@@ -81,20 +87,7 @@ describe('CertificateWatcher.reload', () => {
     copyFileSync(ec.cert, files.certFile);
     copyFileSync(ec.key, files.keyFile);
     chmodSync(files.keyFile, 0o600);
-    const logged: string[] = [];
-    const logger = new Logger('info', (l) => logged.push(l));
-    const installed: unknown[] = [];
-    const watcher = new CertificateWatcher({ files, loaded: pairOf(files), logger, install: (o) => installed.push(o) });
-    const lines = (): Record<string, unknown>[] => {
-      logger.flush();
-      return logged
-        .splice(0)
-        .join('')
-        .trim()
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
-    };
+    const { watcher, installed, lines } = watched(files);
     // The review's renewal: a 0666 replacement pair.
     copyFileSync(rsa.cert, files.certFile);
     copyFileSync(rsa.key, files.keyFile);
