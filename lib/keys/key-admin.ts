@@ -9,14 +9,13 @@
  * renamed over it under the lock of key-lock.ts, so the running server never reads half a
  * file, still can read the new one, and two commands cannot lose each other's change. A key
  * file or directory that others can write, a symbolic link or anything but a regular file is
- * refused (key-file-trust.ts). See docs/security-review-keys.md (F1 to F3, F11, F13).
+ * refused (lib/files/trusted-file.ts). See docs/security-review-keys.md (F1 to F3, F11, F13).
  * @module
  */
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
-  existsSync,
   fchmodSync,
   fchownSync,
   fstatSync,
@@ -40,8 +39,9 @@ import {
   type KeyFile,
   type KeyRecord,
 } from './api-keys.ts';
-import { directoryProblem, octal, readKeyFile } from './key-file-trust.ts';
+import { directoryProblem, octal } from '../files/trusted-file.ts';
 import { LockError, withLock } from './key-lock.ts';
+import { readKeyFile } from './key-store.ts';
 
 export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -122,7 +122,7 @@ function readStore(file: string): { store: KeyFile; stats: Stats | null } {
   if (read.kind === 'missing') return { store: emptyKeyFile(), stats: null };
   if (read.kind === 'refused') throw new CliError(`${file} ${read.reason}`);
   try {
-    return { store: parseKeyFile(read.text), stats: read.stats };
+    return { store: parseKeyFile(read.data.toString('utf8')), stats: read.stats };
   } catch (error) {
     throw new CliError(`${file} ${(error as Error).message}; fix or move it first`);
   }
@@ -230,8 +230,10 @@ interface Session {
   readonly io: CliIo;
   readonly usage: string;
   /** Reads, changes and writes the file under the lock; `change` returns what to report, or
-   * null for "nothing to write". */
-  update<T>(change: (store: KeyFile) => T | null): T | null;
+   * null for "nothing to write". `created` says whether this write creates the file, judged
+   * under the lock (security review S5: checked before it, two of six concurrent commands
+   * each said they had created it). */
+  update<T>(change: (store: KeyFile, created: boolean) => T | null): T | null;
 }
 
 /** An exit code, or null for "these arguments are not this command's" (usage, exit 2). */
@@ -246,11 +248,10 @@ function issueCommand(s: Session, rest: readonly string[]): Outcome {
     );
     return 2;
   }
-  const existed = existsSync(s.file);
-  const issued = s.update((store) => issueInto(store, holder, s.now));
+  const issued = s.update((store, created) => ({ ...issueInto(store, holder, s.now), created }));
   if (issued === null) throw new CliError('nothing was issued');
   s.io.stdout(`${issued.key}\n`);
-  if (!existed) s.io.stderr(createdNote(s.file));
+  if (issued.created) s.io.stderr(createdNote(s.file));
   s.io.stderr(
     `issued key ${issued.record.id} for ${shown(holder)} in ${s.file}\nthe key is shown once; store it in a secret manager now (the file keeps only its SHA-256)\n`,
   );
@@ -368,7 +369,7 @@ export function runKeysCli(argv: readonly string[], io: CliIo): number {
       assertDirectoryTrusted(file);
       return withLock(file, lockWait, (stillHeld) => {
         const { store, stats } = readStore(file);
-        const result = change(store);
+        const result = change(store, stats === null);
         if (result !== null) writeStore(file, store, stats, stillHeld);
         return result;
       });

@@ -6,7 +6,7 @@
  * A file that stops parsing, disappears, or can no longer be trusted keeps the last good keys
  * and is logged at error level once per bad version, with its path and the reason.
  *
- * Trusted means (key-file-trust.ts, docs/security-review-keys.md F4): a regular file, not a
+ * Trusted means (lib/files/trusted-file.ts, docs/security-review-keys.md F4): a regular file, not a
  * symbolic link, that neither it nor any directory on its path lets group or others write,
  * all owned by this server's user or root. Anyone else able to write it could add a key.
  * @module
@@ -14,7 +14,7 @@
 import { statSync, unwatchFile, watchFile, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import { activeKeysOf, ENV_KEY_ID, parseKeyFile, sha256, verifyKey, type ActiveKey } from './api-keys.ts';
-import { directoryProblem, readKeyFile, serverOwners } from './key-file-trust.ts';
+import { directoryProblem, readTrustedFile, serverOwners, type TrustedRead } from '../files/trusted-file.ts';
 import type { Logger } from '../log/logger.ts';
 
 export interface KeyStoreOptions {
@@ -40,6 +40,14 @@ export class KeyStoreError extends Error {
   override readonly name = 'KeyStoreError';
 }
 
+/** The key file, if it may be trusted (a symbolic link at its name is refused: the CLI
+ * replaces the file by rename, so a link there is never one it wrote). */
+export function readKeyFile(file: string, owners: readonly number[] | null): TrustedRead {
+  return readTrustedFile(file, owners, {
+    unreadableHint: "run the keys command as the server's user, or give that user read access",
+  });
+}
+
 type Loaded =
   { kind: 'missing' } | { kind: 'ok'; keys: ActiveKey[]; total: number } | { kind: 'invalid'; reason: string };
 
@@ -47,7 +55,7 @@ function load(file: string): Loaded {
   const read = readKeyFile(file, serverOwners());
   if (read.kind !== 'ok') return read.kind === 'missing' ? read : { kind: 'invalid', reason: read.reason };
   try {
-    const parsed = parseKeyFile(read.text);
+    const parsed = parseKeyFile(read.data.toString('utf8'));
     return { kind: 'ok', keys: activeKeysOf(parsed), total: parsed.keys.length };
   } catch (error) {
     return { kind: 'invalid', reason: (error as Error).message };

@@ -4,7 +4,7 @@
  * on stderr and a non-zero exit, so a typo never starts a half-configured service.
  * @module
  */
-import { existsSync, readFileSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import {
@@ -15,9 +15,9 @@ import {
 } from '../core/index.ts';
 import { LOG_LEVELS, type LogLevel } from '../log/logger.ts';
 import type { RedisRateLimitConfig } from '../rate-limit/redis-store.ts';
-import { ConfigError, integer, read, shown, type Env } from './env.ts';
+import { ConfigError, integer, read, shown, type ConfigWarning, type Env } from './env.ts';
 import { parseRedisConfig } from './redis-config.ts';
-import { pairProblem, type PemPair, type TlsFiles } from './tls.ts';
+import { keyExposure, pairProblem, readTlsFile, type PemPair, type TlsFiles } from './tls.ts';
 
 export interface Config {
   readonly port: number;
@@ -40,6 +40,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Where GET /metrics is served (its own listener, never the public one), or null: off. */
   readonly metrics: { readonly port: number; readonly host: string } | null;
+  /** For the log once it exists: secret files other users may read. */
+  readonly warnings: readonly ConfigWarning[];
 }
 
 /** MIN_ENTROPY_BITS: the floor below which requests are refused (docs/decisions.md, Entropy floor). */
@@ -77,6 +79,7 @@ function metricsOf(env: Env, port: number): Config['metrics'] {
 }
 
 export function parseConfig(env: Env, cwd: string): Config {
+  const warnings: ConfigWarning[] = [];
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const host = hostOf(env, 'HOST');
 
@@ -112,15 +115,14 @@ export function parseConfig(env: Env, cwd: string): Config {
     );
   }
   if (certFile !== undefined && keyFile !== undefined) {
-    tls = {
-      certFile: resolve(cwd, certFile),
-      keyFile: resolve(cwd, keyFile),
-      cert: readPem(cwd, 'TLS_CERT_FILE', certFile),
-      key: readPem(cwd, 'TLS_KEY_FILE', keyFile),
-    };
+    const cert = readPem(cwd, 'TLS_CERT_FILE', certFile);
+    const key = readPem(cwd, 'TLS_KEY_FILE', keyFile);
+    tls = { certFile: resolve(cwd, certFile), keyFile: resolve(cwd, keyFile), cert: cert.pem, key: key.pem };
     const problem = pairProblem(tls);
     if (problem !== null)
       throw new ConfigError('TLS_KEY_FILE', `and TLS_CERT_FILE do not make a usable pair (${problem})`);
+    const exposure = keyExposure(tls.keyFile, key.stats);
+    if (exposure !== null) warnings.push(exposure);
   }
 
   const level = read(env, 'LOG_LEVEL') ?? 'info';
@@ -136,23 +138,21 @@ export function parseConfig(env: Env, cwd: string): Config {
     apiKey,
     rateLimitPerMinute,
     minEntropyBits,
-    rateLimitRedis: parseRedisConfig(env, cwd),
+    rateLimitRedis: parseRedisConfig(env, cwd, (warning) => warnings.push(warning)),
     trustProxyHops,
     tls,
     logLevel: level as LogLevel,
     metrics: metricsOf(env, port),
+    warnings,
   };
 }
 
-function readPem(cwd: string, name: string, file: string): Buffer {
-  const path = resolve(cwd, file);
-  if (!existsSync(path)) throw new ConfigError(name, `names a file that does not exist (${shown(file)})`);
-  let pem: Buffer;
-  try {
-    pem = readFileSync(path);
-  } catch {
-    throw new ConfigError(name, `names a file that cannot be read (${shown(file)})`);
-  }
-  if (!pem.includes('-----BEGIN ')) throw new ConfigError(name, `is not a PEM file (${shown(file)})`);
-  return pem;
+/** A TLS file under the trust rule (lib/files/trusted-file.ts; security review S3). */
+function readPem(cwd: string, name: string, file: string): { pem: Buffer; stats: Stats } {
+  const read = readTlsFile(resolve(cwd, file));
+  if (read.kind === 'missing') throw new ConfigError(name, `names a file that does not exist (${shown(file)})`);
+  if (read.kind === 'refused')
+    throw new ConfigError(name, `names a file that cannot be used: ${shown(file)} ${read.reason}`);
+  if (!read.data.includes('-----BEGIN ')) throw new ConfigError(name, `is not a PEM file (${shown(file)})`);
+  return { pem: read.data, stats: read.stats };
 }

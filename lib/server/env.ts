@@ -16,6 +16,13 @@ export class ConfigError extends Error {
   }
 }
 
+/** Something the configuration allows but the operator should fix (a secret file others can
+ * read): logged at warn level once the logger exists. */
+export interface ConfigWarning {
+  readonly message: string;
+  readonly fields: Readonly<Record<string, string>>;
+}
+
 /** Throws the ConfigError for a variable; typed `never` so callers read as guards. */
 export function fail(variable: string, message: string): never {
   throw new ConfigError(variable, message);

@@ -181,6 +181,7 @@ async function metricsListenerOf(
 export async function startService(options: StartOptions): Promise<RunningService> {
   const config = configOf(options.env, options.cwd);
   const logger = new Logger(config.logLevel, options.sink);
+  for (const warning of config.warnings) logger.warn(warning.message, warning.fields);
   const assets = assetsOf(config, options.readAsset);
   const build = options.build ?? buildOf(import.meta.url);
   const metrics = config.metrics === null ? null : new ServiceMetrics(build);

@@ -10,11 +10,11 @@
  * entry of a list names its position, never its text.
  * @module
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RedisEndpoint, RedisTopology } from '../rate-limit/redis-links.ts';
+import { octal, readableByOthers, readTrustedFile, serverOwners } from '../files/trusted-file.ts';
 import type { RedisRateLimitConfig } from '../rate-limit/redis-store.ts';
-import { fail, integer, read, shown, type Env } from './env.ts';
+import { fail, integer, read, shown, type ConfigWarning, type Env } from './env.ts';
 
 export const REDIS_URL_VAR = 'RATE_LIMIT_REDIS_URL';
 export const REDIS_CLUSTER_NODES_VAR = 'RATE_LIMIT_REDIS_CLUSTER_NODES';
@@ -205,7 +205,11 @@ function locate(env: Env, variable: (typeof TOPOLOGY_VARS)[number], raw: string)
   return standalone(raw);
 }
 
-export function parseRedisConfig(env: Env, cwd: string): RedisRateLimitConfig | null {
+export function parseRedisConfig(
+  env: Env,
+  cwd: string,
+  warn: (warning: ConfigWarning) => void = () => undefined,
+): RedisRateLimitConfig | null {
   const variable = topologyVariable(env);
   if (variable === null) {
     // A Redis setting without a Redis would be silently ignored: say so instead.
@@ -221,7 +225,7 @@ export function parseRedisConfig(env: Env, cwd: string): RedisRateLimitConfig | 
   const passwordFile = read(env, REDIS_PASSWORD_FILE_VAR);
   if (passwordFile !== undefined) {
     if (password !== undefined) fail(REDIS_PASSWORD_FILE_VAR, `cannot be used together with a password in ${variable}`);
-    password = readPassword(cwd, passwordFile);
+    password = readPassword(cwd, passwordFile, warn);
   }
 
   const prefix = read(env, REDIS_PREFIX_VAR) ?? DEFAULT_REDIS_PREFIX;
@@ -246,18 +250,22 @@ export function parseRedisConfig(env: Env, cwd: string): RedisRateLimitConfig | 
   return { ...located, password, setting: variable, prefix, timeoutMs };
 }
 
-function readPassword(cwd: string, file: string): string {
+/** The password file, under the trust rule of lib/files/trusted-file.ts (security review S3):
+ * whoever can write it decides which Redis account the limits are kept under. */
+function readPassword(cwd: string, file: string, warn: (warning: ConfigWarning) => void): string {
   const path = resolve(cwd, file);
-  if (!existsSync(path)) fail(REDIS_PASSWORD_FILE_VAR, `names a file that does not exist (${shown(file)})`);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return fail(REDIS_PASSWORD_FILE_VAR, `names a file that cannot be read (${shown(file)})`);
-  }
+  const found = readTrustedFile(path, serverOwners(), { links: 'resolve' });
+  if (found.kind === 'missing') fail(REDIS_PASSWORD_FILE_VAR, `names a file that does not exist (${shown(file)})`);
+  if (found.kind === 'refused')
+    return fail(REDIS_PASSWORD_FILE_VAR, `names a file that cannot be used: ${shown(file)} ${found.reason}`);
+  if (readableByOthers(found.stats))
+    warn({
+      message: `${REDIS_PASSWORD_FILE_VAR} is readable by other users; chmod o-r it`,
+      fields: { file: path, mode: octal(found.stats.mode) },
+    });
   // One trailing line break is what `echo secret > file` and editors leave; anything else
   // (an empty file, a second line) is a mistake worth stopping for. The content is never shown.
-  const password = text.replace(/\r?\n$/, '');
+  const password = found.data.toString('utf8').replace(/\r?\n$/, '');
   if (password === '' || /[\r\n]/.test(password))
     fail(REDIS_PASSWORD_FILE_VAR, `must hold the password on one line (${shown(file)})`);
   return password;

@@ -8,6 +8,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import { Server as NetServer, type AddressInfo } from 'node:net';
 import type { App } from '../http/app.ts';
 import { LIMITS } from '../http/limits.ts';
+import { withReplyCap } from '../http/outstanding-replies.ts';
 import type { Logger } from '../log/logger.ts';
 import type { SecureContextOptions } from 'node:tls';
 import { secureContextOptions, type PemPair } from './tls.ts';
@@ -18,7 +19,7 @@ export interface ServiceOptions {
   readonly tls: PemPair | null;
 }
 
-export function createService({ app, tls }: ServiceOptions): Server {
+export function createService({ app, logger, tls }: ServiceOptions): Server {
   const options: ServerOptions = {
     headersTimeout: LIMITS.headersTimeout,
     requestTimeout: LIMITS.requestTimeout,
@@ -30,19 +31,22 @@ export function createService({ app, tls }: ServiceOptions): Server {
     // Checked in app.ts instead, so the 400 carries the JSON body and headers of every reply.
     requireHostHeader: false,
   };
+  const handle = withReplyCap(app.handle, logger);
   const server: Server =
     tls === null
-      ? createHttpServer(options, app.handle)
+      ? createHttpServer(options, handle)
       : createHttpsServer(
           // A TLS handshake is not covered by headersTimeout; Node's default for it is 120 s.
           { ...options, ...secureContextOptions(tls), handshakeTimeout: LIMITS.headersTimeout },
-          app.handle,
+          handle,
         );
+  // Socket inactivity: ends a connection whose client stopped reading its replies (S1).
+  server.timeout = LIMITS.socketIdleTimeout;
   // One field more than the limit reaches req.headers, so app.ts can see an excess and refuse
   // it with 431 (Node's own cap drops the excess silently, framing headers included).
   server.maxHeadersCount = LIMITS.maxHeadersCount + 1;
-  server.on('checkContinue', app.handle);
-  server.on('checkExpectation', app.expectationFailed);
+  server.on('checkContinue', handle);
+  server.on('checkExpectation', withReplyCap(app.expectationFailed, logger));
   server.on('clientError', app.clientError);
   // Without these two listeners node treats an Upgrade as a plain request but has already
   // stopped parsing at its head, so the next bytes on the socket are dropped or misread.

@@ -15,11 +15,18 @@
  * into a fresh secure context (which fails on a key that does not match the certificate) and
  * handed to `server.setSecureContext`, so new handshakes use it and open connections keep
  * theirs. A pair that fails keeps the last good one serving and logs why.
+ *
+ * Both files are read under the trust rule of lib/files/trusted-file.ts, at start and at every
+ * renewal (security review S3, docs/security.md): whoever can write the key or the
+ * certificate, or a directory on their path, decides who the server is. Symbolic links are
+ * resolved first (certbot's `live/` names are links into `archive/`), and both directories
+ * are judged. A private key that other users may read is used, with a warning.
  * @module
  */
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
-import { readFileSync, unwatchFile, watchFile } from 'node:fs';
+import { unwatchFile, watchFile, type Stats } from 'node:fs';
 import { createSecureContext, type SecureContextOptions, type TlsOptions } from 'node:tls';
+import { octal, readableByOthers, readTrustedFile, serverOwners, type TrustedRead } from '../files/trusted-file.ts';
 import type { Logger } from '../log/logger.ts';
 
 export const TLS_CIPHERS = [
@@ -64,8 +71,27 @@ export function pairProblem(pair: PemPair): string | null {
   }
 }
 
-export function readPair(files: TlsFiles): PemPair {
-  return { cert: readFileSync(files.certFile), key: readFileSync(files.keyFile) };
+/** A TLS file (certificate or key) under the trust rule, links resolved. */
+export function readTlsFile(file: string): TrustedRead {
+  return readTrustedFile(file, serverOwners(), { links: 'resolve' });
+}
+
+/** The warning for a private key other users may read, or null. */
+export function keyExposure(file: string, stats: Stats): { message: string; fields: Record<string, string> } | null {
+  if (!readableByOthers(stats)) return null;
+  return {
+    message: 'TLS private key is readable by other users; chmod o-r it',
+    fields: { key: file, mode: octal(stats.mode) },
+  };
+}
+
+/** Both files, trusted, or why not: the file and the reason. */
+export function readPair(files: TlsFiles): { pair: PemPair; keyStats: Stats } | { file: string; reason: string } {
+  const cert = readTlsFile(files.certFile);
+  if (cert.kind !== 'ok') return { file: files.certFile, reason: cert.kind === 'missing' ? 'ENOENT' : cert.reason };
+  const key = readTlsFile(files.keyFile);
+  if (key.kind !== 'ok') return { file: files.keyFile, reason: key.kind === 'missing' ? 'ENOENT' : key.reason };
+  return { pair: { cert: cert.data, key: key.data }, keyStats: key.stats };
 }
 
 /**
@@ -112,20 +138,20 @@ export class CertificateWatcher {
     this.settle.unref();
   }
 
-  /** Reads the pair and installs it if it is new and good. Exposed for tests. */
+  /** Reads the pair and installs it if it is new, trusted and good. Exposed for tests. */
   reload(): 'installed' | 'unchanged' | 'rejected' {
     this.settle = null;
-    let pair: PemPair;
-    try {
-      pair = readPair(this.files);
-    } catch (error) {
-      this.logger.error('TLS files cannot be read; keeping the last good certificate', {
+    const read = readPair(this.files);
+    if ('reason' in read) {
+      this.logger.error('TLS files cannot be used; keeping the last good pair', {
         cert: this.files.certFile,
         key: this.files.keyFile,
-        reason: (error as NodeJS.ErrnoException).code ?? 'error',
+        file: read.file,
+        reason: read.reason,
       });
       return 'rejected';
     }
+    const { pair } = read;
     const print = fingerprint(pair);
     if (print === this.last) return 'unchanged';
     const problem = pairProblem(pair);
@@ -140,6 +166,8 @@ export class CertificateWatcher {
     this.install(secureContextOptions(pair));
     this.last = print;
     this.logger.info('TLS certificate reloaded', { cert: this.files.certFile });
+    const exposure = keyExposure(this.files.keyFile, read.keyStats);
+    if (exposure !== null) this.logger.warn(exposure.message, exposure.fields);
     return 'installed';
   }
 

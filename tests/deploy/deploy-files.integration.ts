@@ -4,11 +4,15 @@
  * Dockerfile keeps to what the docs promise (it cannot be built here: no container engine), its
  * HEALTHCHECK command works against a real server and fails without one, and the image's file
  * layout, replayed in a temporary directory, runs the single file against a real redis-server
- * with the Redis client the image carries.
+ * with the Redis client the image carries; its build context is an allow-list (S4) that keeps
+ * secrets out and lets in exactly what the build needs, read with Docker's own matching rules
+ * (@balena/dockerignore) and shown by building from those files alone.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import ignoreModule from '@balena/dockerignore';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -19,6 +23,8 @@ import { command, redisMissing, startRedis } from '../helpers/redis-server.ts';
 import { randomApiKey, ROOT, startServer } from '../helpers/server.ts';
 
 const TSX = import.meta.resolve('tsx');
+// A CommonJS package whose default export TypeScript sees as the namespace under NodeNext.
+const ignore = ignoreModule as unknown as typeof ignoreModule.default;
 
 const UNIT = join(ROOT, 'deploy', 'credential-generator.service');
 const REDIS_DROP_IN = join(ROOT, 'deploy', 'credential-generator-redis.conf');
@@ -109,6 +115,7 @@ describe('systemd unit', () => {
       'Restart=on-failure',
       'Environment=API_KEYS_FILE=/var/lib/credential-generator/keys.json',
       'StateDirectory=credential-generator',
+      'MemoryMax=512M',
     ]) {
       assert.match(unit, new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`, 'm'), line);
     }
@@ -269,6 +276,83 @@ describe('the image with Redis, its file layout replayed', { skip: redisMissing(
     } finally {
       await redis.close();
       rmSync(image, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('S4: the Docker build context is an allow-list', () => {
+  const list = readFileSync(join(ROOT, 'deploy', 'Dockerfile.dockerignore'), 'utf8');
+  const rules = list.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+  const context = ignore().add(rules);
+  const letIn = (path: string): boolean => !context.ignores(path);
+
+  it('S4: deploy/Dockerfile.dockerignore leaves out everything and names what it lets in; the root .dockerignore is the same list', () => {
+    // BuildKit reads <Dockerfile>.dockerignore beside the Dockerfile; the legacy builder only
+    // the root .dockerignore: both must say the same.
+    assert.equal(readFileSync(join(ROOT, '.dockerignore'), 'utf8'), list);
+    assert.equal(rules[0], '*');
+    for (const rule of rules.slice(1)) {
+      assert.match(rule, /^!/, `${rule}: after "*", only exceptions`);
+      assert.doesNotMatch(rule, /(^!|\/)\*\*$|\/$|^![^/]*\*/, `${rule}: no whole folder, no wildcard at the root`);
+    }
+  });
+
+  it('S4: keeps out key files and their temporaries and locks, TLS keys, .env, Redis password files, .git and local builds', () => {
+    const secrets = [
+      'keys.json',
+      'prod-keys.json',
+      'secrets/keys.json',
+      'lib/keys.json',
+      '.keys.json.0f1e2d3c4b5a69788796a5b4c3d2e1f0.tmp',
+      'keys.json.lock',
+      '.keys.json.lock.0f1e2d3c4b5a69788796a5b4c3d2e1f0.new',
+      '.keys.json.lock.0f1e2d3c4b5a69788796a5b4c3d2e1f0.claim',
+      'server.pem',
+      'server.key',
+      'tls/privkey.pem',
+      'lib/http/cert.pem',
+      'spec/server.key',
+      '.env',
+      '.env.production',
+      'deploy/.env',
+      'redis-password',
+      'redis.pass',
+      'secrets/redis-password.txt',
+      '.git/config',
+      '.git/HEAD',
+      'node_modules/redis/package.json',
+      'dist/credential-generator.mjs',
+      'coverage/lcov.info',
+      '.test-output/home.png',
+      'bench/results/latest.json',
+      'server.log',
+      'tests/helpers/server.ts',
+      'docs/security.md',
+    ];
+    assert.deepEqual(secrets.filter(letIn), [], 'let into the build context');
+  });
+
+  it('S4: lets in exactly what the build needs: those files alone, with the installed dependencies, build the single file', () => {
+    const tracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n');
+    const inContext = tracked.filter(letIn);
+    // Everything the build reads, nothing of the tests, docs, benchmark or deployment files.
+    for (const file of inContext)
+      assert.doesNotMatch(file, /^(tests|docs|bench|\.ci)\/|\.md$|^deploy\/(?!rollup)/, file);
+    const dir = mkdtempSync(join(tmpdir(), 'cg-context-'));
+    try {
+      for (const file of inContext) {
+        mkdirSync(dirname(join(dir, file)), { recursive: true });
+        cpSync(join(ROOT, file), join(dir, file));
+      }
+      // What `npm ci` put there in the image: the same dependencies, linked.
+      symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+      const built = spawnSync('npm', ['run', '--silent', 'build'], { cwd: dir, encoding: 'utf8' });
+      assert.equal(built.status, 0, built.stdout + built.stderr);
+      const single = readFileSync(join(dir, 'dist', 'credential-generator.mjs'));
+      const recorded = readFileSync(join(dir, 'dist', 'credential-generator.mjs.sha256'), 'utf8').split(' ')[0];
+      assert.equal(createHash('sha256').update(single).digest('hex'), recorded);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -337,6 +337,32 @@ describe('F2: the lock keeps concurrent commands apart', () => {
   });
 });
 
+describe('S5: "created" is decided inside the locked update', () => {
+  it('S5: six concurrent issue commands on a new file print "created" exactly once (3 rounds)', async () => {
+    for (let round = 0; round < 3; round++) {
+      const file = join(subdir(), 'keys.json');
+      const barrierDir = mkdtempSync(join(tmpdir(), 'cg-barrier-'));
+      const running = Array.from({ length: 6 }, (_, i) =>
+        runKeys(file, ['issue', '--holder', `s5-${i}`], { cwd: dir, barrierDir }),
+      );
+      try {
+        await eventually(() => readdirSync(barrierDir).length === 6, 120_000);
+      } finally {
+        writeFileSync(join(barrierDir, 'go'), '');
+      }
+      const results = await Promise.all(running);
+      rmSync(barrierDir, { recursive: true, force: true });
+      for (const r of results) {
+        assert.equal(r.code, 0, r.stderr);
+        ledger.add(r.stdout.trim());
+      }
+      const created = results.filter((r) => r.stderr.includes(`created ${file} `));
+      assert.equal(created.length, 1, `round ${round}: ${created.length} of 6 said they created the file`);
+      assert.equal(parseKeyFile(readFileSync(file, 'utf8')).keys.length, 6);
+    }
+  });
+});
+
 describe('F3: temp files and the places the CLI writes to', () => {
   it("F3: temp files get unpredictable names (128 random bits) in the key file's directory", async () => {
     const keyDir = subdir();

@@ -2,7 +2,7 @@
  * parseConfig: defaults, and every bad value refused with a message naming its variable.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -38,6 +38,7 @@ describe('parseConfig', () => {
       tls: null,
       logLevel: 'info',
       metrics: null,
+      warnings: [],
     });
   });
 
@@ -114,7 +115,11 @@ describe('parseConfig', () => {
       [{ TLS_CERT_FILE: 'c.cert.pem' }, 'TLS_KEY_FILE', /must be set together with TLS_CERT_FILE/],
       [{ TLS_KEY_FILE: 'c.key.pem' }, 'TLS_CERT_FILE', /must be set together with TLS_KEY_FILE/],
       [{ TLS_CERT_FILE: 'nope.pem', TLS_KEY_FILE: 'c.key.pem' }, 'TLS_CERT_FILE', /does not exist/],
-      [{ TLS_CERT_FILE: '.', TLS_KEY_FILE: 'c.key.pem' }, 'TLS_CERT_FILE', /cannot be read/],
+      [
+        { TLS_CERT_FILE: 'a-dir', TLS_KEY_FILE: 'c.key.pem' },
+        'TLS_CERT_FILE',
+        /cannot be used: "a-dir" is not a regular file$/,
+      ],
       [{ TLS_CERT_FILE: 'c.cert.pem', TLS_KEY_FILE: 'plain.txt' }, 'TLS_KEY_FILE', /is not a PEM file/],
       [{ PORT: 'x'.repeat(100) }, 'PORT', /"x{40}\.\.\."/],
       [{ METRICS_PORT: '65536' }, 'METRICS_PORT', /^METRICS_PORT must be an integer from 0 to 65535/],
@@ -124,6 +129,7 @@ describe('parseConfig', () => {
       [{ METRICS_HOST: '0.0.0.0' }, 'METRICS_HOST', /^METRICS_HOST is set but METRICS_PORT is not$/],
     ];
     writeFileSync(join(dir, 'plain.txt'), 'hello');
+    mkdirSync(join(dir, 'a-dir'));
     for (const [env, variable, message] of cases) {
       const error = refusal(env);
       assert.equal(error.variable, variable, JSON.stringify(env));
@@ -131,5 +137,51 @@ describe('parseConfig', () => {
       assert.ok(!error.message.includes('\n'), 'one line');
     }
     assert.ok(!refusal({ API_KEY: 'secret!' }).message.includes('secret!'), 'a key is never echoed');
+  });
+
+  it('S3: a TLS file others can write, or in a directory others can write, stops the start naming its variable; a key others can read is a warning', () => {
+    const tlsDir = join(dir, 's3');
+    mkdirSync(tlsDir, { mode: 0o700 });
+    const { cert, key } = fixturePair(tlsDir, 'p');
+    chmodSync(cert, 0o644);
+    chmodSync(key, 0o600);
+    const env = { TLS_CERT_FILE: cert, TLS_KEY_FILE: key };
+    assert.deepEqual(parseConfig(env, dir).warnings, []);
+
+    chmodSync(key, 0o644);
+    assert.deepEqual(parseConfig(env, dir).warnings, [
+      { message: 'TLS private key is readable by other users; chmod o-r it', fields: { key, mode: '0644' } },
+    ]);
+    chmodSync(key, 0o666);
+    let error = refusal(env);
+    assert.equal(error.variable, 'TLS_KEY_FILE');
+    assert.match(
+      error.message,
+      /^TLS_KEY_FILE names a file that cannot be used: ".+" is writable by group or others \(mode 0666; chmod go-w it\)$/,
+    );
+    chmodSync(key, 0o600);
+    chmodSync(cert, 0o666);
+    assert.equal(refusal(env).variable, 'TLS_CERT_FILE');
+    chmodSync(cert, 0o644);
+    chmodSync(tlsDir, 0o777);
+    error = refusal(env);
+    assert.equal(error.variable, 'TLS_CERT_FILE');
+    assert.match(error.message, /which is writable by group or others \(mode 0777\)$/);
+    chmodSync(tlsDir, 0o700);
+
+    // certbot's layout: the names are links into archive/; what they lead to is judged.
+    mkdirSync(join(tlsDir, 'live'));
+    symlinkSync(cert, join(tlsDir, 'live', 'fullchain.pem'));
+    symlinkSync(key, join(tlsDir, 'live', 'privkey.pem'));
+    const linked = parseConfig({ TLS_CERT_FILE: 'live/fullchain.pem', TLS_KEY_FILE: 'live/privkey.pem' }, tlsDir);
+    assert.match(linked.tls!.key.toString(), /PRIVATE KEY/);
+    chmodSync(key, 0o666);
+    assert.equal(
+      refusal({
+        TLS_CERT_FILE: join(tlsDir, 'live', 'fullchain.pem'),
+        TLS_KEY_FILE: join(tlsDir, 'live', 'privkey.pem'),
+      }).variable,
+      'TLS_KEY_FILE',
+    );
   });
 });

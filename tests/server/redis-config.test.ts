@@ -4,11 +4,11 @@
  * variable and never shows a URL or a password; the password can come from a file.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { ConfigError } from '../../lib/server/env.ts';
+import { ConfigError, type ConfigWarning } from '../../lib/server/env.ts';
 import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS, parseRedisConfig } from '../../lib/server/redis-config.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cg-redis-config-'));
@@ -168,7 +168,7 @@ describe('RATE_LIMIT_REDIS_* configuration', () => {
     mkdirSync(join(dir, 'a-dir'));
     const cases: [string, RegExp][] = [
       ['absent', /does not exist/],
-      ['a-dir', /cannot be read/],
+      ['a-dir', /cannot be used: "a-dir" is not a regular file$/],
       ['empty', /on one line/],
       ['newline-only', /on one line/],
       ['two-lines', /on one line/],
@@ -330,6 +330,52 @@ describe('RATE_LIMIT_REDIS_* configuration', () => {
         /1 to 128 printable ASCII characters without spaces/,
       );
     }
+  });
+
+  it('S3: a password file others can write, or in a directory others can write, is refused; one others can read is used with a warning; a link is followed', () => {
+    const sub = join(dir, 's3');
+    mkdirSync(sub, { mode: 0o700 });
+    const file = join(sub, 'pw');
+    writeFileSync(file, `${SECRET}\n`, { mode: 0o600 });
+    const parse = (name: string): { password: string | undefined; warnings: ConfigWarning[] } => {
+      const warnings: ConfigWarning[] = [];
+      const config = parseRedisConfig(
+        { RATE_LIMIT_REDIS_URL: 'redis://h', RATE_LIMIT_REDIS_PASSWORD_FILE: name },
+        sub,
+        (w) => warnings.push(w),
+      )!;
+      return { password: config.password, warnings };
+    };
+    assert.deepEqual(parse('pw'), { password: SECRET, warnings: [] });
+    chmodSync(file, 0o644);
+    assert.deepEqual(parse('pw'), {
+      password: SECRET,
+      warnings: [
+        {
+          message: 'RATE_LIMIT_REDIS_PASSWORD_FILE is readable by other users; chmod o-r it',
+          fields: { file, mode: '0644' },
+        },
+      ],
+    });
+    symlinkSync('pw', join(sub, 'link'));
+    assert.equal(parse('link').password, SECRET);
+    chmodSync(file, 0o666);
+    const refused = failure(
+      { RATE_LIMIT_REDIS_URL: 'redis://h', RATE_LIMIT_REDIS_PASSWORD_FILE: file },
+      'RATE_LIMIT_REDIS_PASSWORD_FILE',
+    );
+    assert.match(refused, /cannot be used: ".+" is writable by group or others \(mode 0666; chmod go-w it\)$/);
+    assert.ok(!refused.includes(SECRET), 'the password is never shown');
+    chmodSync(file, 0o600);
+    chmodSync(sub, 0o777);
+    assert.match(
+      failure(
+        { RATE_LIMIT_REDIS_URL: 'redis://h', RATE_LIMIT_REDIS_PASSWORD_FILE: file },
+        'RATE_LIMIT_REDIS_PASSWORD_FILE',
+      ),
+      /which is writable by group or others \(mode 0777\)$/,
+    );
+    chmodSync(sub, 0o700);
   });
 
   it('prefix: default cg:rl:, any 1 to 64 printable characters without spaces', () => {

@@ -2,12 +2,23 @@
  * HTTPS: which protocol versions and suites a real TLS client (openssl s_client) can get
  * (security review F9), a certificate pair that does not match stopping the start, and
  * certificate renewal without a restart: a good new pair is served to new connections, a bad
- * one keeps the last good pair and says why.
+ * one keeps the last good pair and says why. S3 (docs/security.md): a certificate or key that
+ * others can write is refused at start and at renewal, through certbot's links too.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import type { X509Certificate } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -147,6 +158,85 @@ describe('TLS certificate files', () => {
         'no key material in the log',
       );
       assert.equal(JSON.parse(line).level, 'error');
+    } finally {
+      assert.equal((await server.stop()).code, 0);
+    }
+  });
+});
+
+describe('S3: TLS files others can write are not trusted', () => {
+  it('S3: a 0666 certificate and key stop the start with one line naming the variable', async () => {
+    const open = { cert: join(dir, 'open.cert.pem'), key: join(dir, 'open.key.pem') };
+    copyFileSync(ec.cert, open.cert);
+    copyFileSync(ec.key, open.key);
+    chmodSync(open.cert, 0o666);
+    chmodSync(open.key, 0o666);
+    const launched = launchServer({
+      apiKey: randomApiKey(),
+      env: { TLS_CERT_FILE: open.cert, TLS_KEY_FILE: open.key },
+    });
+    launched.waitForOutput(/listening on/).then(
+      () => launched.stop(),
+      () => undefined,
+    );
+    const exit = await launched.exited;
+    assert.equal(exit.code, 1, launched.output());
+    assert.match(
+      launched.output(),
+      /^configuration error: TLS_CERT_FILE names a file that cannot be used: ".+" is writable by group or others \(mode 0666; chmod go-w it\)\n$/,
+    );
+  });
+
+  it("S3: renewal through certbot's links: a 0666 pair is refused (error line, the last good pair keeps serving), a private pair is served", async () => {
+    // live/ names are links into archive/, which a renewal moves to the new files.
+    const site = join(dir, 'letsencrypt');
+    mkdirSync(join(site, 'archive'), { recursive: true, mode: 0o700 });
+    mkdirSync(join(site, 'live'), { mode: 0o755 });
+    const version = (n: number, pair: { cert: string; key: string }, mode: number): void => {
+      copyFileSync(pair.cert, join(site, 'archive', `cert${n}.pem`));
+      copyFileSync(pair.key, join(site, 'archive', `privkey${n}.pem`));
+      chmodSync(join(site, 'archive', `cert${n}.pem`), mode);
+      chmodSync(join(site, 'archive', `privkey${n}.pem`), mode === 0o666 ? 0o666 : 0o600);
+    };
+    const point = (n: number): void => {
+      for (const [name, file] of [
+        ['cert.pem', `cert${n}.pem`],
+        ['privkey.pem', `privkey${n}.pem`],
+      ]) {
+        symlinkSync(`../archive/${file}`, join(site, 'live', `${name}.new`));
+        renameSync(join(site, 'live', `${name}.new`), join(site, 'live', name));
+      }
+    };
+    version(1, ec, 0o644);
+    point(1);
+    const server = await startServer({
+      apiKey: randomApiKey(),
+      env: { TLS_CERT_FILE: join(site, 'live', 'cert.pem'), TLS_KEY_FILE: join(site, 'live', 'privkey.pem') },
+    });
+    try {
+      assert.equal(await presented(server.port), 'ec');
+      // The review's renewal: a 0666 replacement pair, installed within 2 s before the fix.
+      version(2, rsa, 0o666);
+      let from = server.output().length;
+      point(2);
+      await server.waitForOutput(/"msg":"TLS files cannot be used; keeping the last good pair"/, 30_000, from);
+      const line = JSON.parse(
+        server
+          .output()
+          .slice(from)
+          .split('\n')
+          .find((l) => l.includes('cannot be used'))!,
+      ) as Record<string, string>;
+      assert.equal(line.level, 'error');
+      assert.equal(line.reason, 'is writable by group or others (mode 0666; chmod go-w it)');
+      assert.equal(await presented(server.port), 'ec');
+      assert.doesNotMatch(server.output(), /TLS certificate reloaded/);
+      // Made private, the same renewal is served.
+      from = server.output().length;
+      version(3, rsa, 0o644);
+      point(3);
+      await server.waitForOutput(/"msg":"TLS certificate reloaded"/, 30_000, from);
+      assert.equal(await presented(server.port), 'rsa');
     } finally {
       assert.equal((await server.stop()).code, 0);
     }

@@ -1,20 +1,25 @@
 /**
- * When a key file may be trusted (docs/security-review-keys.md, F3 and F4), for the server
- * and the operator CLI alike, after sshd's StrictModes: whoever can write the key file, or
- * rename things in a directory on its path, decides which keys work.
+ * When a file that decides whom the server trusts, or who it is, may be used: the API key file
+ * (docs/security-review-keys.md, F3 and F4), the TLS certificate and private key, and the Redis
+ * password file (docs/security.md, S3). After sshd's StrictModes: whoever can write such a
+ * file, or rename things in a directory on its path, decides what it says.
  *
  * - The file is read through a descriptor opened with O_NOFOLLOW and O_NONBLOCK, and judged by
  *   fstat of that descriptor, so what is checked is what is read (no check-then-open race): it
  *   must be a regular file (not a symbolic link, a FIFO or a directory) and not writable by
  *   group or others.
+ * - A symbolic link at the name is refused (key files: the CLI replaces the file by rename, so
+ *   a link there is never its own), or resolved first (`links: 'resolve'`: certbot's `live/`
+ *   names are links into `archive/`); then the directory of the name and that of the resolved
+ *   file are both judged, since whoever can write the first can point the link elsewhere.
  * - Its directory must not be writable by group or others, sticky bit or not: in a sticky
  *   directory such as /tmp anyone can still create the file while it is absent, or squat the
  *   lock file. Each directory above it must not be writable by group or others unless sticky
  *   (there only an entry's owner can rename it).
  * - With `owners` (the server passes its effective uid and root), the file and every
- *   directory on the path must belong to one of them; the CLI passes null, because it keeps
- *   a file's owner when it replaces it (key-admin.ts) and so works in the service user's
- *   directory when run by root.
+ *   directory on the path must belong to one of them; the key CLI passes null, because it
+ *   keeps a file's owner when it replaces it (lib/keys/key-admin.ts) and so works in the
+ *   service user's directory when run by root.
  * @module
  */
 import {
@@ -31,10 +36,18 @@ import {
 import { dirname } from 'node:path';
 
 const WRITABLE_BY_OTHERS = 0o022;
+const READABLE_BY_OTHERS = 0o004;
 const STICKY = 0o1000;
 
-export type KeyFileRead =
-  { kind: 'missing' } | { kind: 'ok'; text: string; stats: Stats } | { kind: 'refused'; reason: string };
+export type TrustedRead =
+  { kind: 'missing' } | { kind: 'ok'; data: Buffer; stats: Stats } | { kind: 'refused'; reason: string };
+
+export interface TrustOptions {
+  /** 'refuse' (the default) a symbolic link at the name, or 'resolve' it first. */
+  readonly links?: 'refuse' | 'resolve';
+  /** What the operator should do when the server's user cannot read the file. */
+  readonly unreadableHint?: string;
+}
 
 /** The owners a server may trust: itself and root. Null where there are no uids (Windows). */
 export function serverOwners(): readonly number[] | null {
@@ -46,13 +59,18 @@ export function octal(mode: number): string {
   return (mode & 0o7777).toString(8).padStart(4, '0');
 }
 
+/** Whether users other than the owner and the group may read the file (a secret then is not). */
+export function readableByOthers(st: Stats): boolean {
+  return (st.mode & READABLE_BY_OTHERS) !== 0;
+}
+
 function ownerProblem(uid: number, owners: readonly number[] | null): string | null {
   if (owners === null || owners.includes(uid)) return null;
   return `belongs to uid ${uid}, not to this server's user (uid ${owners[0]}) or root`;
 }
 
 /**
- * Why the directory `dir` (and those above it) cannot hold a trusted key file, or null.
+ * Why the directory `dir` (and those above it) cannot hold a trusted file, or null.
  * Throws the file system's error (ENOENT when it does not exist).
  */
 export function directoryProblem(dir: string, owners: readonly number[] | null): string | null {
@@ -83,7 +101,7 @@ function errnoOf(error: unknown): string {
 }
 
 /** Why the file could not be opened, in words an operator can act on. */
-function openFailure(file: string, code: string): string {
+function openFailure(file: string, code: string, hint: string): string {
   if (code === 'ELOOP') return 'is a symbolic link (name the file itself)';
   if (code !== 'EACCES') return `cannot be read (${code})`;
   let st: Stats;
@@ -93,28 +111,55 @@ function openFailure(file: string, code: string): string {
     return 'cannot be read (EACCES)';
   }
   const who = process.geteuid?.();
-  return `cannot be read by uid ${who} (EACCES); it belongs to uid ${st.uid}, gid ${st.gid}, mode ${octal(st.mode)}: run the keys command as the server's user, or give that user read access`;
+  return `cannot be read by uid ${who} (EACCES); it belongs to uid ${st.uid}, gid ${st.gid}, mode ${octal(st.mode)}: ${hint}`;
+}
+
+/** The file a name stands for: itself, or with `resolve` the end of its links (the name's own
+ * directory is judged too). Null when nothing is there. */
+function target(
+  file: string,
+  links: 'refuse' | 'resolve',
+  owners: readonly number[] | null,
+): { path: string } | { reason: string } | null {
+  if (links === 'refuse') return { path: file };
+  let path: string;
+  try {
+    path = realpathSync(file);
+  } catch (error) {
+    const code = errnoOf(error);
+    return code === 'ENOENT' ? null : { reason: `cannot be read (${code})` };
+  }
+  const named = path === file ? null : directoryProblem(dirname(file), owners);
+  return named === null ? { path } : { reason: named };
 }
 
 /**
- * Reads the key file if it may be trusted under the rules above. A file that does not exist is
+ * Reads `file` if it may be trusted under the rules above. A file that does not exist is
  * 'missing' whatever its directory; callers that must refuse an untrusted place for a file
  * yet to come ask directoryProblem themselves.
  */
-export function readKeyFile(file: string, owners: readonly number[] | null): KeyFileRead {
+export function readTrustedFile(
+  file: string,
+  owners: readonly number[] | null,
+  options: TrustOptions = {},
+): TrustedRead {
+  const found = target(file, options.links ?? 'refuse', owners);
+  if (found === null) return { kind: 'missing' };
+  if ('reason' in found) return { kind: 'refused', reason: found.reason };
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO planted under the name must not hang the process.
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openSync(found.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     if (errnoOf(error) === 'ENOENT') return { kind: 'missing' };
-    return { kind: 'refused', reason: openFailure(file, errnoOf(error)) };
+    const hint = options.unreadableHint ?? "give the server's user read access";
+    return { kind: 'refused', reason: openFailure(found.path, errnoOf(error), hint) };
   }
   try {
     const stats = fstatSync(fd);
-    const problem = directoryProblem(dirname(file), owners) ?? fileProblem(stats, owners);
+    const problem = directoryProblem(dirname(found.path), owners) ?? fileProblem(stats, owners);
     if (problem !== null) return { kind: 'refused', reason: problem };
-    return { kind: 'ok', text: readFileSync(fd, 'utf8'), stats };
+    return { kind: 'ok', data: readFileSync(fd), stats };
   } catch (error) {
     return { kind: 'refused', reason: `cannot be read (${errnoOf(error)})` };
   } finally {

@@ -1,0 +1,120 @@
+/**
+ * The replies a connection may have outstanding, and for how long none of them may be taken
+ * (security review S1, docs/security.md).
+ *
+ * node:http answers pipelined requests in order, so a reply waits in memory until every reply
+ * before it is written, and a client that never reads keeps all of them. Node stops reading
+ * such a connection, but only between reads, and one read of 64 KB holds 1,500 requests: each
+ * was answered and held (about 5 MB a connection, until the client went away). Node's socket
+ * inactivity timer does not end such a connection either: it lets a timeout pass whenever the
+ * write queue changed since the last one, and the kernel moving a few bytes is enough.
+ *
+ * So each connection's requests are counted from their arrival to their reply's close:
+ * - the first request past LIMITS.maxOutstandingReplies closes the connection at once, and the
+ *   rest of that read is not parsed (see stopParsing);
+ * - while any are outstanding, a reply must close every LIMITS.socketIdleTimeout or the
+ *   connection is closed. A request is read within the request timeout (10 s) and answered
+ *   within milliseconds, and the kernel takes megabytes of replies before it stops taking more,
+ *   so only a client that leaves that much unread, and then reads less than one reply in 15 s,
+ *   ever meets this deadline.
+ * A client that reads its replies never gets near either (browsers do not pipeline, curl no
+ * longer does).
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Logger } from '../log/logger.ts';
+import { LIMITS } from './limits.ts';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** A connection's requests waiting for their replies, and the deadline for the next reply. */
+interface Pending {
+  count: number;
+  deadline: NodeJS.Timeout | null;
+}
+
+/** Per connection (nothing is written on Node's socket). */
+const pendingBySocket = new WeakMap<Socket, Pending>();
+
+/** The cap and the deadline (LIMITS; tests shorten the deadline). */
+export interface ReplyLimits {
+  readonly maxOutstandingReplies: number;
+  readonly socketIdleTimeout: number;
+}
+
+function pendingOf(socket: Socket, logger: Logger, limits: ReplyLimits): Pending {
+  let pending = pendingBySocket.get(socket);
+  if (pending === undefined) {
+    const created: Pending = { count: 0, deadline: null };
+    pendingBySocket.set(socket, created);
+    socket.once('close', () => {
+      stop(created);
+    });
+    pending = created;
+  }
+  if (pending.deadline === null) {
+    pending.deadline = setTimeout(() => {
+      logger.debug('connection closed: no reply taken', { outstanding: pending.count, ms: limits.socketIdleTimeout });
+      socket.destroy();
+    }, limits.socketIdleTimeout);
+    pending.deadline.unref();
+  }
+  return pending;
+}
+
+function stop(pending: Pending): void {
+  if (pending.deadline !== null) clearTimeout(pending.deadline);
+  pending.deadline = null;
+}
+
+/** A reply closed: the deadline starts over, or stops with nothing left outstanding. */
+function settled(pending: Pending): void {
+  pending.count--;
+  if (pending.count === 0) stop(pending);
+  else pending.deadline?.refresh();
+}
+
+/**
+ * Stops node's parser where it is. Destroying the socket does not: the parser goes on through
+ * the rest of the read, making a request and a response for each head (1,464 more in the
+ * review's read), which the socket's close then aborts one by one, each with an error and its
+ * stack: seconds of CPU and a hundred MB of garbage for 100 such connections. `onIncoming` is
+ * the function node:http calls with each parsed head, and its return value goes back to
+ * llhttp; 2 is what node returns for an upgrade, and llhttp stops there. node:http sets it
+ * again for each connection that reuses the parser. Without it (another Node), the connection
+ * still closes; only the parse runs on.
+ */
+function stopParsing(socket: Socket): void {
+  const parser = (socket as Socket & { parser?: { onIncoming?: unknown } | null }).parser;
+  if (typeof parser?.onIncoming === 'function') parser.onIncoming = stopHere;
+}
+
+const stopHere = (): number => 2;
+
+/** Whether `req` may be answered; closes its connection instead when it is one too many. */
+function admit(req: IncomingMessage, res: ServerResponse, logger: Logger, limits: ReplyLimits): boolean {
+  const socket = req.socket;
+  // Requests parsed from the same read after the connection was closed: nothing to answer.
+  if (socket.destroyed) return false;
+  const pending = pendingOf(socket, logger, limits);
+  if (pending.count >= limits.maxOutstandingReplies) {
+    logger.debug('connection closed: too many replies outstanding', { outstanding: pending.count });
+    stopParsing(socket);
+    socket.destroy();
+    return false;
+  }
+  pending.count++;
+  res.once('close', () => {
+    settled(pending);
+  });
+  return true;
+}
+
+/** `handler`, called only for the requests within their connection's cap. All handlers of one
+ * server count against the same cap. */
+export function withReplyCap(handler: Handler, logger: Logger, limits: ReplyLimits = LIMITS): Handler {
+  return (req, res) => {
+    if (admit(req, res, logger, limits)) handler(req, res);
+  };
+}
