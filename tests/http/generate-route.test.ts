@@ -54,7 +54,7 @@ describe('POST /generate at a rate limit of 2 a minute', () => {
       const { status, head, body } = parseRaw(rest);
       assert.equal(status, expected);
       if (expected === 401) assert.doesNotMatch(head, /\r\nconnection: close/i);
-      else assert.equal(body, '{"status":"ok"}');
+      else assert.equal(JSON.parse(body).status, 'ok');
       rest = rest.slice(rest.indexOf(body, head.length) + body.length);
     }
   });
