@@ -1,16 +1,20 @@
 /**
- * Issue 7, fuzzing at soak size: 300,000 bodies through generate() in-process and 20,000
- * fuzzed and malformed requests over raw sockets to the real server (counts overridable with
- * FUZZ_CORE_RUNS / FUZZ_HTTP_CASES; seed printed, FUZZ_SEED replays). Same assertions as
- * tests/core/fuzz.test.ts and tests/e2e/fuzz-http.integration.ts.
+ * Fuzzing at soak size: 300,000 bodies through generate() in-process, 100,000 passwordrules
+ * strings (tests/core/rules/fuzz.test.ts run again at five times its npm test count), and
+ * 20,000 fuzzed and malformed requests over raw sockets to the real server (counts overridable
+ * with FUZZ_CORE_RUNS / RULES_FUZZ_SOAK_RUNS / FUZZ_HTTP_CASES; seed printed, FUZZ_SEED
+ * replays). Same assertions as tests/core/fuzz.test.ts, tests/core/rules/fuzz.test.ts and
+ * tests/e2e/fuzz-http.integration.ts.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { it } from 'node:test';
 import { runsFrom } from '../helpers/fuzz-bodies.ts';
 import { fuzzCore } from '../helpers/fuzz-core.ts';
 import { Seen } from '../helpers/hardening-kit.ts';
 import { fuzzServer } from '../helpers/http-fuzz.ts';
-import { randomApiKey, startServer } from '../helpers/server.ts';
+import { randomApiKey, ROOT, startServer } from '../helpers/server.ts';
 
 it('generate() survives 300,000 fuzzed bodies', () => {
   const runs = runsFrom('FUZZ_CORE_RUNS', 300_000);
@@ -19,6 +23,17 @@ it('generate() survives 300,000 fuzzed bodies', () => {
     `core fuzz (soak): ${r.bodies} bodies (${r.parsed} parsed as JSON: ${r.ok} x 200, ${r.rejected} x 400) in ${r.ms} ms\n`,
   );
   assert.equal(r.bodies, runs);
+});
+
+it('100,000 fuzzed passwordrules strings: the rules fuzz at soak size', () => {
+  const runs = runsFrom('RULES_FUZZ_SOAK_RUNS', 100_000);
+  const run = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-reporter=dot', join(ROOT, 'tests', 'core', 'rules', 'fuzz.test.ts')],
+    { cwd: ROOT, env: { ...process.env, RULES_FUZZ_RUNS: String(runs) }, encoding: 'utf8', timeout: 600_000 },
+  );
+  process.stdout.write(`rules fuzz (soak, ${runs} strings): exit ${run.status}\n`);
+  assert.equal(run.status, 0, run.stdout + run.stderr);
 });
 
 it('the server survives 20,000 fuzzed and malformed requests over raw sockets', async () => {

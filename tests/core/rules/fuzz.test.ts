@@ -1,5 +1,6 @@
 /**
- * Fuzzing the `passwordrules` path: 100,000 seeded rule strings (tests/helpers/rules-fuzz.ts)
+ * Fuzzing the `passwordrules` path: 20,000 seeded rule strings in `npm test` (100,000 in the
+ * soak, tests/soak/fuzz.soak.ts) (tests/helpers/rules-fuzz.ts)
  * through parse, plan (the default length, or a random requested one) and one sample, and the
  * same rule and length through the request path, `generate()` with options.passwordRules.
  * Never a throw; every refusal is a 400 naming options.passwordRules (or options.length for a
@@ -132,8 +133,10 @@ function checkError(e: RulesError, fromLength: boolean, text: string): void {
   assert.match(e.error, /^[\x20-\x7e]+$/, 'message is plain printable ASCII');
 }
 
-it('100,000 fuzzed rule strings, directly and through generate(): no throw, field-named errors, valid passwords, bounded time', () => {
-  const runs = runsFrom('RULES_FUZZ_RUNS', 100_000);
+const RUNS = runsFrom('RULES_FUZZ_RUNS', 20_000);
+
+it(`${RUNS.toLocaleString('en')} fuzzed rule strings, directly and through generate(): no throw, field-named errors, valid passwords, bounded time`, () => {
+  const runs = RUNS;
   const seed = fuzzSeed('rules fuzz');
   const next = rulesFuzzer(seed);
   const random = seededRandom(seed);
