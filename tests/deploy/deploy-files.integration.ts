@@ -269,7 +269,7 @@ describe('the image with Redis, its file layout replayed', { skip: redisMissing(
         const reply = await post(server.url, key, { mode: 'password' });
         assert.equal(reply.status, 200);
         assert.equal(reply.headers['x-ratelimit-remaining'], '19');
-        assert.equal(await command(redis, 'EXISTS', 'image-test:127.0.0.1'), 1, 'the bucket lives in Redis');
+        assert.equal(await command(redis, 'EXISTS', 'image-test:{127.0.0.1}'), 1, 'the bucket lives in Redis');
       } finally {
         assert.equal((await server.stop()).code, 0);
       }
