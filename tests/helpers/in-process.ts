@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFromProject } from '../../lib/http/assets.ts';
 import { startService } from '../../lib/server/main.ts';
-import { ROOT, serverEnv, type ExitStatus, type RunningServer, type StartOptions } from './server.ts';
+import { OutputWatch, ROOT, serverEnv, type ExitStatus, type RunningServer, type StartOptions } from './server.ts';
 
 export type InProcessOptions = Omit<StartOptions, 'command' | 'user' | 'steppedClock' | 'startTimeoutMs'>;
 
@@ -22,16 +22,14 @@ export async function startInProcess(options: InProcessOptions = {}): Promise<Ru
   let scratch: string | null = null;
   const scratchDir = (): string => (scratch ??= mkdtempSync(join(tmpdir(), 'cg-inprocess-')));
   const env = serverEnv(options, scratchDir);
-  let out = '';
-  const waiters = new Set<() => void>();
+  const watch = new OutputWatch();
   const service = await startService({
     env,
     cwd: options.cwd ?? ROOT,
     readAsset: readFromProject(ROOT),
     keysCommand: 'credential-generator keys',
     sink: (text) => {
-      out += text;
-      for (const wake of waiters) wake();
+      watch.append(text);
     },
   });
   service.logger.flush();
@@ -48,24 +46,8 @@ export async function startInProcess(options: InProcessOptions = {}): Promise<Ru
       exit(status);
       return status;
     }));
-  const waitForOutput = (pattern: RegExp, timeoutMs = 30_000, from = 0): Promise<string> =>
-    new Promise((resolve, reject) => {
-      const check = (): void => {
-        if (!pattern.test(out.slice(from))) return;
-        cleanup();
-        resolve(out);
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${pattern}; output:\n${out}`));
-      }, timeoutMs);
-      const cleanup = (): void => {
-        clearTimeout(timer);
-        waiters.delete(check);
-      };
-      waiters.add(check);
-      check();
-    });
+  const waitForOutput = (pattern: RegExp, timeoutMs?: number, from?: number): Promise<string> =>
+    watch.waitFor(pattern, timeoutMs, from);
   return {
     url: service.url,
     port: service.address.port,
@@ -73,7 +55,7 @@ export async function startInProcess(options: InProcessOptions = {}): Promise<Ru
     pid: process.pid,
     output: () => {
       service.logger.flush();
-      return out;
+      return watch.text;
     },
     waitForOutput,
     setClock: () => Promise.reject(new Error('a stepped clock needs the spawned server (startServer)')),

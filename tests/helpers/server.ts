@@ -133,6 +133,48 @@ export interface LaunchedServer {
   exited: Promise<ExitStatus>;
 }
 
+/**
+ * A server's output as it arrives, and waits for a pattern in it: resolved with the whole
+ * output once the pattern matches the part from `from` on, rejected when the server has ended
+ * first or after `timeoutMs` (failure-only bounds).
+ */
+export class OutputWatch {
+  text = '';
+  private ended = false;
+  private readonly waiters = new Set<() => void>();
+
+  append(chunk: string): void {
+    this.text += chunk;
+    for (const wake of this.waiters) wake();
+  }
+
+  /** The server is gone: waits that have not matched fail now. */
+  end(): void {
+    this.ended = true;
+    for (const wake of this.waiters) wake();
+  }
+
+  waitFor(pattern: RegExp, timeoutMs = OUTPUT_TIMEOUT_MS, from = 0): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const settle = (error: Error | null): void => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        if (error === null) resolve(this.text);
+        else reject(error);
+      };
+      const check = (): void => {
+        if (pattern.test(this.text.slice(from))) settle(null);
+        else if (this.ended) settle(new Error(`server exited before printing ${pattern}; output:\n${this.text}`));
+      };
+      const timer = setTimeout(() => {
+        settle(new Error(`timed out after ${timeoutMs} ms waiting for ${pattern}; output:\n${this.text}`));
+      }, timeoutMs);
+      this.waiters.add(check);
+      check();
+    });
+  }
+}
+
 /** The server's environment for `options`: the test runner's, without any configuration
  * variable or npm_* (they describe the `npm test` run, not the server), plus what is asked.
  * `scratchDir` makes the temp dir for the default absent key file. */
@@ -187,11 +229,9 @@ export function launchServer(options: StartOptions = {}): LaunchedServer {
     ...(options.user === undefined ? {} : { uid: options.user.uid, gid: options.user.gid }),
   });
   running.add(child);
-  let out = '';
-  const waiters = new Set<() => void>();
+  const watch = new OutputWatch();
   const onChunk = (chunk: Buffer): void => {
-    out += chunk.toString('utf8');
-    for (const wake of waiters) wake();
+    watch.append(chunk.toString('utf8'));
   };
   child.stdout.on('data', onChunk);
   child.stderr.on('data', onChunk);
@@ -218,36 +258,11 @@ export function launchServer(options: StartOptions = {}): LaunchedServer {
   let hasExited = false;
   void exited.then(() => {
     hasExited = true;
-    for (const wake of waiters) wake();
+    watch.end();
   });
 
-  const waitForOutput = (pattern: RegExp, timeoutMs = OUTPUT_TIMEOUT_MS, from = 0): Promise<string> =>
-    new Promise((resolve, reject) => {
-      const check = (): boolean => {
-        if (pattern.test(out.slice(from))) {
-          cleanup();
-          resolve(out);
-          return true;
-        }
-        if (hasExited) {
-          cleanup();
-          reject(new Error(`server exited before printing ${pattern}; output:\n${out}`));
-          return true;
-        }
-        return false;
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${pattern}; output:\n${out}`));
-      }, timeoutMs);
-      const cleanup = (): void => {
-        clearTimeout(timer);
-        waiters.delete(wake);
-      };
-      const wake = (): void => void check();
-      waiters.add(wake);
-      check();
-    });
+  const waitForOutput = (pattern: RegExp, timeoutMs?: number, from?: number): Promise<string> =>
+    watch.waitFor(pattern, timeoutMs, from);
 
   let stopping: Promise<ExitStatus> | null = null;
   const stop = (): Promise<ExitStatus> => {
@@ -264,14 +279,14 @@ export function launchServer(options: StartOptions = {}): LaunchedServer {
   const setClock = async (ms: number): Promise<void> => {
     if (clockFile === null) throw new Error('setClock needs startServer({ steppedClock: true })');
     if (!(ms >= clockAt)) throw new Error(`the stepped clock cannot go from ${clockAt} to ${ms} ms`);
-    const from = out.length;
+    const from = watch.text.length;
     writeFileSync(clockFile, String(ms));
     process.kill(child.pid!, 'SIGUSR2');
     await waitForOutput(new RegExp(`\\{"msg":"stepped clock","ms":${ms}\\}\\n`), OUTPUT_TIMEOUT_MS, from);
     clockAt = ms;
   };
 
-  return { pid: child.pid!, output: () => out, waitForOutput, setClock, stop, exited };
+  return { pid: child.pid!, output: () => watch.text, waitForOutput, setClock, stop, exited };
 }
 
 /** Spawns the server and resolves once it prints its URL. Rejects (with the output) if it
