@@ -45,7 +45,7 @@ function start(api: ServiceApi): void {
     results.render(result, request.mode);
     options.rules.showRead(request.mode === 'password' ? result : null);
     floor.update(request, result);
-    curl.textContent = curlCommand(d, request, location.origin);
+    curl.textContent = curlCommand(request, location.origin);
   }
 
   form.addEventListener('submit', (event) => {

@@ -23,7 +23,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const out = `${root}dist/browser`;
 
 /** Copied verbatim; the server serves them at /<name>. */
-const STATIC_FILES = ['index.html', 'styles.css', 'favicon.svg'];
+const STATIC_FILES = ['index.html', 'styles.css'];
 
 /** @returns {import('@rollup/wasm-node').Plugin} */
 function copyStatic() {

@@ -8,6 +8,7 @@
  *   node --import tsx spec/build.ts --check  exit 1 if any committed file is stale
  * @module
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -172,21 +173,85 @@ function buildOptionsModule(): string {
   return out;
 }
 
-/** The EFF list as shipped, all 7,776 words in file order; sampling rules live in lib/core. */
+/**
+ * Where each list of the request schema's `wordList` enum lives under wordlist/, and the
+ * pattern of one line of its file (the word is group 1). The EFF file is `DDDDD<TAB>word`; a
+ * BIP-39 file is one word per line, no spaces.
+ */
+const WORDLIST_SOURCES: Readonly<Record<string, { readonly file: string; readonly line: RegExp }>> = {
+  'eff-large': { file: 'wordlist/eff_large_wordlist.txt', line: /^[1-6]{5}\t([a-z-]+)$/ },
+  ...Object.fromEntries(
+    [
+      'english',
+      'japanese',
+      'korean',
+      'spanish',
+      'chinese-simplified',
+      'chinese-traditional',
+      'french',
+      'italian',
+      'czech',
+      'portuguese',
+    ].map((language) => [
+      `bip39-${language}`,
+      { file: `wordlist/bip39/${language.replace('-', '_')}.txt`, line: /^(\S+)$/u },
+    ]),
+  ),
+};
+
+/** The SHA-256 of every BIP-39 file as its SHA256SUMS (shipped with the lists) states it. */
+function bip39Sums(): Map<string, string> {
+  const sums = new Map<string, string>();
+  for (const line of readFileSync(join(ROOT, 'wordlist/bip39/SHA256SUMS'), 'utf8').trimEnd().split('\n')) {
+    const m = /^([0-9a-f]{64}) {2}([a-z_]+\.txt)$/.exec(line);
+    if (!m) throw new Error(`unexpected SHA256SUMS line: ${JSON.stringify(line)}`);
+    sums.set(`wordlist/bip39/${m[2]}`, m[1]);
+  }
+  return sums;
+}
+
+/**
+ * Every list of `options.wordList`, as shipped: its file, the file's SHA-256, and all its words
+ * in file order, composed to NFC (the BIP-39 files are NFKD; the EFF file is ASCII, which NFC
+ * leaves alone). Which words are sampled is decided in lib/core/wordlists.ts. The build stops
+ * when the schema's enum and the files disagree, or a BIP-39 file is not the one SHA256SUMS pins.
+ */
 function buildWordlistModule(): string {
-  const text = readFileSync(join(ROOT, 'wordlist/eff_large_wordlist.txt'), 'utf8');
-  const words = text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => {
-      const m = /^[1-6]{5}\t([a-z-]+)$/.exec(line);
-      if (!m) throw new Error(`unexpected wordlist line: ${JSON.stringify(line)}`);
-      return m[1];
-    });
+  const schema = readJson('spec/generate-request.schema.json') as {
+    $defs: { PassphraseOptions: { properties: { wordList: { enum: string[] } } } };
+  };
+  const ids = schema.$defs.PassphraseOptions.properties.wordList.enum;
+  if (ids.join() !== Object.keys(WORDLIST_SOURCES).join())
+    throw new Error(`the wordList enum (${ids.join()}) and the word list files disagree`);
+  const sums = bip39Sums();
+  const entries = ids.map((id) => {
+    const { file, line } = WORDLIST_SOURCES[id];
+    const bytes = readFileSync(join(ROOT, file));
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    if (sums.has(file) && sums.get(file) !== sha256) throw new Error(`${file} is not the file SHA256SUMS pins`);
+    const words = bytes
+      .toString('utf8')
+      .trimEnd()
+      .split('\n')
+      .map((text) => {
+        const m = line.exec(text);
+        if (!m) throw new Error(`unexpected line in ${file}: ${JSON.stringify(text)}`);
+        return m[1].normalize('NFC');
+      });
+    return (
+      `  ${JSON.stringify(id)}: Object.freeze({\n    file: ${JSON.stringify(file)},\n    sha256: ${JSON.stringify(sha256)},\n` +
+      `    words: Object.freeze(${JSON.stringify(words.join(' '))}.split(' ')),\n  }),\n`
+    );
+  });
   return (
-    HEADER('wordlist/eff_large_wordlist.txt') +
-    '// EFF large wordlist (2016), CC BY 3.0 US, Electronic Frontier Foundation. See wordlist/README.md.\n' +
-    `export const EFF_LARGE_WORDLIST: readonly string[] = Object.freeze(\n  ${JSON.stringify(words.join(' '))}.split(' '),\n);\n`
+    HEADER('wordlist/') +
+    "// Each list of options.wordList: its file under wordlist/, that file's SHA-256, and its words in\n" +
+    '// file order, composed to Unicode NFC (the BIP-39 files are stored NFKD). wordlist/README.md\n' +
+    '// gives each source and licence: the EFF large wordlist (CC BY 3.0 US, Electronic Frontier\n' +
+    '// Foundation) and the BIP-39 lists (MIT, bitcoin/bips).\n' +
+    'export interface VendoredWordList {\n  readonly file: string;\n  readonly sha256: string;\n  readonly words: readonly string[];\n}\n\n' +
+    `export type VendoredWordListId = ${ids.map((id) => JSON.stringify(id)).join(' | ')};\n\n` +
+    `export const VENDORED_WORDLISTS: Readonly<Record<VendoredWordListId, VendoredWordList>> = Object.freeze({\n${entries.join('')}});\n`
   );
 }
 

@@ -27,6 +27,7 @@ import {
   SEPARATORS,
   STRENGTH_LEVELS,
   WORDLIST,
+  WORD_LISTS,
   describe,
   generate,
   passphraseBits,
@@ -111,7 +112,7 @@ interface RequestSchemaFile {
     PasswordOptions: {
       properties: Record<string, { default?: unknown }> & { length: Bounds; passwordRules: { maxLength: number } };
     };
-    PassphraseOptions: { properties: { wordCount: Bounds } };
+    PassphraseOptions: { properties: { wordCount: Bounds; maxLength: Bounds } };
   };
 }
 const REQUEST_SCHEMA = readSchema(SCHEMA_FILES.GenerateRequest) as unknown as RequestSchemaFile;
@@ -121,6 +122,10 @@ const RULES_MAX_LENGTH = REQUEST_SCHEMA.$defs.PasswordOptions.properties.passwor
 const PASSWORD_OPTIONS = REQUEST_SCHEMA.$defs.PasswordOptions.properties;
 const LENGTH = PASSWORD_OPTIONS.length;
 const WORD_COUNT = REQUEST_SCHEMA.$defs.PassphraseOptions.properties.wordCount;
+const PASSPHRASE_LENGTH = REQUEST_SCHEMA.$defs.PassphraseOptions.properties.maxLength;
+const LISTS = Object.values(WORD_LISTS);
+/** The sizes of the lists, each once: 7,772 (the EFF list) and 2,048 (every BIP-39 list). */
+const LIST_SIZES = [...new Set(LISTS.map((l) => l.words.length))];
 
 /** `minimum to maximum`, as the limits are written. */
 const span = (b: Bounds): string => `${b.minimum} to ${b.maximum}`;
@@ -160,6 +165,11 @@ const DEFAULT_PASSWORD_BITS = fixed2(
 // are the generator's own for the example's options. Every example validates against its
 // schema (redocly's no-invalid-media-type-examples and the tests check that).
 
+/** The bits the generator gives for `input`. */
+function acceptedBodyBits(input: object): number {
+  return (acceptedBody(input).entropy as { bits: number }).bits;
+}
+
 /** The 200 body the generator gives for `input` (its values are never shown). */
 function acceptedBody(input: object): { mode: string; count: number; entropy: Json; metadata: Json } {
   const outcome = generate(input);
@@ -185,6 +195,8 @@ const PASSPHRASE_EXAMPLE = {
 const SITE_RULES = 'minlength: 12; maxlength: 20; required: lower; required: upper; required: digit; allowed: [-_!]';
 const RULES_EXAMPLE = { mode: 'password', options: { passwordRules: SITE_RULES } };
 const DIGITS_EXAMPLE = { mode: 'passphrase', options: { wordCount: 5, separator: 'digit' } };
+/** A Japanese passphrase for a field of at most 16 characters. */
+const LIST_EXAMPLE = { mode: 'passphrase', options: { wordList: 'bip39-japanese', separator: 'space', maxLength: 16 } };
 /** A floor the default passphrase (4 words) does not meet: its refusal is the minBits example. */
 const MIN_BITS_EXAMPLE = { mode: 'passphrase', minBits: 64 };
 const passwordCredential = exampleCredential({ mode: 'password' }, 'EXAMPLExonly7NOTxREAL2pw');
@@ -197,6 +209,7 @@ const RULES_VECTOR_BITS = (
   }).entropy as { bits: number }
 ).bits.toFixed(2);
 const digitsCredential = exampleCredential(DIGITS_EXAMPLE, 'crane4oyster0plaza7sprint2ledger');
+const listCredential = exampleCredential(LIST_EXAMPLE, 'あさひ\u3000あおぞら\u3000あずき\u3000あそぶ');
 const passphraseCredential = exampleCredential(PASSPHRASE_EXAMPLE, 'Crane-Oyster-Plaza-Sprint-07');
 const batchValues = ['Crane-Oyster-Plaza-Sprint-07', 'Maple-Tunnel-Frost-Ledger-42', 'Pebble-Violin-Ember-Quota-13'];
 const batchCredential = (value: string) => ({ ...passphraseCredential, value });
@@ -326,6 +339,14 @@ function responseComponents(): Json {
         rulesSyntax: errorExample(
           'A site rule the parser refuses (the token and its position)',
           rejectionOf({ mode: 'password', options: { passwordRules: 'minlength: 12; required: lowercase' } }),
+        ),
+        noPassphraseFits: errorExample(
+          'No passphrase of the options is short enough (the bound, and the lengths the options make)',
+          rejectionOf({ mode: 'passphrase', options: { maxLength: 12 } }),
+        ),
+        capitalizeWithoutCase: errorExample(
+          'capitalize with a list whose words have no letter case',
+          rejectionOf({ mode: 'passphrase', options: { wordList: 'bip39-korean', capitalize: true } }),
         ),
         rulesCombined: errorExample(
           'passwordRules beside an option it replaces',
@@ -462,19 +483,39 @@ function describeSchema(): Json {
               type: 'object',
               additionalProperties: { type: 'string', maxLength: 64 },
             },
-            wordlist: object({
-              name: { type: 'string', maxLength: 64 },
-              size: { type: 'integer', const: WORDS },
-              sourceSize: { type: 'integer', const: WORDS + DROPPED_WORDS.length },
-              excludedWords: {
-                type: 'array',
-                maxItems: DROPPED_WORDS.length,
-                items: { type: 'string', maxLength: 16 },
-              },
-              bitsPerWord: { type: 'number', minimum: 0 },
-              credit: text,
-              license: { type: 'string', maxLength: 64 },
-            }),
+            wordLists: {
+              description:
+                'Every list of options.wordList, by its id: where it comes from, its size and SHA-256, and what it allows.',
+              type: 'object',
+              required: LISTS.map((l) => l.id),
+              propertyNames: { enum: LISTS.map((l) => l.id) },
+              additionalProperties: object({
+                name: { type: 'string', maxLength: 64 },
+                language: { type: 'string', maxLength: 64 },
+                size: { type: 'integer', enum: LIST_SIZES },
+                sourceSize: { type: 'integer', enum: [...new Set(LISTS.map((l) => l.sourceSize))] },
+                excludedWords: {
+                  description: 'Words of the file left out: they hold a character a separator can put in a gap.',
+                  type: 'array',
+                  maxItems: Math.max(...LISTS.map((l) => l.excludedWords.length)),
+                  items: { type: 'string', maxLength: 16 },
+                },
+                bitsPerWord: { type: 'number', minimum: 0 },
+                sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+                letterCase: {
+                  description: 'false: the words have no letter case, and capitalize is a 400.',
+                  type: 'boolean',
+                },
+                space: {
+                  description: 'The character separator space puts in each gap (U+3000 for Japanese).',
+                  type: 'string',
+                  maxLength: 1,
+                },
+                license: { type: 'string', maxLength: 64 },
+                source: text,
+              }),
+            },
+            lengths: text,
           }),
         },
         { additionalProperties: false },
@@ -563,6 +604,11 @@ const NUMBER_BITS_SHOWN = NUMBER_BITS.toFixed(3);
 const NUMBER_TERM = `+ log2(${NUMBER_SUFFIXES}) = ${NUMBER_BITS_SHOWN}`;
 /** `without its 4 hyphenated words`: the words left out of the EFF list, and why. */
 const DROPPED = `without its ${DROPPED_WORDS.length} hyphenated words`;
+/** The ten BIP-39 lists' ids, and their words' bits. */
+const BIP39 = LISTS.filter((l) => l.id !== 'eff-large');
+const BIP39_BITS = Math.log2(BIP39[0].words.length);
+/** The passphrase that the length example asks for, and its figure. */
+const LENGTH_EXAMPLE = { mode: 'passphrase', options: { wordList: 'bip39-english', wordCount: 6, maxLength: 30 } };
 
 function infoDescription(): string {
   return [
@@ -578,6 +624,7 @@ function infoDescription(): string {
     `| passwordRules | at most ${RULES_MAX_LENGTH} characters; a given length must also lie inside the rule's minlength and maxlength |`,
     `| minBits (entropy floor) | ${span(MIN_BITS)} bits; the service's own floor (\`MIN_ENTROPY_BITS\`, \`limits.minEntropyBits\` of \`GET /generate\`) applies as well |`,
     `| passphrase wordCount | ${span(WORD_COUNT)} |`,
+    `| passphrase minLength, maxLength | ${span(PASSPHRASE_LENGTH)} characters, minLength not above maxLength |`,
     `| request body | ${BODY_LIMIT_BYTES} bytes (${BODY_LIMIT_KB}); larger gives 413 |`,
     '',
     'Every `POST /generate` attempt uses one slot whatever its outcome, except one answered 429. Each client IP has three buckets of the same size: one for requests with a valid key, one for requests without a key (or to a server with none configured), and one for requests whose key fails; while the last is empty no key from that address is checked (429). So requests without a valid key never use up the slots of a keyed client at the same address. GET requests use none but carry the numbers of the keyed bucket. Every response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` and the IETF draft fields `RateLimit-Policy` and `RateLimit`, those of the bucket that decided the reply; 429 adds `Retry-After`.',
@@ -594,7 +641,8 @@ function infoDescription(): string {
       .map(([name, set]) => `${name}: ${set.length} characters, + ${Math.log2(set.length).toFixed(3)} bits per gap`)
       .join(
         '; ',
-      )}); the gaps are the wordCount - 1 between words and, with \`addNumber\`, the one before the number. ${WORD_COUNT.default} words with digits: ${fixed2(passphraseBits(WORDS, WORD_COUNT.default, false, RANDOM_SEPARATORS.digit.length))} bits.`,
+      )}); the gaps are the wordCount - 1 between words and, with \`addNumber\`, the one before the number. ${WORD_COUNT.default} words with digits: ${fixed2(passphraseBits(WORDS, WORD_COUNT.default, false, RANDOM_SEPARATORS.digit.length))} bits. \`options.wordList\` picks one of the ${BIP39.length} BIP-39 lists instead (${BIP39[0].words.length.toLocaleString('en')} words, ${BIP39_BITS} bits each: ${BIP39.map((l) => `\`${l.id}\``).join(', ')}), each pinned by the SHA-256 \`metadata.wordlistSha256\` gives; output is Unicode NFC.`,
+    `- Passphrase within a length (\`options.minLength\`, \`options.maxLength\`, in code points, separators and number included): uniform over exactly the passphrases that fit, and the words term is log2 of the exact number of word sequences whose letters fit (counted by word length, in BigInt). ${LENGTH_EXAMPLE.options.wordCount} words of \`${LENGTH_EXAMPLE.options.wordList}\` in at most ${LENGTH_EXAMPLE.options.maxLength} characters: ${fixed2(acceptedBodyBits(LENGTH_EXAMPLE))} bits (${fixed2(passphraseBits(BIP39[0].words.length, LENGTH_EXAMPLE.options.wordCount, false))} without the bound). No passphrase of the options within the bounds is a 400 naming the bound, with the lengths the options make.`,
     `- Entropy floor: a request whose exact (unrounded) bits are below the higher of its \`minBits\` and the service's floor is a 400 naming \`minBits\` with both figures, before anything is drawn.`,
     '',
     labelTable(),
@@ -617,8 +665,8 @@ function generateDescription(): string {
     '',
     `- password: characters drawn uniformly from the pool of enabled classes (${CHARACTER_CLASSES.map((c) => `${classShown(c)} ${c.chars.length}`).join(', ')}), minus \`${AMBIGUOUS_CHARACTERS}\` with \`avoidAmbiguous\` and minus \`excludedCharacters\`; every enabled class appears at least once.`,
     `- password with \`passwordRules\`: uniform over exactly the strings a site's \`passwordrules\` allow (\`modes.password.passwordRules\` gives the syntax, limits and the options it replaces).`,
-    `- passphrase: words drawn uniformly from the EFF large wordlist ${DROPPED} (${WORDS.toLocaleString('en')} words); the separator is fixed (\`separators\`) or drawn per gap (\`randomSeparators\`).`,
-    `- entropy: password bits = log2 |V| (exact count of valid strings, see the top of this document; close to length x log2(pool)); passphrase bits = ${WORDS_FORMULA}, + ${NUMBER_BITS_SHOWN} with addNumber.`,
+    `- passphrase: words drawn uniformly from the EFF large wordlist ${DROPPED} (${WORDS.toLocaleString('en')} words) or one of the BIP-39 lists (\`wordLists\`: sizes ${LIST_SIZES.map((n) => n.toLocaleString('en')).join(' and ')}, SHA-256, licence, letter case); the separator is fixed (\`separators\`) or drawn per gap (\`randomSeparators\`); \`minLength\` and \`maxLength\` bound the length (\`lengths\`).`,
+    `- entropy: password bits = log2 |V| (exact count of valid strings, see the top of this document; close to length x log2(pool)); passphrase bits = ${WORDS_FORMULA} (log2 of the list's size per word), + ${NUMBER_BITS_SHOWN} with addNumber.`,
     "- `limits.minEntropyBits`: the service's entropy floor (`MIN_ENTROPY_BITS`); requests below it, or below their own `minBits`, are a 400 naming `minBits`.",
     '- Nothing generated is stored or logged.',
     `- Limits: count ${span(COUNT)}, password length ${span(LENGTH)}, wordCount ${span(WORD_COUNT)}, body ${BODY_LIMIT_BYTES} bytes, ${DEFAULT_RATE_LIMIT_PER_MINUTE} requests per minute per client by default (\`limits.rateLimit\` gives the live figure).`,
@@ -758,6 +806,10 @@ export function buildOpenApi(): Json {
                     summary: 'A passphrase with a random digit in each gap between words',
                     value: DIGITS_EXAMPLE,
                   },
+                  wordListAndLength: {
+                    summary: 'A Japanese passphrase (BIP-39 list) of at most 16 characters',
+                    value: LIST_EXAMPLE,
+                  },
                   minBits: {
                     summary: `A request that refuses anything under ${MIN_BITS_EXAMPLE.minBits} bits (here a 400: 4 words give less)`,
                     value: MIN_BITS_EXAMPLE,
@@ -790,6 +842,11 @@ export function buildOpenApi(): Json {
                   digitSeparators: {
                     summary: 'A passphrase with drawn digit separators (fake value)',
                     value: responseOf('passphrase', [digitsCredential]),
+                  },
+                  wordListAndLength: {
+                    summary:
+                      'A Japanese passphrase of at most 16 characters, with the list and its SHA-256 (fake value)',
+                    value: responseOf('passphrase', [listCredential]),
                   },
                 },
               },
@@ -890,7 +947,7 @@ export function buildOpenApi(): Json {
           operationId: 'getHomePage',
           summary: 'Home page',
           description:
-            'The browser page: generates in the page itself with `window.ServiceAPI` (no key, no network request), links the Postman files and credits the EFF wordlist. Strict Content-Security-Policy. Its scripts, styles and images are served at their own root paths with the same headers and are not listed here. 404 when the browser bundle (`dist/browser/`) has not been built.',
+            'The browser page: generates in the page itself with `window.ServiceAPI` (no key, no network request), links the Postman files and credits the word lists (EFF large wordlist, BIP-39). Strict Content-Security-Policy. Its scripts, styles and images are served at their own root paths with the same headers and are not listed here. 404 when the browser bundle (`dist/browser/`) has not been built.',
           security: [],
           responses: {
             '200': ok(

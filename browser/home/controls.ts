@@ -1,9 +1,14 @@
 /**
  * One form control per option of `describe()`, by the option's schema type: a number box with
- * a slider for integers, a checkbox for booleans, radio buttons for enums, a text box for
+ * a slider for integers (a box alone, empty until typed in, for an integer without a default),
+ * a checkbox for booleans, radio buttons for enums (a list box for a long enum), a text box for
  * strings. Each carries the schema's bounds as attributes and text, and an empty error slot
  * with the id the error display looks up (see errorId). Choices can be turned off for a
  * reason (the site rules, the entropy floor), each reason on its own (see setOff).
+ *
+ * Each control knows whether the user has changed it since the page loaded: the page sends an
+ * option only then (request.ts), so a fresh page sends what a bare request would, the rules'
+ * own default length included, and the curl line shows exactly what was sent.
  * @module
  */
 import type { FieldSpec, Mode } from './description.ts';
@@ -28,8 +33,11 @@ export type FloorHooks =
 export interface Control {
   /** The option's name in the request (`length`). */
   name: string;
-  /** Reads the value to send. Never "fixes" it: a bad value goes to generate() as typed. */
+  /** Reads the value to send. Never "fixes" it: a bad value goes to generate() as typed.
+   * undefined: nothing to send (an optional box left empty). */
   read(): unknown;
+  /** Whether the user has changed it since the page loaded (an input event on it). */
+  changed(): boolean;
   /** The elements that get aria-invalid when the API names this option. */
   inputs: HTMLElement[];
   /** Absent for free text, which the floor cannot turn off value by value. */
@@ -49,7 +57,7 @@ export const OFF_NOTE: Readonly<Record<OffReason, string>> = {
  * Turns an input off (disabled) or back on for one reason, keeping the other's: it is off
  * while any reason holds. An input that is off is described by the note that says why.
  */
-export function setOff(input: HTMLInputElement, reason: OffReason, off: boolean): void {
+export function setOff(input: HTMLInputElement | HTMLOptionElement, reason: OffReason, off: boolean): void {
   input.toggleAttribute(`data-off-${reason}`, off);
   input.disabled = input.hasAttribute('data-off-rules') || input.hasAttribute('data-off-floor');
   const described = (input.getAttribute('aria-describedby') ?? '')
@@ -64,6 +72,15 @@ export interface BuiltControl {
   control: Control;
 }
 
+/** Whether the user has changed anything inside `el` (input events bubble up to it). */
+export function changeTracker(el: HTMLElement): () => boolean {
+  let changed = false;
+  el.addEventListener('input', () => {
+    changed = true;
+  });
+  return () => changed;
+}
+
 /**
  * A number input is read as typed: `12` -> 12, `12.5` -> 12.5, an empty or unparsable box
  * -> the raw string. generate() then answers with the API's own message ("must be an integer
@@ -75,7 +92,42 @@ export function readNumber(input: HTMLInputElement): unknown {
   return raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
 }
 
+/**
+ * An integer without a default (a bound such as maxLength): a number box that starts empty and
+ * sends nothing while it is empty. No slider: a slider always holds a value.
+ */
+function optionalIntegerControl(mode: Mode, name: string, spec: FieldSpec): BuiltControl {
+  const id = `opt-${mode}-${name}`;
+  const text = optionText(name, spec);
+  const err = errorId(mode, `options.${name}`);
+  const bounds = `${id}-bounds`;
+  const number = h('input', {
+    id,
+    name,
+    type: 'number',
+    inputmode: 'numeric',
+    step: 1,
+    min: spec.minimum,
+    max: spec.maximum,
+    'aria-describedby': `${bounds} ${err}`,
+  });
+  const el = h(
+    'div',
+    { class: 'field optional-field' },
+    h('div', { class: 'field-head' }, h('label', { for: id }, text.label), number),
+    h(
+      'p',
+      { class: 'hint bounds', id: bounds },
+      `${spec.minimum} to ${spec.maximum}${text.hint ? ` ${text.hint}` : ''}; empty: none`,
+    ),
+    h('p', { class: 'field-error', id: err, hidden: true }),
+  );
+  const read = (): unknown => (number.value.trim() === '' ? undefined : readNumber(number));
+  return { el, control: { name, read, changed: changeTracker(el), inputs: [number] } };
+}
+
 export function integerControl(mode: Mode, name: string, spec: FieldSpec): BuiltControl {
+  if (spec.default === undefined) return optionalIntegerControl(mode, name, spec);
   const id = `opt-${mode}-${name}`;
   const text = optionText(name, spec);
   const err = errorId(mode, `options.${name}`);
@@ -118,7 +170,7 @@ export function integerControl(mode: Mode, name: string, spec: FieldSpec): Built
     h(
       'p',
       { class: 'hint bounds', id: bounds },
-      `${spec.minimum} to ${spec.maximum}${text.hint ? ` ${text.hint}` : ''}, default ${String(spec.default)}`,
+      `${spec.minimum} to ${spec.maximum}${text.hint ? ` ${text.hint}` : ''}, default ${fieldText(spec.default)}`,
       floorBound,
     ),
     h('p', { class: 'field-error', id: err, hidden: true }),
@@ -135,7 +187,10 @@ export function integerControl(mode: Mode, name: string, spec: FieldSpec): Built
         lowestAccepted !== null && lowestAccepted > lowest ? `; at least ${min} for the minimum entropy` : '';
     },
   };
-  return { el, control: { name, read: () => readNumber(number), inputs: [number, range], floor } };
+  return {
+    el,
+    control: { name, read: () => readNumber(number), changed: changeTracker(el), inputs: [number, range], floor },
+  };
 }
 
 export function checkboxControl(mode: Mode, name: string, spec: FieldSpec, detail?: string): BuiltControl {
@@ -169,7 +224,7 @@ export function checkboxControl(mode: Mode, name: string, spec: FieldSpec, detai
       setOff(box, 'floor', below.has(!box.checked));
     },
   };
-  return { el, control: { name, read: () => box.checked, inputs: [box], floor } };
+  return { el, control: { name, read: () => box.checked, changed: changeTracker(el), inputs: [box], floor } };
 }
 
 /** Radio buttons, one per enum value; `show` gives each its label and glyph. */
@@ -211,7 +266,48 @@ export function enumControl(
       for (const radio of radios) setOff(radio, 'floor', below.has(radio.value));
     },
   };
-  return { el, control: { name, read: () => radios.find((r) => r.checked)?.value, inputs: radios, floor } };
+  return {
+    el,
+    control: {
+      name,
+      read: () => radios.find((r) => r.checked)?.value,
+      changed: changeTracker(el),
+      inputs: radios,
+      floor,
+    },
+  };
+}
+
+/** A list box, one option per enum value (for enums too long for a row of buttons). */
+export function selectControl(
+  mode: Mode,
+  name: string,
+  spec: FieldSpec,
+  show: (value: string) => string,
+): BuiltControl {
+  const id = `opt-${mode}-${name}`;
+  const text = optionText(name, spec);
+  const err = errorId(mode, `options.${name}`);
+  const options = (spec.enum ?? []).map((value) =>
+    h('option', { id: `${id}-${value}`, value, selected: value === spec.default }, show(value)),
+  );
+  const select = h('select', { id, name, 'aria-describedby': err }, ...options);
+  const el = h(
+    'div',
+    { class: 'field select-field' },
+    h('label', { for: id }, text.label),
+    select,
+    ...(text.hint ? [h('p', { class: 'hint' }, text.hint)] : []),
+    h('p', { class: 'field-error', id: err, hidden: true }),
+  );
+  const floor: FloorHooks = {
+    kind: 'choices',
+    others: () => options.filter((o) => !o.selected).map((o) => o.value),
+    mark(below) {
+      for (const option of options) setOff(option, 'floor', below.has(option.value));
+    },
+  };
+  return { el, control: { name, read: () => select.value, changed: changeTracker(el), inputs: [select], floor } };
 }
 
 export function textControl(mode: Mode, name: string, spec: FieldSpec): BuiltControl {
@@ -238,5 +334,5 @@ export function textControl(mode: Mode, name: string, spec: FieldSpec): BuiltCon
     h('p', { class: 'hint', id: `${id}-hint` }, `${text.hint ?? ''} At most ${spec.maxLength} characters.`.trim()),
     h('p', { class: 'field-error', id: err, hidden: true }),
   );
-  return { el, control: { name, read: () => input.value, inputs: [input] } };
+  return { el, control: { name, read: () => input.value, changed: changeTracker(el), inputs: [input] } };
 }

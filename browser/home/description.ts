@@ -35,6 +35,15 @@ export interface RulesSpec {
   lengths: { minimum: number; maximum: number; default: number };
 }
 
+export interface WordListSpec {
+  name: string;
+  language: string;
+  size: number;
+  bitsPerWord: number;
+  letterCase: boolean;
+  space: string;
+}
+
 export interface Description {
   request: { mode: FieldSpec; count: FieldSpec };
   modes: {
@@ -49,7 +58,8 @@ export interface Description {
       separators: Record<string, string>;
       /** Separators drawn per gap: name -> the characters each gap is drawn from. */
       randomSeparators: Record<string, string>;
-      wordlist: { name: string; size: number; bitsPerWord: number };
+      /** Every list of options.wordList, by id. */
+      wordLists: Record<string, WordListSpec>;
     };
   };
   entropy: { labels: LabelRow[] };
@@ -77,6 +87,9 @@ export interface Metadata {
   wordCount?: number;
   wordlistSize?: number;
   wordlist?: string;
+  wordlistId?: string;
+  minLength?: number;
+  maxLength?: number;
   separator?: string;
   addNumber?: boolean;
 }
@@ -96,9 +109,10 @@ export interface Generated {
   results: Credential[];
 }
 
-/** What the form sends to `ServiceAPI.generate()`: values as typed, never corrected. */
+/** What the form sends to `ServiceAPI.generate()`: what the user changed, as typed, never
+ * corrected (request.ts). */
 export interface FormRequest {
   mode: Mode;
-  count: unknown;
-  options: Record<string, unknown>;
+  count?: unknown;
+  options?: Record<string, unknown>;
 }

@@ -48,8 +48,12 @@ function markControl(control: Control, options: Options, verdict: (o: Options) =
     floor.mark(new Set(floor.others().filter((value) => verdict(withValue(value)) === 'floor')));
     return;
   }
-  const current = options[control.name];
-  if (typeof current !== 'number') {
+  const current = control.read();
+  // The request leaves out what the user has not changed: the value shown is then the API's
+  // default, except a length under site rules, where the request has none (request.ts). A
+  // value the API refuses on its own has no floor to show.
+  const sent = Object.hasOwn(options, control.name);
+  if (typeof current !== 'number' || (!sent && verdict(withValue(current)) !== 'ok')) {
     floor.mark(null);
     return;
   }
@@ -79,10 +83,12 @@ export function createFloorGuard(api: ServiceApi, d: Description, form: OptionFo
         const r = api.generate({ mode, options });
         return r.ok ? 'ok' : r.error.field === 'minBits' ? 'floor' : 'other';
       };
+      const options = request.options ?? {};
+      const leftOut = form.leftOut(mode);
       for (const [panelMode, panel] of form.panels) {
         for (const control of panel.controls) {
-          const sent = panelMode === mode && Object.hasOwn(request.options, control.name);
-          if (result.ok && sent) markControl(control, request.options, verdict);
+          const shown = panelMode === mode && !leftOut.has(control.name) && control.read() !== undefined;
+          if (result.ok && shown) markControl(control, options, verdict);
           else clear(control);
         }
       }

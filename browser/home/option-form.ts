@@ -6,12 +6,14 @@
  * sent, as the API refuses them beside passwordRules (describe(): exclusiveWith).
  * @module
  */
-import type { Description, Mode } from './description.ts';
+import type { Description, Mode, WordListSpec } from './description.ts';
 import { byId, errorId, h } from './dom.ts';
 import {
+  changeTracker,
   checkboxControl,
   enumControl,
   integerControl,
+  selectControl,
   setOff,
   textControl,
   type BuiltControl,
@@ -29,6 +31,8 @@ export interface OptionForm {
   modeRadios: HTMLInputElement[];
   panels: Map<Mode, ModePanel>;
   count: HTMLInputElement;
+  /** Whether the user has changed the count since the page loaded. */
+  countChanged(): boolean;
   rules: RulesField;
   currentMode(): Mode;
   /** Shows the current mode's panel and hides (and disables) the others. */
@@ -101,16 +105,24 @@ function buildPasswordPanel(d: Description): PasswordPanel {
   return { fieldset, controls, rules };
 }
 
+/** An enum this long gets a list box rather than a row of buttons. */
+const LIST_BOX_FROM = 8;
+
 function buildPassphrasePanel(d: Description): ModePanel {
-  const { options, separators, randomSeparators, wordlist } = d.modes.passphrase;
+  const { options, separators, randomSeparators, wordLists } = d.modes.passphrase;
   const controls: Control[] = [];
+  const lists: HTMLElement[] = [];
   const parts: HTMLElement[] = [];
+  const bounds: HTMLElement[] = [];
   const checks: HTMLElement[] = [];
   for (const [name, spec] of Object.entries(options)) {
     let built: BuiltControl;
     if (spec.type === 'integer') {
       built = integerControl('passphrase', name, spec);
-      parts.push(built.el);
+      (spec.default === undefined ? bounds : parts).push(built.el);
+    } else if (spec.enum && spec.enum.length >= LIST_BOX_FROM) {
+      built = selectControl('passphrase', name, spec, (v) => listLabel(wordLists[v], v));
+      lists.push(built.el);
     } else if (spec.type === 'boolean') {
       built = checkboxControl('passphrase', name, spec);
       checks.push(built.el);
@@ -129,14 +141,21 @@ function buildPassphrasePanel(d: Description): ModePanel {
   const note = h(
     'p',
     { class: 'hint' },
-    `Words are drawn from the ${wordlist.name} (${wordlist.size.toLocaleString('en')} words, ${wordlist.bitsPerWord} bits each).`,
+    'Words are drawn uniformly from the list, each list vendored as published and pinned by its SHA-256. With a length bound, every passphrase that fits is equally likely, and the bits count exactly those.',
   );
   const fieldset = h(
     'fieldset',
     { class: 'mode-panel', id: 'options-passphrase', 'data-mode': 'passphrase' },
     h('legend', { class: 'visually-hidden' }, 'Passphrase options'),
+    ...lists,
     ...parts,
     h('div', { class: 'check-list' }, ...checks),
+    h(
+      'fieldset',
+      { class: 'field bounds-field' },
+      h('legend', {}, 'Length in characters'),
+      h('div', { class: 'bounds-row' }, ...bounds),
+    ),
     note,
   );
   return { fieldset, controls };
@@ -194,6 +213,12 @@ function rulesLeftOut(d: Description, panel: ModePanel | undefined, rules: Rules
   return active ? replaced : new Set(['passwordRules']);
 }
 
+/** `BIP-39 Japanese (2,048 words, 11 bits each)`: a list as its option reads. */
+function listLabel(list: WordListSpec | undefined, id: string): string {
+  if (list === undefined) return id;
+  return `${list.name} (${list.size.toLocaleString('en')} words, ${list.bitsPerWord} bits each)`;
+}
+
 /** The count box (in index.html) gets the schema's bounds and default. */
 function setUpCount(d: Description): HTMLInputElement {
   const count = byId<HTMLInputElement>('count');
@@ -210,6 +235,7 @@ export function buildOptionForm(d: Description): OptionForm {
   const modes = (d.request.mode.enum ?? []) as Mode[];
   const { modeRadios, panels, rules } = buildModeSwitch(d, modes);
   const count = setUpCount(d);
+  const countChanged = changeTracker(count);
   const currentMode = (): Mode => (modeRadios.find((r) => r.checked)?.value ?? modes[0]) as Mode;
   const showPanel = (): void => {
     for (const [mode, panel] of panels) {
@@ -221,5 +247,5 @@ export function buildOptionForm(d: Description): OptionForm {
   };
   const leftOut = (mode: Mode): ReadonlySet<string> =>
     mode === 'password' ? rulesLeftOut(d, panels.get(mode), rules) : new Set<string>();
-  return { modeRadios, panels, count, rules, currentMode, showPanel, leftOut };
+  return { modeRadios, panels, count, countChanged, rules, currentMode, showPanel, leftOut };
 }

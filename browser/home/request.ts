@@ -1,9 +1,13 @@
 /**
- * Reading the form into the request `ServiceAPI.generate()` takes: the current mode, the
- * count and that mode's options, each as typed (see readNumber), so a bad value reaches the
- * API and gets its message instead of being corrected here. The only options left out are the
- * ones the form itself has turned off: an empty site-rules box (no rules), or with rules, the
- * options they replace (option-form.ts).
+ * Reading the form into the request `ServiceAPI.generate()` takes: the current mode, and the
+ * count and that mode's options the user has changed since the page loaded, each as typed (see
+ * readNumber), so a bad value reaches the API and gets its message instead of being corrected
+ * here. What the user has not changed is not sent: the API's default applies, which is what the
+ * form shows, except where the API's default depends on the request: with site rules and no
+ * length, the rules' own default length (24 moved into their bounds), not 24 itself. So a
+ * fresh page with a rule of maxlength 16 gets 16 characters, and the request is exactly what
+ * the curl line shows. Also left out: what the form has turned off (an empty site-rules box,
+ * or with rules the options they replace; option-form.ts) and an optional box left empty.
  * @module
  */
 import type { FormRequest } from './description.ts';
@@ -15,7 +19,11 @@ export function readRequest(form: OptionForm): FormRequest {
   const leftOut = form.leftOut(mode);
   const options: Record<string, unknown> = {};
   for (const control of form.panels.get(mode)?.controls ?? []) {
-    if (!leftOut.has(control.name)) options[control.name] = control.read();
+    const value = control.read();
+    if (control.changed() && !leftOut.has(control.name) && value !== undefined) options[control.name] = value;
   }
-  return { mode, count: readNumber(form.count), options };
+  const request: FormRequest = { mode };
+  if (form.countChanged()) request.count = readNumber(form.count);
+  if (Object.keys(options).length > 0) request.options = options;
+  return request;
 }

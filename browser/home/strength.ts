@@ -4,7 +4,7 @@
  * use. The meter's colours per level are styles.css's palette.
  * @module
  */
-import type { Description, Entropy, Generated, LabelRow } from './description.ts';
+import type { Description, Entropy, Generated, LabelRow, WordListSpec } from './description.ts';
 import { byId, h } from './dom.ts';
 
 export interface StrengthView {
@@ -56,7 +56,13 @@ function explain(data: Generated, d: Description): string {
     const classes = (m.classes ?? []).map((c) => `${c.name} ${c.size}`).join(', ');
     return `${m.length} characters from a pool of ${m.poolSize} (${classes}), with every chosen kind at least once. Every such password is equally likely.`;
   }
-  const words = `${m.wordCount} words from ${m.wordlistSize?.toLocaleString('en')} (${d.modes.passphrase.wordlist.bitsPerWord} bits each)`;
+  const list = d.modes.passphrase.wordLists[m.wordlistId ?? ''] as WordListSpec | undefined;
+  const from = `${m.wordCount} words from the ${m.wordlistSize?.toLocaleString('en')} of the ${list?.name ?? m.wordlist}`;
+  const bounded = m.minLength !== undefined || m.maxLength !== undefined;
+  // Within a length the words are not independent: the count is of the sequences that fit.
+  const words = bounded
+    ? `${from}, counting only the passphrases of ${lengthRange(m.minLength, m.maxLength)} (all equally likely)`
+    : `${from} (${String(list?.bitsPerWord)} bits each)`;
   // describe() states no figure for the number (log2 of its 100 values), so it is written
   // here; tests/browser/home.integration.ts checks it against the API's entropy function.
   const number = m.addNumber ? ', plus a two-digit number (6.64 bits)' : '';
@@ -65,6 +71,13 @@ function explain(data: Generated, d: Description): string {
     return `${words}${number}. Separator and capitals add nothing: they are fixed by the options.`;
   const gaps = (m.wordCount ?? 0) - 1 + (m.addNumber ? 1 : 0);
   return `${words}${number}, and a separator drawn from ${String(drawn.length)} in each of the ${String(gaps)} gaps (${Math.log2(drawn.length).toFixed(2)} bits each). Capitals add nothing.`;
+}
+
+/** `at most 20 characters`, `at least 30`, `18 to 20 characters`. */
+function lengthRange(min: number | undefined, max: number | undefined): string {
+  if (min === undefined) return `at most ${String(max)} characters`;
+  if (max === undefined) return `at least ${String(min)} characters`;
+  return `${String(min)} to ${String(max)} characters`;
 }
 
 /** Marks the table row of the current level (none for undefined). */

@@ -9,7 +9,8 @@ import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES } from './charsets.ts';
 import { STRENGTH_LEVELS } from './entropy.ts';
 import { MAX_MIN_BITS } from './entropy-floor.ts';
 import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE } from './limits.ts';
-import { DROPPED_WORDS, RANDOM_SEPARATORS, SEPARATORS, WORDLIST, WORDLIST_NAME } from './passphrase.ts';
+import { RANDOM_SEPARATORS, SEPARATORS } from './passphrase.ts';
+import { WORD_LISTS } from './wordlists.ts';
 import {
   DEFAULT_RULES_LENGTH,
   EXACT_SAMPLING_THRESHOLD,
@@ -86,6 +87,27 @@ function passwordRulesDescription(): Json {
   };
 }
 
+/** Every word list of `options.wordList`, by id: its source, size, SHA-256 and what it allows. */
+function wordListsDescription(): Json {
+  const out: Json = {};
+  for (const list of Object.values(WORD_LISTS)) {
+    out[list.id] = {
+      name: list.name,
+      language: list.language,
+      size: list.words.length,
+      sourceSize: list.sourceSize,
+      excludedWords: [...list.excludedWords],
+      bitsPerWord: Math.round(Math.log2(list.words.length) * 1000) / 1000,
+      sha256: list.sha256,
+      letterCase: list.letterCase,
+      space: list.space,
+      license: list.license,
+      source: list.source,
+    };
+  }
+  return out;
+}
+
 export function describe(settings: DescribeSettings = {}): Json {
   const perMinute = settings.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
   const { properties, $defs } = requestSchema;
@@ -123,17 +145,11 @@ export function describe(settings: DescribeSettings = {}): Json {
         options: fieldsOf($defs.PassphraseOptions.properties),
         separators: { ...SEPARATORS },
         randomSeparators: { ...RANDOM_SEPARATORS },
-        wordlist: {
-          name: WORDLIST_NAME,
-          size: WORDLIST.length,
-          sourceSize: WORDLIST.length + DROPPED_WORDS.length,
-          excludedWords: [...DROPPED_WORDS],
-          bitsPerWord: Math.round(Math.log2(WORDLIST.length) * 1000) / 1000,
-          credit: 'EFF large wordlist by the Electronic Frontier Foundation, https://www.eff.org/dice',
-          license: 'CC BY 3.0 US',
-        },
+        wordLists: wordListsDescription(),
+        lengths:
+          'minLength and maxLength (optional) bound the whole passphrase in characters: code points of the NFC output, separators and number included. The passphrase is uniform over exactly the ones that fit (an exact count of the word sequences by word length, and a uniform rank among them); minLength above maxLength, or no passphrase of the options within the bounds, is a 400 naming the bound and giving the lengths the options make',
         entropy:
-          'bits = wordCount x log2(7772), + log2(100) = 6.644 with addNumber; a fixed separator and capitalize add 0; digit or symbol add log2(10) or log2(23) per gap (wordCount - 1 gaps, one more before the number with addNumber)',
+          'bits = wordCount x log2(list size) (12.924 per EFF word, 11 per BIP-39 word), + log2(100) = 6.644 with addNumber; a fixed separator and capitalize add 0; digit or symbol add log2(10) or log2(23) per gap (wordCount - 1 gaps, one more before the number with addNumber); with minLength or maxLength the words term is log2 of the exact number of word sequences that fit',
       },
     },
     entropy: {

@@ -79,9 +79,11 @@ export function passwordBits(classSizes: readonly number[], length: number): num
  * log2(separatorChoices) for every gap when each gap draws its own separator from that many
  * characters (1 for a fixed separator: it adds nothing). The gaps are the wordCount - 1
  * between words and, with the number, the one before it. Exact: a passphrase is read back
- * into its words, separators and number one way only (words are letters, a gap is one
- * character that is no letter, the number is the last two characters), so every choice of
- * them gives a different string.
+ * into its words, separators and number one way only (the number is the last two characters
+ * and its gap the one before them; every other gap character splits two words, as no word
+ * holds a gap character, lib/core/wordlists.ts; and the words of a list are distinct), so
+ * every choice of them gives a different string. Output is NFC and joining composes nothing
+ * (passphrase.ts), so this holds of the string as sent.
  */
 export function passphraseBits(
   listSize: number,

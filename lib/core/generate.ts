@@ -9,6 +9,7 @@ import { cachedPlanPassword, generatePasswords, isPlan, type PasswordMetadata, t
 import {
   cachedPlanPassphrase,
   generatePassphrases,
+  isPassphrasePlan,
   type PassphraseMetadata,
   type PassphrasePlan,
 } from './passphrase.ts';
@@ -56,7 +57,10 @@ type Plan = PasswordPlan | RulesPasswordPlan | PassphrasePlan;
 /** The request's plan (pool or rule tables, entropy, metadata); or the 400 of options nothing
  * can be made for. */
 function planOf(request: ValidRequest): Plan | ErrorBody {
-  if (request.mode === 'passphrase') return cachedPlanPassphrase(request.options);
+  if (request.mode === 'passphrase') {
+    const plan = cachedPlanPassphrase(request.options);
+    return isPassphrasePlan(plan) ? plan : { ...plan };
+  }
   if (request.rules !== null) {
     const plan = cachedPlanRules(request.rules);
     return isRulesPasswordPlan(plan) ? plan : { ...plan };

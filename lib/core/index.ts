@@ -15,6 +15,13 @@ export { validateRequest, type ErrorBody, type PasswordOptions, type PassphraseO
 export { createRandom, defaultRandom, webCryptoFill, type FillRandom, type RandomSource } from './random.ts';
 export { STRENGTH_LEVELS, strength, passwordBits, passphraseBits, countEachClassStrings } from './entropy.ts';
 export { ENTROPY_FLOOR_META, MAX_MIN_BITS, parseEntropyFloor } from './entropy-floor.ts';
-export { CHARACTER_CLASSES, AMBIGUOUS_CHARACTERS, SEPARATOR_SETS } from './charsets.ts';
+export {
+  CHARACTER_CLASSES,
+  AMBIGUOUS_CHARACTERS,
+  SEPARATOR_SETS,
+  GAP_CHARACTERS,
+  IDEOGRAPHIC_SPACE,
+} from './charsets.ts';
 export { WORDLIST, DROPPED_WORDS, SEPARATORS, RANDOM_SEPARATORS, WORDLIST_NAME } from './passphrase.ts';
+export { WORD_LISTS, type WordList, type WordListId } from './wordlists.ts';
 export { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE, MAX_RATE_LIMIT_PER_MINUTE } from './limits.ts';

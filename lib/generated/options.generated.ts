@@ -40,12 +40,15 @@ export function withPasswordOptionsDefaults(given: { readonly [key: string]: unk
   };
 }
 
-/** Options of mode passphrase. Words are drawn uniformly from the EFF large wordlist without its 4 hyphenated words (7,772 words). */
+/** Options of mode passphrase. Words are drawn uniformly from the list wordList names, by default the EFF large wordlist without its 4 hyphenated words (7,772 words), and output composed to Unicode NFC. minLength and maxLength bound the whole passphrase's length; the passphrase is then uniform over exactly the ones that fit. */
 export interface PassphraseOptions {
   "wordCount": number;
   "separator": "hyphen" | "underscore" | "dot" | "space" | "digit" | "symbol";
   "capitalize": boolean;
   "addNumber": boolean;
+  "wordList": "eff-large" | "bip39-english" | "bip39-japanese" | "bip39-korean" | "bip39-spanish" | "bip39-chinese-simplified" | "bip39-chinese-traditional" | "bip39-french" | "bip39-italian" | "bip39-czech" | "bip39-portuguese";
+  "minLength"?: number;
+  "maxLength"?: number;
 }
 
 export function withPassphraseOptionsDefaults(given: { readonly [key: string]: unknown } | undefined): PassphraseOptions {
@@ -55,6 +58,9 @@ export function withPassphraseOptionsDefaults(given: { readonly [key: string]: u
       "separator": "hyphen",
       "capitalize": false,
       "addNumber": false,
+      "wordList": "eff-large",
+      "minLength": undefined,
+      "maxLength": undefined,
     };
   }
   return {
@@ -62,5 +68,8 @@ export function withPassphraseOptionsDefaults(given: { readonly [key: string]: u
     "separator": given["separator"] === undefined ? "hyphen" : (given["separator"] as "hyphen" | "underscore" | "dot" | "space" | "digit" | "symbol"),
     "capitalize": given["capitalize"] === undefined ? false : (given["capitalize"] as boolean),
     "addNumber": given["addNumber"] === undefined ? false : (given["addNumber"] as boolean),
+    "wordList": given["wordList"] === undefined ? "eff-large" : (given["wordList"] as "eff-large" | "bip39-english" | "bip39-japanese" | "bip39-korean" | "bip39-spanish" | "bip39-chinese-simplified" | "bip39-chinese-traditional" | "bip39-french" | "bip39-italian" | "bip39-czech" | "bip39-portuguese"),
+    "minLength": given["minLength"] === undefined ? undefined : (given["minLength"] as number),
+    "maxLength": given["maxLength"] === undefined ? undefined : (given["maxLength"] as number),
   };
 }

@@ -137,7 +137,7 @@ export const requestSchema = {
     },
     "PassphraseOptions": {
       "title": "PassphraseOptions",
-      "description": "Options of mode passphrase. Words are drawn uniformly from the EFF large wordlist without its 4 hyphenated words (7,772 words).",
+      "description": "Options of mode passphrase. Words are drawn uniformly from the list wordList names, by default the EFF large wordlist without its 4 hyphenated words (7,772 words), and output composed to Unicode NFC. minLength and maxLength bound the whole passphrase's length; the passphrase is then uniform over exactly the ones that fit.",
       "type": "object",
       "additionalProperties": false,
       "properties": {
@@ -149,7 +149,7 @@ export const requestSchema = {
           "default": 4
         },
         "separator": {
-          "description": "What joins the words: hyphen '-', underscore '_', dot '.', space ' ', or a character drawn for each gap on its own: digit (one of 0-9, + log2(10) bits per gap) or symbol (one of the 23 symbols !@#$%^&*()-_=+[]{};:,.?, + log2(23) bits per gap).",
+          "description": "What joins the words: hyphen '-', underscore '_', dot '.', space ' ' (with bip39-japanese the ideographic space U+3000, as BIP-39 asks for Japanese), or a character drawn for each gap on its own: digit (one of 0-9, + log2(10) bits per gap) or symbol (one of the 23 symbols !@#$%^&*()-_=+[]{};:,.?, + log2(23) bits per gap).",
           "type": "string",
           "enum": [
             "hyphen",
@@ -162,7 +162,7 @@ export const requestSchema = {
           "default": "hyphen"
         },
         "capitalize": {
-          "description": "Upper-case the first letter of every word.",
+          "description": "Upper-case the first letter of every word. The Chinese, Japanese and Korean lists (bip39-chinese-simplified, bip39-chinese-traditional, bip39-japanese, bip39-korean) have no letter case: capitalize with them is a 400.",
           "type": "boolean",
           "default": false
         },
@@ -170,6 +170,36 @@ export const requestSchema = {
           "description": "Append a separator and a uniform two-digit number 00-99 (+6.64 bits). With separator digit or symbol that separator is drawn too, like every other gap.",
           "type": "boolean",
           "default": false
+        },
+        "wordList": {
+          "description": "The word list, each vendored verbatim and pinned by its SHA-256 (metadata.wordlistSha256): eff-large, the EFF large wordlist without its 4 hyphenated words (7,772 words, 12.92 bits each), or one of the ten BIP-39 lists (2,048 words each, 11 bits each) in English, Japanese, Korean, Spanish, Chinese (simplified or traditional), French, Italian, Czech or Portuguese.",
+          "type": "string",
+          "enum": [
+            "eff-large",
+            "bip39-english",
+            "bip39-japanese",
+            "bip39-korean",
+            "bip39-spanish",
+            "bip39-chinese-simplified",
+            "bip39-chinese-traditional",
+            "bip39-french",
+            "bip39-italian",
+            "bip39-czech",
+            "bip39-portuguese"
+          ],
+          "default": "eff-large"
+        },
+        "minLength": {
+          "description": "The shortest passphrase to make, in characters (code points of the NFC output), separators and number included. Omitted: no lower bound. With minLength or maxLength the passphrase is uniform over exactly the ones whose length fits, and bits = log2 of their exact number. Above maxLength, or when no passphrase of these options fits, it is a 400 naming the bound and saying which lengths these options make.",
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 128
+        },
+        "maxLength": {
+          "description": "The longest passphrase to make, in characters (code points of the NFC output), separators and number included, e.g. a site's maxlength. Omitted: no upper bound. See minLength.",
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 128
         }
       }
     }
@@ -224,9 +254,9 @@ export const responseSchema = {
   },
   "$defs": {
     "Value": {
-      "description": "The generated password or passphrase.",
+      "description": "The generated password or passphrase (a passphrase is Unicode NFC; its length in code points is at least 7, four one-character words and three separators).",
       "type": "string",
-      "minLength": 8,
+      "minLength": 7,
       "maxLength": 128
     },
     "Credential": {
@@ -393,6 +423,8 @@ export const responseSchema = {
         "wordCount",
         "wordlistSize",
         "wordlist",
+        "wordlistId",
+        "wordlistSha256",
         "separator",
         "capitalize",
         "addNumber"
@@ -408,11 +440,39 @@ export const responseSchema = {
           "maximum": 8
         },
         "wordlistSize": {
-          "const": 7772
+          "description": "How many words the list has to draw from: 7,772 (eff-large) or 2,048 (a BIP-39 list).",
+          "type": "integer",
+          "enum": [
+            2048,
+            7772
+          ]
         },
         "wordlist": {
+          "description": "The list's name, e.g. \"EFF large wordlist\" or \"BIP-39 Japanese\".",
           "type": "string",
           "maxLength": 64
+        },
+        "wordlistId": {
+          "description": "The list, as options.wordList names it.",
+          "type": "string",
+          "enum": [
+            "eff-large",
+            "bip39-english",
+            "bip39-japanese",
+            "bip39-korean",
+            "bip39-spanish",
+            "bip39-chinese-simplified",
+            "bip39-chinese-traditional",
+            "bip39-french",
+            "bip39-italian",
+            "bip39-czech",
+            "bip39-portuguese"
+          ]
+        },
+        "wordlistSha256": {
+          "description": "The SHA-256 of the list's file as vendored in wordlist/ (lower-case hex).",
+          "type": "string",
+          "pattern": "^[0-9a-f]{64}$"
         },
         "separator": {
           "type": "string",
@@ -430,6 +490,18 @@ export const responseSchema = {
         },
         "addNumber": {
           "type": "boolean"
+        },
+        "minLength": {
+          "description": "options.minLength, when given.",
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 128
+        },
+        "maxLength": {
+          "description": "options.maxLength, when given.",
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 128
         }
       }
     }

@@ -47,7 +47,7 @@ function requireValidator () {
 	validator$1.exports = validate10;
 	validator$1.exports.default = validate10;
 	const schema11 = {"properties":{"mode":{"enum":["password","passphrase"]}}};
-	const schema13 = {"properties":{"separator":{"enum":["hyphen","underscore","dot","space","digit","symbol"]}}};
+	const schema13 = {"properties":{"separator":{"enum":["hyphen","underscore","dot","space","digit","symbol"]},"wordList":{"enum":["eff-large","bip39-english","bip39-japanese","bip39-korean","bip39-spanish","bip39-chinese-simplified","bip39-chinese-traditional","bip39-french","bip39-italian","bip39-czech","bip39-portuguese"]}}};
 	const func2 = /*@__PURE__*/ requireUcs2length().default;
 
 	function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -495,7 +495,7 @@ function requireValidator () {
 	if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 	const _errs32 = errors;
 	for(const key1 in data17){
-	if(!((((key1 === "wordCount") || (key1 === "separator")) || (key1 === "capitalize")) || (key1 === "addNumber"))){
+	if(!(((((((key1 === "wordCount") || (key1 === "separator")) || (key1 === "capitalize")) || (key1 === "addNumber")) || (key1 === "wordList")) || (key1 === "minLength")) || (key1 === "maxLength"))){
 	const err25 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 	if(vErrors === null){
 	vErrors = [err25];
@@ -617,18 +617,140 @@ function requireValidator () {
 	else {
 	var valid8 = true;
 	}
-	}
-	}
-	}
-	}
-	}
-	else {
-	const err33 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	if(valid8){
+	if(data17.wordList !== undefined){
+	let data22 = data17.wordList;
+	const _errs41 = errors;
+	if(typeof data22 !== "string"){
+	const err33 = {instancePath:instancePath+"/options/wordList",schemaPath:"#/$defs/PassphraseOptions/properties/wordList/type",keyword:"type",params:{type: "string"},message:"must be string"};
 	if(vErrors === null){
 	vErrors = [err33];
 	}
 	else {
 	vErrors.push(err33);
+	}
+	errors++;
+	}
+	if(!(((((((((((data22 === "eff-large") || (data22 === "bip39-english")) || (data22 === "bip39-japanese")) || (data22 === "bip39-korean")) || (data22 === "bip39-spanish")) || (data22 === "bip39-chinese-simplified")) || (data22 === "bip39-chinese-traditional")) || (data22 === "bip39-french")) || (data22 === "bip39-italian")) || (data22 === "bip39-czech")) || (data22 === "bip39-portuguese"))){
+	const err34 = {instancePath:instancePath+"/options/wordList",schemaPath:"#/$defs/PassphraseOptions/properties/wordList/enum",keyword:"enum",params:{allowedValues: schema13.properties.wordList.enum},message:"must be equal to one of the allowed values"};
+	if(vErrors === null){
+	vErrors = [err34];
+	}
+	else {
+	vErrors.push(err34);
+	}
+	errors++;
+	}
+	var valid8 = _errs41 === errors;
+	}
+	else {
+	var valid8 = true;
+	}
+	if(valid8){
+	if(data17.minLength !== undefined){
+	let data23 = data17.minLength;
+	const _errs43 = errors;
+	if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+	const err35 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+	if(vErrors === null){
+	vErrors = [err35];
+	}
+	else {
+	vErrors.push(err35);
+	}
+	errors++;
+	}
+	if(errors === _errs43){
+	if((typeof data23 == "number") && (isFinite(data23))){
+	if(data23 > 128 || isNaN(data23)){
+	const err36 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
+	if(vErrors === null){
+	vErrors = [err36];
+	}
+	else {
+	vErrors.push(err36);
+	}
+	errors++;
+	}
+	else {
+	if(data23 < 1 || isNaN(data23)){
+	const err37 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+	if(vErrors === null){
+	vErrors = [err37];
+	}
+	else {
+	vErrors.push(err37);
+	}
+	errors++;
+	}
+	}
+	}
+	}
+	var valid8 = _errs43 === errors;
+	}
+	else {
+	var valid8 = true;
+	}
+	if(valid8){
+	if(data17.maxLength !== undefined){
+	let data24 = data17.maxLength;
+	const _errs45 = errors;
+	if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
+	const err38 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+	if(vErrors === null){
+	vErrors = [err38];
+	}
+	else {
+	vErrors.push(err38);
+	}
+	errors++;
+	}
+	if(errors === _errs45){
+	if((typeof data24 == "number") && (isFinite(data24))){
+	if(data24 > 128 || isNaN(data24)){
+	const err39 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
+	if(vErrors === null){
+	vErrors = [err39];
+	}
+	else {
+	vErrors.push(err39);
+	}
+	errors++;
+	}
+	else {
+	if(data24 < 1 || isNaN(data24)){
+	const err40 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+	if(vErrors === null){
+	vErrors = [err40];
+	}
+	else {
+	vErrors.push(err40);
+	}
+	errors++;
+	}
+	}
+	}
+	}
+	var valid8 = _errs45 === errors;
+	}
+	else {
+	var valid8 = true;
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	else {
+	const err41 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	if(vErrors === null){
+	vErrors = [err41];
+	}
+	else {
+	vErrors.push(err41);
 	}
 	errors++;
 	}
@@ -642,12 +764,12 @@ function requireValidator () {
 	}
 	}
 	else {
-	const err34 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	const err42 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 	if(vErrors === null){
-	vErrors = [err34];
+	vErrors = [err42];
 	}
 	else {
-	vErrors.push(err34);
+	vErrors.push(err42);
 	}
 	errors++;
 	}
@@ -664,12 +786,12 @@ function requireValidator () {
 	}
 	}
 	if(!valid0){
-	const err35 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+	const err43 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 	if(vErrors === null){
-	vErrors = [err35];
+	vErrors = [err43];
 	}
 	else {
-	vErrors.push(err35);
+	vErrors.push(err43);
 	}
 	errors++;
 	validate10.errors = vErrors;
@@ -694,69 +816,69 @@ function requireValidator () {
 	return false;
 	}
 	else {
-	const _errs41 = errors;
+	const _errs47 = errors;
 	for(const key2 in data){
 	if(!((((key2 === "mode") || (key2 === "count")) || (key2 === "minBits")) || (key2 === "options"))){
 	validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 	return false;
 	}
 	}
-	if(_errs41 === errors){
+	if(_errs47 === errors){
 	if(data.mode !== undefined){
-	let data22 = data.mode;
-	const _errs42 = errors;
-	if(typeof data22 !== "string"){
+	let data25 = data.mode;
+	const _errs48 = errors;
+	if(typeof data25 !== "string"){
 	validate10.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 	return false;
 	}
-	if(!((data22 === "password") || (data22 === "passphrase"))){
+	if(!((data25 === "password") || (data25 === "passphrase"))){
 	validate10.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.mode.enum},message:"must be equal to one of the allowed values"}];
 	return false;
 	}
-	var valid9 = _errs42 === errors;
+	var valid9 = _errs48 === errors;
 	}
 	else {
 	var valid9 = true;
 	}
 	if(valid9){
 	if(data.count !== undefined){
-	let data23 = data.count;
-	const _errs44 = errors;
-	if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+	let data26 = data.count;
+	const _errs50 = errors;
+	if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
 	validate10.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 	return false;
 	}
-	if(errors === _errs44){
-	if((typeof data23 == "number") && (isFinite(data23))){
-	if(data23 > 20 || isNaN(data23)){
+	if(errors === _errs50){
+	if((typeof data26 == "number") && (isFinite(data26))){
+	if(data26 > 20 || isNaN(data26)){
 	validate10.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"}];
 	return false;
 	}
 	else {
-	if(data23 < 1 || isNaN(data23)){
+	if(data26 < 1 || isNaN(data26)){
 	validate10.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 	return false;
 	}
 	}
 	}
 	}
-	var valid9 = _errs44 === errors;
+	var valid9 = _errs50 === errors;
 	}
 	else {
 	var valid9 = true;
 	}
 	if(valid9){
 	if(data.minBits !== undefined){
-	let data24 = data.minBits;
-	const _errs46 = errors;
-	if(errors === _errs46){
-	if((typeof data24 == "number") && (isFinite(data24))){
-	if(data24 > 256 || isNaN(data24)){
+	let data27 = data.minBits;
+	const _errs52 = errors;
+	if(errors === _errs52){
+	if((typeof data27 == "number") && (isFinite(data27))){
+	if(data27 > 256 || isNaN(data27)){
 	validate10.errors = [{instancePath:instancePath+"/minBits",schemaPath:"#/properties/minBits/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
 	return false;
 	}
 	else {
-	if(data24 < 0 || isNaN(data24)){
+	if(data27 < 0 || isNaN(data27)){
 	validate10.errors = [{instancePath:instancePath+"/minBits",schemaPath:"#/properties/minBits/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 	return false;
 	}
@@ -767,7 +889,7 @@ function requireValidator () {
 	return false;
 	}
 	}
-	var valid9 = _errs46 === errors;
+	var valid9 = _errs52 === errors;
 	}
 	else {
 	var valid9 = true;

@@ -35,7 +35,6 @@ export interface AssetSource {
 const HTML = 'text/html; charset=utf-8';
 const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
-const SVG = 'image/svg+xml';
 const JSON_FILE = 'application/json; charset=utf-8';
 
 export const POSTMAN_FILES = [
@@ -49,7 +48,6 @@ export const ASSET_SOURCES: readonly AssetSource[] = Object.freeze([
   { route: '/app.js', file: 'dist/browser/app.js', kind: 'page', contentType: JS },
   { route: '/service-api.js', file: 'dist/browser/service-api.js', kind: 'page', contentType: JS },
   { route: '/styles.css', file: 'dist/browser/styles.css', kind: 'page', contentType: CSS },
-  { route: '/favicon.svg', file: 'dist/browser/favicon.svg', kind: 'page', contentType: SVG },
   { route: '/openapi.json', file: 'spec/openapi.json', kind: 'document', contentType: JSON_FILE },
   ...POSTMAN_FILES.map((name) => ({
     route: `/postman/${name}`,

@@ -7,7 +7,7 @@
 import type { RateLimitState } from '../rate-limit/token-bucket.ts';
 
 export const HOME_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 export const JSON_CSP = "default-src 'none'; frame-ancestors 'none'";
 export const WWW_AUTHENTICATE = 'ApiKey realm="credential-generator", header="X-Api-Key"';
 export const JSON_TYPE = 'application/json; charset=utf-8';

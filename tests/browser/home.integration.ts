@@ -8,7 +8,11 @@
  *   exact bodies, and `describe()` equal to `GET /generate`;
  * - the UI: every option of describe() has a control with its bounds, generating, copying and
  *   inline errors (the API's own messages, next to the field the API names) all work, and none
- *   of it makes a network request;
+ *   of it makes a network request (counted with the DevTools protocol, which also sees the
+ *   browser's own requests such as a favicon's; Playwright's request event does not);
+ * - from a fresh page: a site rule of any maxlength works, and the curl line is exactly the
+ *   request the page made, which run as shown against the server (with $CG_API_KEY) succeeds;
+ * - the word lists and the length bounds are offered and work;
  * - accessibility basics: every control labelled, keyboard use, WCAG AA text contrast in both
  *   colour schemes, no horizontal scrolling at 360 px;
  * - screenshots for people: .test-output/home.png (desktop), home-phone.png (360 px),
@@ -18,16 +22,20 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ERROR_CASES } from '../helpers/error-cases.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
-import { generate as coreGenerate, passphraseBits, type GenerateSettings } from '../../lib/core/index.ts';
+import { generate as coreGenerate, passphraseBits, WORD_LISTS, type GenerateSettings } from '../../lib/core/index.ts';
 import { outcomeJson } from '../../lib/http/response-json.ts';
 import { LIMITS } from '../helpers/limits.ts';
 import { readRule, violation } from '../helpers/rules-checker.ts';
 import { seededFill, seededRandom } from '../helpers/seeded.ts';
+
+/** The one key the page's server accepts: the curl line is run with it as $CG_API_KEY. */
+const API_KEY = 'home-page-test-key-0123456789';
 
 /** CHROMIUM_PATH only exists so the skip path can be exercised; Debian's is the default. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -96,7 +104,7 @@ if (!existsSync(CHROMIUM)) {
     let browser: Browser;
 
     before(async () => {
-      server = await startServer({ logLevel: 'error' });
+      server = await startServer({ logLevel: 'error', apiKey: API_KEY });
       browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     });
 
@@ -268,10 +276,22 @@ if (!existsSync(CHROMIUM)) {
             if (spec.enum) {
               for (const value of spec.enum)
                 assert.equal(await w.page.locator(`${id}-${value}`).count(), 1, `${mode}.${name}=${value}`);
+              // A row of radios, or a list box (option elements) for a long enum.
+              const chosen = w.page.locator(`${id}-${String(spec.default)}`);
+              const selected = (await chosen.evaluate((el) => el.tagName)) === 'OPTION';
               assert.equal(
-                await w.page.locator(`${id}-${String(spec.default)}`).isChecked(),
+                selected ? await chosen.evaluate((el) => (el as HTMLOptionElement).selected) : await chosen.isChecked(),
                 true,
                 `${mode}.${name} default`,
+              );
+            } else if (spec.type === 'integer' && spec.default === undefined) {
+              // An optional bound: an empty box, sending nothing until typed in.
+              assert.equal(await attr(id, 'min'), String(spec.minimum), `${mode}.${name} min`);
+              assert.equal(await attr(id, 'max'), String(spec.maximum), `${mode}.${name} max`);
+              assert.equal(await w.page.locator(id).inputValue(), '', `${mode}.${name} starts empty`);
+              assert.match(
+                (await w.page.locator(`${id}-bounds`).textContent()) ?? '',
+                new RegExp(`^${spec.minimum} to ${spec.maximum}\\b.*empty: none$`),
               );
             } else if (spec.type === 'integer') {
               assert.equal(await attr(id, 'min'), String(spec.minimum), `${mode}.${name} min`);
@@ -372,7 +392,7 @@ if (!existsSync(CHROMIUM)) {
       // The curl example is the request the form makes, with the key left to the shell.
       const curl = (await page.locator('#curl-example').textContent()) ?? '';
       assert.ok(curl.startsWith(`curl -sS ${server.url}/generate`), curl);
-      assert.ok(curl.includes('-H "X-Api-Key: $API_KEY"'), curl);
+      assert.ok(curl.includes('-H "X-Api-Key: $CG_API_KEY"'), curl);
       assert.ok(curl.includes(`-d '${JSON.stringify({ mode: 'passphrase', count: batch, options })}'`), curl);
 
       // Copy puts exactly that value on the clipboard.
@@ -550,6 +570,193 @@ if (!existsSync(CHROMIUM)) {
       await w.context.close();
     });
 
+    /** Every request the browser makes from now on, its own included (a favicon, say): the
+     * DevTools protocol's Network domain sees them, where Playwright's request event leaves the
+     * favicon out. */
+    async function recordRequests(w: Watched): Promise<string[]> {
+      const seen: string[] = [];
+      const cdp = await w.context.newCDPSession(w.page);
+      cdp.on('Network.requestWillBeSent', (e: { request: { method: string; url: string } }) =>
+        seen.push(`${e.request.method} ${e.request.url}`),
+      );
+      await cdp.send('Network.enable');
+      return seen;
+    }
+
+    /** Runs the page's curl line as shown, in bash, with the key in $CG_API_KEY. */
+    function runCurl(curl: string): { status: number | null; body: unknown } {
+      const run = spawnSync('bash', ['-c', curl], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, CG_API_KEY: API_KEY },
+        timeout: 30_000,
+      });
+      assert.equal(run.status, 0, `curl failed: ${run.stderr}`);
+      return { status: run.status, body: JSON.parse(run.stdout) as unknown };
+    }
+
+    it('a fresh page makes no request after load: only the page and its three files, the icon inline', async () => {
+      // A server of its own: a new origin, of which the browser has fetched no icon yet (Chromium
+      // keeps icons across contexts, so a page another test loaded would hide a fetch here).
+      const fresh = await startServer({ logLevel: 'error' });
+      const w = await open();
+      await w.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: fresh.url });
+      const seen = await recordRequests(w);
+      const res = await w.page.goto(`${fresh.url}/`, { waitUntil: 'networkidle' });
+      assert.equal(res?.status(), 200);
+      await w.page.waitForSelector('html.ready', { timeout: READY_MS });
+      const { page } = w;
+      assert.deepEqual(
+        seen.map((r) => r.replace(fresh.url, '')),
+        ['GET /', 'GET /styles.css', 'GET /service-api.js', 'GET /app.js'],
+        'the page loads its files and nothing else (no favicon)',
+      );
+      // Using the page: every option kind, both modes, a list and a bound.
+      await page.locator('label[for="mode-passphrase"]').click();
+      await page.locator('#opt-passphrase-wordList').selectOption('bip39-korean');
+      await page.locator('#opt-passphrase-maxLength').fill('16');
+      await page.locator('label[for="opt-passphrase-separator-digit"]').click();
+      await page.locator('#generate').click();
+      await page.locator('label[for="mode-password"]').click();
+      await page.locator('#opt-password-passwordRules').fill('maxlength: 12');
+      await page.locator('#results li .copy').first().click();
+      // A fetch from the page would be counted too (and refused by the CSP); none was made.
+      await page.waitForLoadState('networkidle');
+      assert.equal(seen.length, 4, seen.join('\n'));
+      // The icon is in the page itself.
+      assert.match((await page.locator('link[rel="icon"]').getAttribute('href')) ?? '', /^data:image\/svg\+xml,/);
+      assert.deepEqual(w.consoleProblems, []);
+      assert.deepEqual(await w.violations(), []);
+      await w.context.close();
+      await fresh.stop();
+    });
+
+    it('a fresh page with a rule of maxlength 16 gives 16 characters or fewer, and its curl line, run as shown, succeeds', async () => {
+      const w = await open();
+      await load(w);
+      const { page } = w;
+      const rule = 'minlength: 10; maxlength: 16; required: lower; required: upper; required: digit';
+      // Nothing typed in the length box: the rule decides the length.
+      await page.locator('#opt-password-passwordRules').fill(rule);
+      const values = await page.locator('#results li .value').allTextContents();
+      assert.equal(values.length, 1);
+      assert.ok(values[0].length <= 16, values[0]);
+      assert.equal(violation(readRule(rule), values[0]), null, values[0]);
+      assert.equal(await page.locator('#error-password-options-length').isHidden(), true);
+      const curl = (await page.locator('#curl-example').textContent()) ?? '';
+      assert.equal(
+        curl,
+        [
+          `curl -sS ${server.url}/generate \\`,
+          '  -H "X-Api-Key: $CG_API_KEY" \\',
+          "  -H 'Content-Type: application/json' \\",
+          `  -d '${JSON.stringify({ mode: 'password', options: { passwordRules: rule } })}'`,
+        ].join('\n'),
+      );
+      const { body } = runCurl(curl);
+      const reply = body as { value: string; metadata: { length: number; passwordRules: string } };
+      assert.ok(reply.value.length <= 16, reply.value);
+      assert.equal(violation(readRule(rule), reply.value), null, reply.value);
+      assert.equal(reply.metadata.length, values[0].length, 'the page and the server made the same length');
+      assert.deepEqual(w.consoleProblems, []);
+      await w.context.close();
+    });
+
+    it('a fresh page: the curl line is exactly the request the page sent, and runs as shown', async () => {
+      // Before any page script: ServiceAPI, as the bundle defines it, is wrapped so that every
+      // input the page passes to generate() is kept (as JSON) in window.__sent.
+      const w = await open({
+        initScript: `(() => { let api; window.__sent = [];
+          Object.defineProperty(window, 'ServiceAPI', { configurable: true, get: () => api, set: (real) => {
+            api = Object.freeze({ describe: real.describe, generate: (input) => {
+              window.__sent.push(JSON.stringify(input)); return real.generate(input); } }); } }); })();`,
+      });
+      await load(w);
+      const { page } = w;
+      const lastSent = async () =>
+        JSON.parse(
+          await page.evaluate(() => (window as unknown as { __sent: string[] }).__sent.at(-1) ?? 'null'),
+        ) as unknown;
+      const curl = () => page.locator('#curl-example').textContent();
+      const body = (text: string | null) => JSON.parse(/-d '(.*)'$/.exec(text ?? '')?.[1] ?? 'null') as unknown;
+      assert.deepEqual(body(await curl()), { mode: 'password' }, 'a fresh page sends the bare request');
+      assert.deepEqual(await lastSent(), { mode: 'password' });
+      await page.locator('label[for="mode-passphrase"]').click();
+      await page.locator('#opt-passphrase-wordList').selectOption('bip39-french');
+      await page.locator('#opt-passphrase-maxLength').fill('30');
+      await page.locator('label[for="opt-passphrase-capitalize"]').click();
+      const request = { mode: 'passphrase', options: { capitalize: true, wordList: 'bip39-french', maxLength: 30 } };
+      assert.deepEqual(body(await curl()), request);
+      assert.deepEqual(await lastSent(), request, 'the page sent what the curl line shows');
+      const reply = runCurl((await curl()) ?? '').body as { value: string; metadata: Record<string, unknown> };
+      assert.ok([...reply.value].length <= 30, reply.value);
+      assert.equal(reply.metadata.wordlistId, 'bip39-french');
+      await w.context.close();
+    });
+
+    it('offers the eleven word lists and the length bounds, with their errors next to their fields', async () => {
+      const w = await open();
+      await load(w);
+      const { page } = w;
+      await page.locator('label[for="mode-passphrase"]').click();
+      const values = () => page.locator('#results li .value').allTextContents();
+      const lists = page.locator('#opt-passphrase-wordList option');
+      assert.deepEqual(
+        await lists.evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value)),
+        Object.keys(WORD_LISTS),
+      );
+      assert.match(
+        (await lists.first().textContent()) ?? '',
+        /^EFF large wordlist \(7,772 words, 12\.924 bits each\)$/,
+      );
+      for (const list of Object.values(WORD_LISTS)) {
+        await page.locator('#opt-passphrase-wordList').selectOption(list.id);
+        const [value] = await values();
+        const words = new Set(list.words);
+        for (const word of value.split('-')) assert.ok(words.has(word), `${word} of ${value} in ${list.id}`);
+        assert.equal(
+          await page.locator('#bits').textContent(),
+          apiBits({ mode: 'passphrase', options: { wordList: list.id } }),
+        );
+        const explained = (await page.locator('#strength-explain').textContent()) ?? '';
+        assert.ok(explained.includes(`of the ${list.name}`), explained);
+      }
+      // Japanese, space: the ideographic space.
+      await page.locator('#opt-passphrase-wordList').selectOption('bip39-japanese');
+      await page.locator('label[for="opt-passphrase-separator-space"]').click();
+      assert.equal((await values())[0].split('\u3000').length, 4);
+      // No letter case: capitalize is the API's 400, next to capitalize.
+      await page.locator('label[for="opt-passphrase-capitalize"]').click();
+      const caseless = apiError({ mode: 'passphrase', options: { wordList: 'bip39-japanese', capitalize: true } });
+      assert.equal(await page.locator('#error-passphrase-options-capitalize').textContent(), caseless.error);
+      await page.locator('label[for="opt-passphrase-capitalize"]').click();
+      // A bound: every value within it, the API's bits, and the explanation says what was counted.
+      await page.locator('#count').fill('5');
+      await page.locator('#opt-passphrase-maxLength').fill('16');
+      assert.equal((await values()).length, 5);
+      for (const value of await values()) assert.ok([...value].length <= 16, value);
+      const bounded = { wordList: 'bip39-japanese', separator: 'space', maxLength: 16 };
+      assert.equal(await page.locator('#bits').textContent(), apiBits({ mode: 'passphrase', options: bounded }));
+      assert.match(
+        (await page.locator('#strength-explain').textContent()) ?? '',
+        /counting only the passphrases of at most 16 characters/,
+      );
+      // Nothing that short: the API's message next to maxLength, saying what would fit.
+      await page.locator('#opt-passphrase-maxLength').fill('14');
+      const tooShort = apiError({ mode: 'passphrase', options: { ...bounded, maxLength: 14 } });
+      assert.match(tooShort.error, /these options make 15 to 31 characters/);
+      assert.equal(await page.locator('#error-passphrase-options-maxLength').textContent(), tooShort.error);
+      assert.equal(await page.locator('#opt-passphrase-maxLength').getAttribute('aria-invalid'), 'true');
+      // Emptied, the bound is gone from the request.
+      await page.locator('#opt-passphrase-maxLength').fill('');
+      await page.locator('#opt-passphrase-minLength').fill('30');
+      assert.equal((await values()).length, 5);
+      for (const value of await values()) assert.ok([...value].length >= 30, value);
+      assert.doesNotMatch((await page.locator('#curl-example').textContent()) ?? '', /maxLength/);
+      assert.deepEqual(w.consoleProblems, []);
+      assert.deepEqual(await w.violations(), []);
+      await w.context.close();
+    });
+
     it('ServiceAPI in Chromium gives the body the server gives for the same rule and seed', async () => {
       // The page's crypto becomes the seeded sfc32 stream of tests/helpers/seeded.ts, restartable
       // from the page; a fresh copy of the bundle then starts its draws at the seed.
@@ -582,6 +789,15 @@ if (!existsSync(CHROMIUM)) {
           },
         ],
         [3, { mode: 'passphrase', count: 2, options: { separator: 'symbol', addNumber: true } }],
+        [
+          4,
+          { mode: 'passphrase', count: 3, options: { wordList: 'bip39-japanese', separator: 'space', maxLength: 16 } },
+        ],
+        [
+          5,
+          { mode: 'passphrase', count: 3, options: { wordList: 'bip39-korean', separator: 'digit', addNumber: true } },
+        ],
+        [6, { mode: 'passphrase', count: 3, options: { wordList: 'bip39-spanish', capitalize: true, minLength: 30 } }],
       ] as const) {
         const fromPage = await w.page.evaluate(
           ([s, i]) =>

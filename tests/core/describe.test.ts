@@ -44,7 +44,7 @@ suite('describe()', () => {
     assert.equal(d.limits.bodyBytes, 16384);
   });
 
-  it('publishes the character sets, the ambiguous set and the wordlist with its credit', () => {
+  it('publishes the character sets, the ambiguous set and every word list with its source, size and SHA-256', () => {
     assert.deepEqual(
       d.modes.password.characterClasses.map((c: Json) => [c.name, c.size]),
       [
@@ -56,10 +56,33 @@ suite('describe()', () => {
     );
     assert.equal(d.modes.password.characterClasses[3].characters, '!@#$%^&*()-_=+[]{};:,.?');
     assert.equal(d.modes.password.ambiguousCharacters, '0O1Il5S8B');
-    assert.equal(d.modes.passphrase.wordlist.size, 7772);
-    assert.equal(d.modes.passphrase.wordlist.sourceSize, 7776);
-    assert.equal(d.modes.passphrase.wordlist.bitsPerWord, 12.924);
-    assert.match(d.modes.passphrase.wordlist.credit, /Electronic Frontier Foundation/);
+    const lists = d.modes.passphrase.wordLists;
+    assert.deepEqual(Object.keys(lists), requestSchema.$defs.PassphraseOptions.properties.wordList.enum);
+    assert.deepEqual(lists['eff-large'], {
+      name: 'EFF large wordlist',
+      language: 'English',
+      size: 7772,
+      sourceSize: 7776,
+      excludedWords: ['drop-down', 'felt-tip', 't-shirt', 'yo-yo'],
+      bitsPerWord: 12.924,
+      sha256: 'addd35536511597a02fa0a9ff1e5284677b8883b83e986e43f15a3db996b903e',
+      letterCase: true,
+      space: ' ',
+      license: 'CC BY 3.0 US',
+      source: 'EFF large wordlist by the Electronic Frontier Foundation, https://www.eff.org/dice',
+    });
+    for (const [id, list] of Object.entries<Json>(lists)) {
+      if (id === 'eff-large') continue;
+      assert.match(list.name, /^BIP-39 /);
+      assert.deepEqual([list.size, list.sourceSize, list.bitsPerWord, list.license], [2048, 2048, 11, 'MIT'], id);
+      assert.deepEqual(list.excludedWords, [], id);
+      assert.match(list.sha256, /^[0-9a-f]{64}$/);
+      assert.match(list.source, /bitcoin\/bips\/tree\/7fe0b034ec967b52a5a28276419117326df93263\/bip-0039$/);
+    }
+    assert.equal(lists['bip39-japanese'].space, '\u3000');
+    assert.equal(lists['bip39-korean'].letterCase, false);
+    assert.equal(lists['bip39-czech'].letterCase, true);
+    assert.match(d.modes.passphrase.lengths, /code points of the NFC output, separators and number included/);
     assert.deepEqual(d.modes.passphrase.separators, { hyphen: '-', underscore: '_', dot: '.', space: ' ' });
   });
 

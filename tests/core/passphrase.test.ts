@@ -1,7 +1,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from '../../lib/core/generate.ts';
-import { RANDOM_SEPARATORS, SEPARATORS, WORDLIST } from '../../lib/core/passphrase.ts';
+import {
+  generatePassphrases,
+  isPassphrasePlan,
+  planPassphrase,
+  RANDOM_SEPARATORS,
+  SEPARATORS,
+  WORDLIST,
+} from '../../lib/core/passphrase.ts';
+import { WORD_LISTS, wordsOf } from '../../lib/core/wordlists.ts';
 import { log2BigInt } from '../../lib/core/entropy.ts';
 import { createRandom } from '../../lib/core/random.ts';
 import { scriptedFill, seededRandom } from '../helpers/seeded.ts';
@@ -154,6 +162,8 @@ describe('passphrases', () => {
       wordCount: 8,
       wordlistSize: 7772,
       wordlist: 'EFF large wordlist',
+      wordlistId: 'eff-large',
+      wordlistSha256: 'addd35536511597a02fa0a9ff1e5284677b8883b83e986e43f15a3db996b903e',
       separator: 'underscore',
       capitalize: false,
       addNumber: true,
@@ -161,5 +171,117 @@ describe('passphrases', () => {
     assert.deepEqual(r.body.entropy, { bits: 110.04, label: 'Excellent', level: 4 });
     const d = generate({ mode: 'passphrase' });
     assert.deepEqual(d.status === 200 && d.body.entropy, { bits: 51.7, label: 'Fair', level: 1 });
+  });
+});
+
+describe('passphrases from each of the eleven lists', () => {
+  const LISTS = Object.values(WORD_LISTS);
+
+  for (const list of LISTS) {
+    it(`${list.id}: every word is reachable, each draw below ${list.words.length} mapping to its word${list.letterCase ? ', capitalised or not' : ''}`, () => {
+      for (const capitalize of list.letterCase ? [false, true] : [false]) {
+        const plan = planPassphrase({
+          wordCount: 4,
+          separator: 'hyphen',
+          capitalize,
+          addNumber: false,
+          wordList: list.id,
+        });
+        assert.ok(isPassphrasePlan(plan));
+        // One scripted word per draw: 0, 1, ..., size - 1, in order, 4 to a passphrase.
+        const size = list.words.length;
+        const draws = Array.from({ length: size }, (_, i) => i);
+        const values = generatePassphrases(plan, createRandom(scriptedFill(draws), size), size / 4);
+        const seen = values.flatMap((v) => v.split('-'));
+        assert.deepEqual(seen, [...wordsOf(list, capitalize)]);
+      }
+    });
+  }
+
+  for (const list of LISTS) {
+    it(`${list.id}: metadata names the list and its SHA-256; bits = wordCount x log2(${list.words.length}); output is NFC and reads back into the list's words`, () => {
+      const r = generate({
+        mode: 'passphrase',
+        count: 20,
+        options: { wordList: list.id, separator: 'dot', addNumber: true },
+      });
+      assert.equal(r.status, 200);
+      if (r.status !== 200) return;
+      const m = r.body.metadata;
+      assert.ok(m.entropyMode === 'wordlist');
+      assert.deepEqual([m.wordlistId, m.wordlistSha256, m.wordlistSize], [list.id, list.sha256, list.words.length]);
+      assert.equal(r.body.entropy.bits, Math.round((4 * Math.log2(list.words.length) + Math.log2(100)) * 100) / 100);
+      const words = new Set(list.words);
+      for (const { value } of r.body.results) {
+        assert.equal(value, value.normalize('NFC'));
+        const parts = value.split('.');
+        assert.equal(parts.length, 5);
+        assert.match(parts[4], /^\d\d$/);
+        for (const w of parts.slice(0, 4)) assert.ok(words.has(w), `${w} of ${value}`);
+      }
+    });
+  }
+
+  it('BIP-39 words carry exactly 11 bits: 4 words = 44.00 bits, 8 words with symbols and a number = 146.71 bits', () => {
+    const four = generate({ mode: 'passphrase', options: { wordList: 'bip39-english' } });
+    assert.deepEqual(four.status === 200 && four.body.entropy, { bits: 44, label: 'Weak', level: 0 });
+    const eight = generate({
+      mode: 'passphrase',
+      options: { wordList: 'bip39-spanish', wordCount: 8, separator: 'symbol', addNumber: true },
+    });
+    const count = 2048n ** 8n * 23n ** 8n * 100n;
+    assert.equal(eight.status === 200 && eight.body.entropy.bits, Math.round(log2BigInt(count) * 100) / 100);
+  });
+
+  it('capitalize on a list without letter case is a 400 naming options.capitalize; on the other lists it upper-cases the first letter', () => {
+    for (const list of LISTS.filter((l) => !l.letterCase)) {
+      assert.deepEqual(generate({ mode: 'passphrase', options: { wordList: list.id, capitalize: true } }).body, {
+        error: `options.capitalize: the words of ${list.id} have no letter case`,
+        status: 400,
+        field: 'options.capitalize',
+      });
+      assert.equal(generate({ mode: 'passphrase', options: { wordList: list.id, capitalize: false } }).status, 200);
+    }
+    const r = generate(
+      { mode: 'passphrase', options: { wordList: 'bip39-french', capitalize: true } },
+      seededRandom(5),
+    );
+    assert.equal(r.status, 200);
+    for (const w of r.status === 200 ? r.body.value.split('-') : []) assert.match(w, /^\p{Lu}\p{Ll}+$/u);
+  });
+
+  it('separator space joins Japanese words with U+3000 and every other list with the ASCII space', () => {
+    const ja = generate(
+      { mode: 'passphrase', options: { wordList: 'bip39-japanese', separator: 'space' } },
+      seededRandom(1),
+    );
+    assert.equal(ja.status === 200 && ja.body.value.split('\u3000').length, 4);
+    assert.ok(ja.status === 200 && !ja.body.value.includes(' '));
+    const zh = generate({ mode: 'passphrase', options: { wordList: 'bip39-chinese-simplified', separator: 'space' } });
+    assert.equal(zh.status === 200 && zh.body.value.split(' ').length, 4);
+    assert.equal(zh.status === 200 && [...zh.body.value].length, 7);
+  });
+
+  it('gives the same output for the same seed on every list (vectors)', () => {
+    const first = (wordList: string) => {
+      const r = generate({ mode: 'passphrase', options: { wordList } }, seededRandom(42));
+      return r.status === 200 ? r.body.value : '';
+    };
+    assert.deepEqual(
+      LISTS.map((l) => first(l.id)),
+      [
+        'cache-graph-pang-revisable',
+        'genius-injury-coach-pioneer',
+        'さんま-せかいかん-かまう-といれ',
+        '살림-숙제-단점-이념',
+        'gallo-invierno-catorce-orden',
+        '普-威-今-哲',
+        '普-威-今-哲',
+        'exposer-goulot-central-niveau',
+        'grado-logica-cirrosi-pomodoro',
+        'lokalita-napevno-fotbal-povoz',
+        'excesso-gestor-cafezal-nacional',
+      ],
+    );
   });
 });

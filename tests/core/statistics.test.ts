@@ -2,7 +2,7 @@
  * Statistical tests of the generator's output distribution against the exact distribution it
  * must have. Every test states its false-alarm rate: alpha = 1e-6 per `it` (Bonferroni within a
  * test where several statistics are combined), so a correct generator fails a full run of this
- * file (about 20 such checks) with probability below 3e-5. Samples come from the real CSPRNG.
+ * file (about 25 such checks) with probability below 3e-5. Samples come from the real CSPRNG.
  *
  * Each test is shown to have teeth: the same test function is run on deliberately biased
  * generators and must reject them: `byte % n`, place-one-of-each-then-shuffle and `u16 % 7772`
@@ -15,6 +15,7 @@
  * pooled per-character counts are used only for single-class pools (i.i.d.); multi-class pools
  * are tested per position (one character per password: independent across passwords) and by the
  * class-count distribution (one statistic per password). Words of a passphrase are i.i.d.
+ * without a length bound; within one they are not, and are tested jointly (the last block).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,12 +23,15 @@ import { generatePassword, isPlan, planPassword, type PasswordPlan } from '../..
 import {
   generatePassphrase,
   generatePassphrases,
+  isPassphrasePlan,
   planPassphrase,
   RANDOM_SEPARATORS,
   WORDLIST,
+  type PassphrasePlan,
 } from '../../lib/core/passphrase.ts';
+import { between, drawWithin, lettersOf, wordLengths, type WordLengths } from '../../lib/core/passphrase-length.ts';
 import { defaultRandom, type RandomSource } from '../../lib/core/random.ts';
-import { validateRequest, type PasswordOptions } from '../../lib/core/validate.ts';
+import { validateRequest, type PassphraseOptions, type PasswordOptions } from '../../lib/core/validate.ts';
 import { chiSquareTest } from '../helpers/stats.ts';
 
 const ALPHA = 1e-6;
@@ -47,6 +51,13 @@ function plan(given: Partial<PasswordOptions>): PasswordPlan {
 }
 
 const classSizes = (p: PasswordPlan) => p.metadata.classes.map((c) => c.size);
+
+/** The plan of passphrase options (the list defaults to eff-large), which must be accepted. */
+function passphrasePlan(given: Omit<PassphraseOptions, 'wordList'> & Partial<PassphraseOptions>): PassphrasePlan {
+  const p = planPassphrase({ wordList: 'eff-large', ...given });
+  if (!isPassphrasePlan(p)) assert.fail(JSON.stringify(p));
+  return p;
+}
 
 /** Strings of length L over a pool of N holding >= 1 character of each class in `required`. */
 function countCovering(required: number[], N: number, L: number): bigint {
@@ -361,7 +372,7 @@ describe('passphrase words and numbers (alpha = 1e-6 per test)', () => {
   };
 
   it('word indices are uniform over the 7,772 words (chi-square, 400,000 words)', () => {
-    const p = planPassphrase({ wordCount: 8, separator: 'space', capitalize: false, addNumber: false });
+    const p = passphrasePlan({ wordCount: 8, separator: 'space', capitalize: false, addNumber: false });
     const queue: number[] = [];
     const draw = () => {
       if (queue.length === 0)
@@ -372,7 +383,7 @@ describe('passphrase words and numbers (alpha = 1e-6 per test)', () => {
   });
 
   it('the two-digit number is uniform over 00-99 (chi-square, 40,000 numbers)', () => {
-    const p = planPassphrase({ wordCount: 4, separator: 'dot', capitalize: false, addNumber: true });
+    const p = passphrasePlan({ wordCount: 4, separator: 'dot', capitalize: false, addNumber: true });
     const counts = new Array<number>(100).fill(0);
     for (let i = 0; i < 40_000; i++) counts[Number(generatePassphrase(p, defaultRandom).split('.')[4])]++;
     const pValue = chiSquareTest(
@@ -437,7 +448,7 @@ describe('passphrase separators drawn per gap (alpha = 1e-6 per test)', () => {
   }
 
   function sample(separator: 'digit' | 'symbol'): Parsed[] {
-    const plan = planPassphrase({ wordCount: WORDS, separator, capitalize: false, addNumber: true });
+    const plan = passphrasePlan({ wordCount: WORDS, separator, capitalize: false, addNumber: true });
     const out: Parsed[] = [];
     while (out.length < SAMPLES) for (const v of generatePassphrases(plan, defaultRandom, 20)) out.push(parse(v));
     return out;
@@ -535,5 +546,190 @@ describe('passphrase separators drawn per gap (alpha = 1e-6 per test)', () => {
     const p = wordTest(set, derived);
     process.stdout.write(`separator statistics: digit derived from the word, word test p = ${p.toExponential(2)}\n`);
     assert.ok(p < ALPHA);
+  });
+});
+
+/**
+ * Passphrases within a length (options.minLength / maxLength): every word sequence whose
+ * letters fit must be equally likely, and no other can come. Two settings, each a chi-square
+ * goodness-of-fit against the exact distribution a uniform sampler has (alpha = 1e-6 per test):
+ * - a small list where every fitting sequence is a cell of its own (6 words of 1 to 4 letters,
+ *   3 words with 5 to 7 letters in all): the full joint distribution, 100,000 draws;
+ * - the real path on the EFF list (4 words in at most 20 characters, through planPassphrase and
+ *   generatePassphrases): the distribution of each position's word length against its exact
+ *   probability from the counts (Bonferroni over the 4 positions), and the total length, from
+ *   40,000 passphrases.
+ * Teeth: two samplers that are not uniform over the fitting sequences must be rejected: one
+ * that picks each word's length uniformly among the lengths that can still fit, then a word of
+ * that length (per-word length-biased); one that draws the words independently and, when they
+ * do not fit, redraws the last word among those that fit after the others (truncation). And one
+ * that is uniform by another route, independent draws rejected until they fit, must pass: the
+ * test rejects non-uniformity, not a different way of drawing.
+ */
+describe('passphrases within a length: uniform over exactly the sequences that fit (alpha = 1e-6 per test)', () => {
+  type Sampler = (table: WordLengths, k: number, lo: number, hi: number, total: bigint) => number[];
+  const exact: Sampler = (table, k, lo, hi, total) => drawWithin(table, k, lo, hi, total, defaultRandom);
+
+  const sizeOf = (table: WordLengths) => table.groups.reduce((n, g) => n + g.words.length, 0);
+
+  /** Mutant: each word's length uniform among those that leave a completion, then a word of it. */
+  const lengthBiased: Sampler = (table, k, lo, hi) => {
+    const picked: number[] = [];
+    for (let rest = k - 1; rest >= 0; rest--) {
+      const open = table.groups.filter((g) => between(table, rest, lo - g.length, hi - g.length) > 0n);
+      const g = open[defaultRandom.below(open.length)];
+      picked.push(g.words[defaultRandom.below(g.words.length)]);
+      lo -= g.length;
+      hi -= g.length;
+    }
+    return picked;
+  };
+
+  /** Mutant: independent words; when they do not fit, the last one redrawn among those that fit. */
+  const everyWord = new Map<WordLengths, { w: number; l: number }[]>();
+  const truncated: Sampler = (table, k, lo, hi) => {
+    let all = everyWord.get(table);
+    if (all === undefined)
+      everyWord.set(table, (all = table.groups.flatMap((g) => g.words.map((w) => ({ w, l: g.length })))));
+    for (;;) {
+      const picked = Array.from({ length: k - 1 }, () => all[defaultRandom.below(all.length)]);
+      const used = picked.reduce((s, x) => s + x.l, 0);
+      const fits = table.groups.filter((g) => used + g.length >= lo && used + g.length <= hi).flatMap((g) => g.words);
+      if (fits.length === 0) continue;
+      return [...picked.map((x) => x.w), fits[defaultRandom.below(fits.length)]];
+    }
+  };
+
+  /** Uniform by another route: independent words, the whole sequence redrawn until it fits. */
+  const rejection: Sampler = (table, k, lo, hi) => {
+    const length = new Map(table.groups.flatMap((g) => g.words.map((w) => [w, g.length] as const)));
+    const n = sizeOf(table);
+    for (;;) {
+      const picked = Array.from({ length: k }, () => defaultRandom.below(n));
+      const s = picked.reduce((sum, i) => sum + (length.get(i) ?? 0), 0);
+      if (s >= lo && s <= hi) return picked;
+    }
+  };
+
+  const SMALL = ['a', 'b', 'cc', 'dd', 'eee', 'ffff'];
+  const small = wordLengths(SMALL, 3);
+  const [K, LO, HI] = [3, 5, 7];
+  const TOTAL = between(small, K, LO, HI);
+
+  /** Chi-square of 100,000 draws over every fitting sequence, each with probability 1 / N. */
+  function jointTest(sampler: Sampler): number {
+    const cells = new Map<string, number>();
+    for (let a = 0; a < SMALL.length; a++)
+      for (let b = 0; b < SMALL.length; b++)
+        for (let c = 0; c < SMALL.length; c++) {
+          const s = lettersOf(SMALL[a]) + lettersOf(SMALL[b]) + lettersOf(SMALL[c]);
+          if (s >= LO && s <= HI) cells.set(`${a},${b},${c}`, 0);
+        }
+    assert.equal(BigInt(cells.size), TOTAL);
+    let outside = 0;
+    for (let i = 0; i < 100_000; i++) {
+      const key = sampler(small, K, LO, HI, TOTAL).join(',');
+      const seen = cells.get(key);
+      if (seen === undefined) outside++;
+      else cells.set(key, seen + 1);
+    }
+    // A sequence that does not fit is a cell of probability 0: any count there fails the test.
+    const counts = [...cells.values(), outside];
+    return chiSquareTest(counts, [...cells.values()].map(() => 1 / cells.size).concat(0)).p;
+  }
+
+  it(`small list: the ${String(TOTAL)} fitting sequences are equally likely (joint chi-square, 100,000 draws)`, () => {
+    assert.ok(report(`within a length, small list joint (${String(TOTAL)} cells)`, jointTest(exact)) > ALPHA);
+  });
+  it('small list: uniform by rejection also passes (the test does not reject a correct sampler)', () => {
+    assert.ok(report('within a length, small list joint, rejection sampler', jointTest(rejection)) > ALPHA);
+  });
+  it('teeth, small list: per-word length-biased choice and truncation are rejected', () => {
+    assert.ok(report('mutant length-biased, small list joint', jointTest(lengthBiased)) < ALPHA);
+    assert.ok(report('mutant truncation, small list joint', jointTest(truncated)) < ALPHA);
+  });
+
+  /** The real path: 4 EFF words in at most 20 characters (17 letters). */
+  const real = passphrasePlan({
+    wordCount: 4,
+    separator: 'hyphen',
+    capitalize: false,
+    addNumber: false,
+    maxLength: 20,
+  });
+  const range = real.letters!;
+  const SAMPLES = 40_000;
+
+  /** Word lengths per position and the total, of passphrases from `draw`. */
+  function lengthsOf(draw: () => number[]): { positions: Map<number, number>[]; totals: Map<number, number> } {
+    const positions = Array.from({ length: 4 }, () => new Map<number, number>());
+    const totals = new Map<number, number>();
+    const letters = new Map(range.table.groups.flatMap((g) => g.words.map((w) => [w, g.length] as const)));
+    for (let i = 0; i < SAMPLES; i++) {
+      const seq = draw();
+      let total = 0;
+      seq.forEach((w, k) => {
+        const l = letters.get(w) ?? -1;
+        total += l;
+        positions[k].set(l, (positions[k].get(l) ?? 0) + 1);
+      });
+      totals.set(total, (totals.get(total) ?? 0) + 1);
+    }
+    return { positions, totals };
+  }
+
+  /** Exact: P(the word at any one position has l letters) = c(l) x between(3, lo - l, hi - l) / N
+   * (the count is the same for every position); P(s letters in all) = W(4, s) / N. */
+  function realTest(draw: () => number[]): number {
+    const { table, lo, hi, sequences } = range;
+    const ratio = (a: bigint) => Number((a * 10n ** 15n) / sequences) / 1e15;
+    const lengths = table.groups.map((g) => g.length);
+    const positionP = table.groups.map((g) =>
+      ratio(BigInt(g.words.length) * between(table, 3, lo - g.length, hi - g.length)),
+    );
+    const observed = lengthsOf(draw);
+    const ps = observed.positions.map(
+      (counts) =>
+        chiSquareTest(
+          lengths.map((l) => counts.get(l) ?? 0),
+          positionP,
+        ).p,
+    );
+    const sums = Array.from({ length: hi + 1 }, (_, s) => s);
+    ps.push(
+      chiSquareTest(
+        sums.map((s) => observed.totals.get(s) ?? 0),
+        sums.map((s) => ratio(between(table, 4, s, s))),
+      ).p,
+    );
+    // Five statistics: Bonferroni, so the test's alpha stays 1e-6.
+    return Math.min(1, Math.min(...ps) * ps.length);
+  }
+
+  it('eff-large, 4 words in at most 20 characters, through the generator: word lengths per position and the total length match the exact counts', () => {
+    const index = new Map(WORDLIST.map((w, i) => [w, i]));
+    const queue: number[][] = [];
+    const draw = () => {
+      if (queue.length === 0)
+        for (const v of generatePassphrases(real, defaultRandom, 20))
+          queue.push(v.split('-').map((w) => index.get(w)!));
+      return queue.pop()!;
+    };
+    assert.ok(report('within a length, eff-large 4 words <= 20 characters', realTest(draw)) > ALPHA);
+  });
+  it('teeth, eff-large: per-word length-biased choice and truncation are rejected', () => {
+    const { table, lo, hi, sequences } = range;
+    assert.ok(
+      report(
+        'mutant length-biased, eff-large',
+        realTest(() => lengthBiased(table, 4, lo, hi, sequences)),
+      ) < ALPHA,
+    );
+    assert.ok(
+      report(
+        'mutant truncation, eff-large',
+        realTest(() => truncated(table, 4, lo, hi, sequences)),
+      ) < ALPHA,
+    );
   });
 });

@@ -90,7 +90,15 @@ describe('validateRequest: defaults and normalisation', () => {
       mode: 'passphrase',
       count: 1,
       minBits: 0,
-      options: { wordCount: 4, separator: 'hyphen', capitalize: false, addNumber: false },
+      options: {
+        wordCount: 4,
+        separator: 'hyphen',
+        capitalize: false,
+        addNumber: false,
+        wordList: 'eff-large',
+        minLength: undefined,
+        maxLength: undefined,
+      },
     });
   });
 

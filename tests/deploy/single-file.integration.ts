@@ -125,7 +125,7 @@ describe('the single file, deployed alone', () => {
       const home = await request(server.url, '/');
       assert.equal(home.status, 200);
       assert.equal(home.text, readFileSync(join(ROOT, 'dist', 'browser', 'index.html'), 'utf8'));
-      for (const part of ['app.js', 'service-api.js', 'styles.css', 'favicon.svg']) {
+      for (const part of ['app.js', 'service-api.js', 'styles.css']) {
         const reply = await request(server.url, `/${part}`);
         assert.equal(reply.status, 200, part);
         assert.equal(reply.text, readFileSync(join(ROOT, 'dist', 'browser', part), 'utf8'), part);

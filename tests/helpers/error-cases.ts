@@ -27,6 +27,12 @@ const SEPARATOR = e(
   'options.separator',
 );
 const MIN_BITS = e('minBits must be between 0 and 256', 'minBits');
+const WORD_LIST = e(
+  'options.wordList must be one of "eff-large", "bip39-english", "bip39-japanese", "bip39-korean", "bip39-spanish", "bip39-chinese-simplified", "bip39-chinese-traditional", "bip39-french", "bip39-italian", "bip39-czech", "bip39-portuguese"',
+  'options.wordList',
+);
+const lengthBound = (name: string) => e(`options.${name} must be between 1 and 128`, `options.${name}`);
+const lengthBoundType = (name: string) => e(`options.${name} must be an integer between 1 and 128`, `options.${name}`);
 const MIN_BITS_TYPE = e('minBits must be a number between 0 and 256', 'minBits');
 const RULES = 'options.passwordRules';
 const rulesError = (error: string) => e(error, RULES);
@@ -366,5 +372,55 @@ export const ERROR_CASES: readonly ErrorCase[] = [
     name: 'minBits: a bad option is named before the floor',
     input: { mode: 'passphrase', minBits: 256, options: { wordCount: 9 } },
     expected: WORDS,
+  },
+  // Word lists and length bounds: the schema's enum and bounds, then what the lists can make.
+  { name: 'wordList unknown', input: pp({ wordList: 'bip39-german' }), expected: WORD_LIST },
+  { name: 'wordList wrong case', input: pp({ wordList: 'BIP39-english' }), expected: WORD_LIST },
+  { name: 'wordList a number', input: pp({ wordList: 1 }), expected: WORD_LIST },
+  { name: 'wordList null', input: pp({ wordList: null }), expected: WORD_LIST },
+  { name: 'minLength 0', input: pp({ minLength: 0 }), expected: lengthBound('minLength') },
+  { name: 'maxLength 129', input: pp({ maxLength: 129 }), expected: lengthBound('maxLength') },
+  { name: 'maxLength "16"', input: pp({ maxLength: '16' }), expected: lengthBoundType('maxLength') },
+  { name: 'minLength 20.5', input: pp({ minLength: 20.5 }), expected: lengthBoundType('minLength') },
+  {
+    name: 'maxLength in password mode',
+    input: pw({ maxLength: 16 }),
+    expected: e('options.maxLength is not an option of mode password', 'options.maxLength'),
+  },
+  {
+    name: 'wordList in password mode',
+    input: pw({ wordList: 'bip39-english' }),
+    expected: e('options.wordList is not an option of mode password', 'options.wordList'),
+  },
+  {
+    name: 'minLength above maxLength',
+    input: pp({ minLength: 21, maxLength: 20 }),
+    expected: e('options.minLength 21 is above options.maxLength 20', 'options.minLength'),
+  },
+  {
+    name: 'maxLength below every passphrase (4 EFF words: 15 to 39 characters)',
+    input: pp({ maxLength: 14 }),
+    expected: e(
+      'options.maxLength 14 is below the shortest passphrase: these options make 15 to 39 characters',
+      'options.maxLength',
+    ),
+  },
+  {
+    name: 'minLength above every passphrase (4 Chinese characters and 3 separators: 7 characters)',
+    input: pp({ wordList: 'bip39-chinese-simplified', minLength: 8 }),
+    expected: e(
+      'options.minLength 8 is above the longest passphrase: these options make 7 characters',
+      'options.minLength',
+    ),
+  },
+  {
+    name: 'capitalize with a list without letter case',
+    input: pp({ wordList: 'bip39-japanese', capitalize: true }),
+    expected: e('options.capitalize: the words of bip39-japanese have no letter case', 'options.capitalize'),
+  },
+  {
+    name: 'minBits above a bounded passphrase (4 EFF words in at most 16 characters)',
+    input: { mode: 'passphrase', minBits: 31, options: { maxLength: 16 } },
+    expected: e('minBits: these options give 30.00 bits, below the requested minimum of 31 bits', 'minBits'),
   },
 ];

@@ -100,7 +100,7 @@ export function serviceSuite(start: (options: StartOptions) => Promise<RunningSe
       assert.equal(r.headers['content-type'], 'text/html; charset=utf-8');
       assert.equal(
         r.headers['content-security-policy'],
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
       );
       assertCommonHeaders(r, false);
       for (const name of readdirSync(dir)) {

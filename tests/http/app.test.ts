@@ -86,9 +86,17 @@ describe('static files read at start', () => {
     const app = await request(base, '/app.js');
     assert.equal(app.headers['content-type'], 'text/javascript; charset=utf-8');
     assert.equal(app.text, 'body of dist/browser/app.js');
-    assert.equal((await request(base, '/favicon.svg')).headers['content-type'], 'image/svg+xml');
     assert.equal((await request(base, '/styles.css')).headers['content-type'], 'text/css; charset=utf-8');
-    for (const path of ['/.hidden', '/extra.js', '/postman/other.json', '/other.json', '/spec/openapi.json'])
+    // The icon is inline in the page (a data: URL), so there is no icon file to serve.
+    for (const path of [
+      '/.hidden',
+      '/extra.js',
+      '/postman/other.json',
+      '/other.json',
+      '/spec/openapi.json',
+      '/favicon.svg',
+      '/favicon.ico',
+    ])
       assert.equal((await request(base, path)).status, 404, path);
     const postman = await request(base, '/postman/credential-generator.postman_collection.json');
     assert.equal(

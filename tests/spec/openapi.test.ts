@@ -22,6 +22,7 @@ import {
   DROPPED_WORDS,
   STRENGTH_LEVELS,
   WORDLIST,
+  WORD_LISTS,
   describe as describeService,
   passphraseBits,
 } from '../../lib/core/index.ts';
@@ -182,6 +183,13 @@ describe('spec/openapi.json', () => {
     const { PasswordOptions: password, PassphraseOptions: passphrase } = request.$defs;
     const words = `without its ${DROPPED_WORDS.length} hyphenated words (${WORDLIST.length.toLocaleString('en')} words)`;
     assert.ok(passphrase.description.includes(words), `PassphraseOptions: ${words}`);
+    const lists = `(${WORDLIST.length.toLocaleString('en')} words, ${Math.log2(WORDLIST.length).toFixed(2)} bits each), or one of the ten BIP-39 lists (2,048 words each, ${Math.log2(WORD_LISTS['bip39-english'].words.length)} bits each)`;
+    assert.ok(passphrase.properties.wordList.description.includes(lists), `wordList: ${lists}`);
+    assert.equal(Object.values(WORD_LISTS).filter((l) => l.id.startsWith('bip39-')).length, 10);
+    const caseless = Object.values(WORD_LISTS)
+      .filter((l) => !l.letterCase)
+      .map((l) => l.id);
+    assert.ok(passphrase.properties.capitalize.description.includes(`(${caseless.join(', ')})`), 'capitalize');
     const numberBits = `(+${passphraseBits(WORDLIST.length, 0, true).toFixed(2)} bits)`;
     assert.ok(passphrase.properties.addNumber.description.includes(numberBits), `addNumber: ${numberBits}`);
     assert.ok(password.properties.avoidAmbiguous.description.includes(AMBIGUOUS_CHARACTERS), 'avoidAmbiguous');
