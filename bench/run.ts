@@ -26,7 +26,7 @@ import {
 import { runInProcess, type Core, type WorkloadResult } from './inprocess.ts';
 import { runMetrics, type MetricsResult } from './metrics.ts';
 import { HAS_TASKSET, pinSelf, REAL_SERVER, ROOT } from './procs.ts';
-import { runSizes, type SizesResult } from './sizes.ts';
+import { BEFORE_WORD_LISTS, runSizes, type SizesResult } from './sizes.ts';
 import { runStartup, type StartupResult } from './startup.ts';
 import { formatCount, formatRatio, targetMet, type Comparison, type Summary } from './stats.ts';
 
@@ -251,10 +251,15 @@ function printClients(r: ClientsResult): string {
 }
 
 function printSizes(r: SizesResult): string {
-  const rows: string[][] = [['file', 'raw', 'gzip']];
-  for (const f of [...r.bundle, ...r.page]) rows.push([f.file, kb(f.raw), kb(f.gzip)]);
-  rows.push(['home page total (html + css + app.js + service-api.js)', kb(r.pageTotal.raw), kb(r.pageTotal.gzip)]);
-  rows.push([`${r.singleFile.file} (the whole service)`, kb(r.singleFile.raw), kb(r.singleFile.gzip)]);
+  const rows: string[][] = [['file', 'raw', 'gzip', 'before the word lists (7e99167): raw', 'gzip', 'change (gzip)']];
+  const row = (name: string, key: string, f: { raw: number; gzip: number }) => {
+    const before = BEFORE_WORD_LISTS[key];
+    const change = before ? `${f.gzip >= before.gzip ? '+' : ''}${kb(f.gzip - before.gzip)}` : '';
+    return [name, kb(f.raw), kb(f.gzip), before ? kb(before.raw) : '', before ? kb(before.gzip) : '', change];
+  };
+  for (const f of [...r.bundle, ...r.page]) rows.push(row(f.file, f.file, f));
+  rows.push(row('home page total (html + css + app.js + service-api.js)', 'home page total', r.pageTotal));
+  rows.push(row(`${r.singleFile.file} (the whole service)`, r.singleFile.file, r.singleFile));
   return table(rows);
 }
 

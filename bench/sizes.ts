@@ -15,6 +15,20 @@ export interface FileSize {
   readonly gzip: number;
 }
 
+/**
+ * The same files at 7e99167, the last commit before the BIP-39 lists, the length bounds and the
+ * inline icon (issue 25), built by `npm run build:dist` on Node 24: the "before" of the table.
+ * The page loaded favicon.svg (443 B, 246 B gzip) as a fifth file then; now the icon is inline.
+ */
+export const BEFORE_WORD_LISTS: Readonly<Record<string, { readonly raw: number; readonly gzip: number }>> = {
+  'dist/browser/service-api.js': { raw: 260_812, gzip: 70_039 },
+  'dist/browser/app.js': { raw: 38_996, gzip: 10_759 },
+  'dist/browser/index.html': { raw: 7_581, gzip: 2_741 },
+  'dist/browser/styles.css': { raw: 15_983, gzip: 4_564 },
+  'home page total': { raw: 323_372, gzip: 88_103 },
+  'dist/credential-generator.mjs': { raw: 941_657, gzip: 240_042 },
+};
+
 export interface SizesResult {
   readonly bundle: readonly FileSize[];
   readonly page: readonly FileSize[];

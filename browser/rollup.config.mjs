@@ -48,6 +48,12 @@ function removeIntermediate(path) {
   };
 }
 
+/** wordlist/bip39/LICENSE as one comment block. */
+async function bip39Notice() {
+  const text = await readFile(`${root}wordlist/bip39/LICENSE`, 'utf8');
+  return `/*!\n${text.trimEnd().replaceAll('*/', '* /')}\n*/`;
+}
+
 /** @type {import('@rollup/wasm-node').OutputOptions} */
 const iife = {
   dir: out,
@@ -66,7 +72,8 @@ function onwarn(/** @type {import('@rollup/wasm-node').RollupLog} */ log) {
 export default [
   {
     input: `${out}/entry.js`,
-    output: { ...iife, entryFileNames: 'service-api.js' },
+    // The generator holds the BIP-39 lists, which are MIT: their notice goes with them.
+    output: { ...iife, entryFileNames: 'service-api.js', banner: await bip39Notice() },
     plugins: [removeIntermediate(`${out}/entry.js`)],
     onwarn,
   },

@@ -24,6 +24,13 @@ import { gzipSync } from 'node:zlib';
 import { ASSET_SOURCES } from '../dist/lib/http/assets.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The ten BIP-39 lists are MIT: their notice travels with every copy (wordlist/bip39/LICENSE). */
+const BIP39_NOTICE = (await readFile(`${root}wordlist/bip39/LICENSE`, 'utf8'))
+  .trimEnd()
+  .split('\n')
+  .map((line) => `// ${line}`.trimEnd())
+  .join('\n');
 const OUT = 'credential-generator.mjs';
 const EMBEDDED_MODULE = `${root}dist/lib/http/embedded-assets.js`;
 const PACKAGE_MODULE = `${root}dist/lib/server/bundled-package.js`;
@@ -103,6 +110,7 @@ export default {
     banner:
       `#!/usr/bin/env node\n` +
       `// ${pkg.name} ${pkg.version} (${pkg.license}): the whole service in one file. Run: node ${OUT} (see --help).\n` +
-      `// Contains the EFF large wordlist (CC BY 3.0 US, Electronic Frontier Foundation, https://www.eff.org/dice).`,
+      `// Contains the EFF large wordlist (CC BY 3.0 US, Electronic Frontier Foundation, https://www.eff.org/dice).\n` +
+      BIP39_NOTICE,
   },
 };

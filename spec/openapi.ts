@@ -430,6 +430,32 @@ function describeSchema(): Json {
     ...extra,
   });
   const mode = (properties: Json) => object({ description: text, options: fields, ...properties, entropy: text });
+  /** One entry of wordLists (every list is required, so a list dropped from describe() fails the contract). */
+  const wordList = object({
+    name: { type: 'string', maxLength: 64 },
+    language: { type: 'string', maxLength: 64 },
+    size: { type: 'integer', enum: LIST_SIZES },
+    sourceSize: { type: 'integer', enum: [...new Set(LISTS.map((l) => l.sourceSize))] },
+    excludedWords: {
+      description: 'Words of the file left out: they hold a character a separator can put in a gap.',
+      type: 'array',
+      maxItems: Math.max(...LISTS.map((l) => l.excludedWords.length)),
+      items: { type: 'string', maxLength: 16 },
+    },
+    bitsPerWord: { type: 'number', minimum: 0 },
+    sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    letterCase: {
+      description: 'false: the words have no letter case, and capitalize is a 400.',
+      type: 'boolean',
+    },
+    space: {
+      description: 'The character separator space puts in each gap (U+3000 for Japanese).',
+      type: 'string',
+      maxLength: 1,
+    },
+    license: { type: 'string', maxLength: 64 },
+    source: text,
+  });
   return {
     title: 'GeneratorDescription',
     description:
@@ -483,37 +509,30 @@ function describeSchema(): Json {
               type: 'object',
               additionalProperties: { type: 'string', maxLength: 64 },
             },
-            wordLists: {
-              description:
-                'Every list of options.wordList, by its id: where it comes from, its size and SHA-256, and what it allows.',
-              type: 'object',
-              required: LISTS.map((l) => l.id),
-              propertyNames: { enum: LISTS.map((l) => l.id) },
-              additionalProperties: object({
+            wordlist: object(
+              {
                 name: { type: 'string', maxLength: 64 },
-                language: { type: 'string', maxLength: 64 },
-                size: { type: 'integer', enum: LIST_SIZES },
-                sourceSize: { type: 'integer', enum: [...new Set(LISTS.map((l) => l.sourceSize))] },
+                size: { type: 'integer', const: WORDS },
+                sourceSize: { type: 'integer', const: WORDS + DROPPED_WORDS.length },
                 excludedWords: {
-                  description: 'Words of the file left out: they hold a character a separator can put in a gap.',
                   type: 'array',
-                  maxItems: Math.max(...LISTS.map((l) => l.excludedWords.length)),
+                  maxItems: DROPPED_WORDS.length,
                   items: { type: 'string', maxLength: 16 },
                 },
                 bitsPerWord: { type: 'number', minimum: 0 },
-                sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
-                letterCase: {
-                  description: 'false: the words have no letter case, and capitalize is a 400.',
-                  type: 'boolean',
-                },
-                space: {
-                  description: 'The character separator space puts in each gap (U+3000 for Japanese).',
-                  type: 'string',
-                  maxLength: 1,
-                },
+                credit: text,
                 license: { type: 'string', maxLength: 64 },
-                source: text,
-              }),
+              },
+              {
+                description:
+                  "The default list (eff-large), as GET /generate described it before wordLists; kept for existing clients. wordLists['eff-large'] says the same and more.",
+                deprecated: true,
+              },
+            ),
+            wordLists: {
+              description:
+                'Every list of options.wordList, by its id: where it comes from, its size and SHA-256, and what it allows.',
+              ...object(Object.fromEntries(LISTS.map((l) => [l.id, wordList])), { additionalProperties: false }),
             },
             lengths: text,
           }),

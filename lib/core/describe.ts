@@ -145,6 +145,16 @@ export function describe(settings: DescribeSettings = {}): Json {
         options: fieldsOf($defs.PassphraseOptions.properties),
         separators: { ...SEPARATORS },
         randomSeparators: { ...RANDOM_SEPARATORS },
+        // The default list as GET /generate has described it since 1.0.0, kept for its clients.
+        wordlist: {
+          name: WORD_LISTS['eff-large'].name,
+          size: WORD_LISTS['eff-large'].words.length,
+          sourceSize: WORD_LISTS['eff-large'].sourceSize,
+          excludedWords: [...WORD_LISTS['eff-large'].excludedWords],
+          bitsPerWord: Math.round(Math.log2(WORD_LISTS['eff-large'].words.length) * 1000) / 1000,
+          credit: WORD_LISTS['eff-large'].source,
+          license: WORD_LISTS['eff-large'].license,
+        },
         wordLists: wordListsDescription(),
         lengths:
           'minLength and maxLength (optional) bound the whole passphrase in characters: code points of the NFC output, separators and number included. The passphrase is uniform over exactly the ones that fit (an exact count of the word sequences by word length, and a uniform rank among them); minLength above maxLength, or no passphrase of the options within the bounds, is a 400 naming the bound and giving the lengths the options make',

@@ -162,7 +162,7 @@ export const requestSchema = {
           "default": "hyphen"
         },
         "capitalize": {
-          "description": "Upper-case the first letter of every word. The Chinese, Japanese and Korean lists (bip39-chinese-simplified, bip39-chinese-traditional, bip39-japanese, bip39-korean) have no letter case: capitalize with them is a 400.",
+          "description": "Upper-case the first letter of every word. The Chinese, Japanese and Korean lists (bip39-japanese, bip39-korean, bip39-chinese-simplified, bip39-chinese-traditional) have no letter case: capitalize with them is a 400.",
           "type": "boolean",
           "default": false
         },

@@ -76,7 +76,12 @@ describe('dist/browser/service-api.js (static)', () => {
   });
 
   it('is a single IIFE with no import, export or require call', () => {
-    assert.match(code, /^\(function \(\) \{\n\s+'use strict';/);
+    // After the BIP-39 lists' MIT notice, one comment block (browser/rollup.config.mjs).
+    assert.match(
+      code,
+      /^\/\*!\nThe ten word lists in this folder are part of BIP-39,[^]*?\n\*\/\n\(function \(\) \{\n\s+'use strict';/,
+    );
+    assert.ok(code.includes('Permission is hereby granted, free of charge'), 'the MIT permission notice');
     assert.doesNotMatch(code, /^\s*(import|export)\s/m);
     assert.doesNotMatch(code, /\bimport\s*\(/);
     // ajv's runtime helper carries its own source as a string ('require("ajv/...")'); that

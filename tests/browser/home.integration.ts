@@ -757,7 +757,7 @@ if (!existsSync(CHROMIUM)) {
       await w.context.close();
     });
 
-    it('ServiceAPI in Chromium gives the body the server gives for the same rule and seed', async () => {
+    it('ServiceAPI in Chromium gives the body the server gives for the same rule and seed, for every word list', async () => {
       // The page's crypto becomes the seeded sfc32 stream of tests/helpers/seeded.ts, restartable
       // from the page; a fresh copy of the bundle then starts its draws at the seed.
       const initScript = `(() => { const __name = (f) => f; const make = ${seededFill.toString()}; let fill = make(0);
@@ -798,6 +798,14 @@ if (!existsSync(CHROMIUM)) {
           { mode: 'passphrase', count: 3, options: { wordList: 'bip39-korean', separator: 'digit', addNumber: true } },
         ],
         [6, { mode: 'passphrase', count: 3, options: { wordList: 'bip39-spanish', capitalize: true, minLength: 30 } }],
+        // Every list, each with a seed of its own.
+        ...Object.keys(WORD_LISTS).map(
+          (wordList, i) =>
+            [
+              100 + i,
+              { mode: 'passphrase', count: 2, options: { wordList, separator: 'digit', addNumber: true } },
+            ] as const,
+        ),
       ] as const) {
         const fromPage = await w.page.evaluate(
           ([s, i]) =>

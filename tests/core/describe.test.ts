@@ -82,6 +82,16 @@ suite('describe()', () => {
     assert.equal(lists['bip39-japanese'].space, '\u3000');
     assert.equal(lists['bip39-korean'].letterCase, false);
     assert.equal(lists['bip39-czech'].letterCase, true);
+    // The 1.0.0 shape of the default list stays, for clients that read it.
+    assert.deepEqual(d.modes.passphrase.wordlist, {
+      name: 'EFF large wordlist',
+      size: 7772,
+      sourceSize: 7776,
+      excludedWords: ['drop-down', 'felt-tip', 't-shirt', 'yo-yo'],
+      bitsPerWord: 12.924,
+      credit: 'EFF large wordlist by the Electronic Frontier Foundation, https://www.eff.org/dice',
+      license: 'CC BY 3.0 US',
+    });
     assert.match(d.modes.passphrase.lengths, /code points of the NFC output, separators and number included/);
     assert.deepEqual(d.modes.passphrase.separators, { hyphen: '-', underscore: '_', dot: '.', space: ' ' });
   });

@@ -45,7 +45,7 @@ describe("the contract's numbers", () => {
     const described = schemas.GeneratorDescription.properties;
     assert.equal(described.limits.properties.count.properties.maximum.const, C.count.maximum);
     assert.equal(described.limits.properties.bodyBytes.const, C.bodyBytes);
-    const list = described.modes.properties.passphrase.properties.wordLists.additionalProperties.properties;
+    const list = described.modes.properties.passphrase.properties.wordLists.properties['eff-large'].properties;
     assert.ok(list.size.enum.includes(C.wordlist.size));
     assert.ok(list.sourceSize.enum.includes(C.wordlist.sourceSize));
     const info = (openapi.info as Json).description as string;
