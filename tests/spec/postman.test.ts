@@ -58,6 +58,7 @@ describe('Postman collection', () => {
       `POST /generate password ${LIMITS.count.maximum} inherit`,
       'POST /generate password 3 inherit',
       'POST /generate passphrase  inherit',
+      'POST /generate passphrase  inherit',
       'POST /generate password  inherit',
       'POST /generate passphrase  inherit',
       'POST /generate password  noauth',
@@ -68,8 +69,9 @@ describe('Postman collection', () => {
     }
     assert.equal(typeof bodyOf(requests[6]).options.passwordRules, 'string', 'a password to site rules');
     assert.equal(bodyOf(requests[7]).options.separator, 'digit', 'a passphrase with digit separators');
-    assert.equal(bodyOf(requests[8]).options.length, LIMITS.length.minimum - 1, 'bad length case');
-    assert.equal(typeof bodyOf(requests[9]).minBits, 'number', 'a minBits 400');
+    assert.deepEqual(bodyOf(requests[8]).options, { wordList: 'bip39-spanish', maxLength: 24 }, 'a list and a bound');
+    assert.equal(bodyOf(requests[9]).options.length, LIMITS.length.minimum - 1, 'bad length case');
+    assert.equal(typeof bodyOf(requests[10]).minBits, 'number', 'a minBits 400');
   });
 
   it('checks status and body shape in every request, and headers after every request', () => {
@@ -81,9 +83,13 @@ describe('Postman collection', () => {
     }
     assert.match(testCode(requests[6]), /uniform-rules/);
     assert.match(testCode(requests[7]), /separator: 'digit'/);
-    assert.match(testCode(requests[8]), /options\.length/);
-    assert.match(testCode(requests[9]), /minBits: these options give/);
-    assert.match(testCode(requests[10]), /WWW-Authenticate/);
+    assert.match(
+      testCode(requests[8]),
+      /wordlistId: 'bip39-spanish'[^]*at\.most\(24\)|at\.most\(24\)[^]*wordlistId: 'bip39-spanish'/,
+    );
+    assert.match(testCode(requests[9]), /options\.length/);
+    assert.match(testCode(requests[10]), /minBits: these options give/);
+    assert.match(testCode(requests[11]), /WWW-Authenticate/);
     const common = testCode(collection);
     for (const h of [
       'Cache-Control',
