@@ -99,6 +99,7 @@ export function drawWithin(
   let rank = uniformBigIntBelow(total, random);
   const picked: number[] = [];
   for (let rest = wordCount - 1; rest >= 0; rest--) {
+    const before = picked.length;
     for (const { length, words } of table.groups) {
       const completions = between(table, rest, lo - length, hi - length);
       const block = BigInt(words.length) * completions;
@@ -111,6 +112,8 @@ export function drawWithin(
       }
       rank -= block;
     }
+    // A rank past every block: `total` was not this table's count. Never a short passphrase.
+    if (picked.length === before) throw new RangeError('drawWithin: total is not the count of this table and range');
   }
   return picked;
 }

@@ -107,6 +107,13 @@ describe('the unranking is a bijection between [0, N) and the fitting sequences'
       process.stdout.write(`passphrase-length: ${name}, ${ranks} ranks unranked, each to its own sequence\n`);
     });
   }
+
+  it("a total larger than the table's count is refused, never a passphrase with a word missing", () => {
+    const table = wordLengths(SMALL.mixed, 4);
+    const total = between(table, 3, 4, 6);
+    assert.throws(() => drawWithin(table, 3, 4, 6, total + 1n, rankSource(Number(total))), RangeError);
+    assert.equal(drawWithin(table, 3, 4, 6, total, rankSource(Number(total) - 1)).length, 3);
+  });
 });
 
 /** The plan of these passphrase options (defaults filled), which must be accepted. */

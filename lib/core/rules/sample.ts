@@ -1,7 +1,7 @@
 /**
  * Drawing a password uniformly from exactly the strings a rule allows at the plan's length.
  *
- * Three samplers, all uniform over the same set V, chosen per plan (plan.ts). Each draws
+ * Four samplers, all uniform over the same set V, chosen per plan (plan.ts). Each draws
  * uniformly from a set that contains V and keeps the draw when it lies in V: every string of V
  * then has the same chance per attempt, so a kept one is uniform over V.
  * - rejection: every character uniform over the allowed set, the attempt kept when it hits
