@@ -92,13 +92,9 @@ export function readNumber(input: HTMLInputElement): unknown {
   return raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
 }
 
-/**
- * An integer without a default (a bound such as maxLength): a number box that starts empty and
- * sends nothing while it is empty. No slider: a slider always holds a value.
- */
-function optionalIntegerControl(mode: Mode, name: string, spec: FieldSpec): BuiltControl {
+/** The number box of an integer option (empty), with the ids of its bounds and error lines. */
+function integerBox(mode: Mode, name: string, spec: FieldSpec) {
   const id = `opt-${mode}-${name}`;
-  const text = optionText(name, spec);
   const err = errorId(mode, `options.${name}`);
   const bounds = `${id}-bounds`;
   const number = h('input', {
@@ -111,6 +107,15 @@ function optionalIntegerControl(mode: Mode, name: string, spec: FieldSpec): Buil
     max: spec.maximum,
     'aria-describedby': `${bounds} ${err}`,
   });
+  return { id, text: optionText(name, spec), err, bounds, number };
+}
+
+/**
+ * An integer without a default (a bound such as maxLength): a number box that starts empty and
+ * sends nothing while it is empty. No slider: a slider always holds a value.
+ */
+function optionalIntegerControl(mode: Mode, name: string, spec: FieldSpec): BuiltControl {
+  const { id, text, err, bounds, number } = integerBox(mode, name, spec);
   const el = h(
     'div',
     { class: 'field optional-field' },
@@ -128,21 +133,8 @@ function optionalIntegerControl(mode: Mode, name: string, spec: FieldSpec): Buil
 
 export function integerControl(mode: Mode, name: string, spec: FieldSpec): BuiltControl {
   if (spec.default === undefined) return optionalIntegerControl(mode, name, spec);
-  const id = `opt-${mode}-${name}`;
-  const text = optionText(name, spec);
-  const err = errorId(mode, `options.${name}`);
-  const bounds = `${id}-bounds`;
-  const number = h('input', {
-    id,
-    name,
-    type: 'number',
-    inputmode: 'numeric',
-    step: 1,
-    min: spec.minimum,
-    max: spec.maximum,
-    value: fieldText(spec.default ?? spec.minimum),
-    'aria-describedby': `${bounds} ${err}`,
-  });
+  const { id, text, err, bounds, number } = integerBox(mode, name, spec);
+  number.setAttribute('value', fieldText(spec.default));
   const range = h('input', {
     type: 'range',
     min: spec.minimum,

@@ -116,9 +116,9 @@ describe('the unranking is a bijection between [0, N) and the fitting sequences'
   });
 });
 
-/** The plan of these passphrase options (defaults filled), which must be accepted. */
-function plan(given: Partial<PassphraseOptions>): PassphrasePlan {
-  const p = planPassphrase({
+/** The plan of these passphrase options (defaults filled), or its 400. */
+const planOrRefusal = (given: Partial<PassphraseOptions>) =>
+  planPassphrase({
     wordCount: 4,
     separator: 'hyphen',
     capitalize: false,
@@ -126,6 +126,10 @@ function plan(given: Partial<PassphraseOptions>): PassphrasePlan {
     wordList: 'eff-large',
     ...given,
   });
+
+/** The plan of these passphrase options (defaults filled), which must be accepted. */
+function plan(given: Partial<PassphraseOptions>): PassphrasePlan {
+  const p = planOrRefusal(given);
   if (!isPassphrasePlan(p)) assert.fail(JSON.stringify(p));
   return p;
 }
@@ -167,14 +171,7 @@ describe('bounded plans on the real lists: exact counts and bits', () => {
   it('at most m and at least m + 1 split every passphrase in two (eff-large and bip39-french, 4 to 8 words)', () => {
     /** The fitting word sequences, or 0 when the bound leaves none (a 400 naming the bound). */
     const fitting = (given: Partial<PassphraseOptions>): bigint => {
-      const p = planPassphrase({
-        wordCount: 4,
-        separator: 'hyphen',
-        capitalize: false,
-        addNumber: false,
-        wordList: 'eff-large',
-        ...given,
-      });
+      const p = planOrRefusal(given);
       if (isPassphrasePlan(p)) return p.letters?.sequences ?? -1n;
       assert.match(p.field ?? '', /^options\.(min|max)Length$/);
       return 0n;
