@@ -27,13 +27,21 @@ it('generate() survives 300,000 fuzzed bodies', () => {
 
 it('100,000 fuzzed passwordrules strings: the rules fuzz at soak size', () => {
   const runs = runsFrom('RULES_FUZZ_SOAK_RUNS', 100_000);
+  // NODE_TEST_CONTEXT tells a node --test that it runs inside another one, and it then skips
+  // its files and exits 0: the child must not inherit it, and its report must show tests ran.
+  const env: NodeJS.ProcessEnv = { ...process.env, RULES_FUZZ_RUNS: String(runs) };
+  delete env.NODE_TEST_CONTEXT;
+  const started = Date.now();
   const run = spawnSync(
     process.execPath,
-    ['--import', 'tsx', '--test', '--test-reporter=dot', join(ROOT, 'tests', 'core', 'rules', 'fuzz.test.ts')],
-    { cwd: ROOT, env: { ...process.env, RULES_FUZZ_RUNS: String(runs) }, encoding: 'utf8', timeout: 600_000 },
+    ['--import', 'tsx', '--test', '--test-reporter=tap', join(ROOT, 'tests', 'core', 'rules', 'fuzz.test.ts')],
+    { cwd: ROOT, env, encoding: 'utf8', timeout: 600_000 },
   );
-  process.stdout.write(`rules fuzz (soak, ${runs} strings): exit ${run.status}\n`);
+  process.stdout.write(`rules fuzz (soak, ${runs} strings): exit ${run.status} in ${Date.now() - started} ms\n`);
   assert.equal(run.status, 0, run.stdout + run.stderr);
+  assert.match(run.stdout, /^# pass [1-9]/m, 'the fuzz file ran its tests');
+  assert.match(run.stdout, /^# fail 0$/m);
+  assert.ok(run.stdout.includes(`ok 1 - ${runs.toLocaleString('en')} fuzzed rule strings`), 'at the size asked for');
 });
 
 it('the server survives 20,000 fuzzed and malformed requests over raw sockets', async () => {
