@@ -286,6 +286,11 @@ function headerComponents(): Json {
       'attachment; filename="credential-generator.postman_collection.json"',
     ]),
     'X-Frame-Options': str('The home page may not be framed.', ['DENY'], { const: 'DENY' }),
+    'X-Request-Id': str(
+      "Every response: the id of the request's log line. Fresh (16 base64url characters, 96 random bits), or the one a trusted proxy sent (TRUST_PROXY_HOPS > 0; 1 to 128 characters of A-Z a-z 0-9 . _ -).",
+      ['q2bXv8dJ0s1TzU3c'],
+      { pattern: '^[A-Za-z0-9._-]{1,128}$' },
+    ),
   };
 }
 
@@ -300,6 +305,7 @@ const COMMON_HEADERS = [
   'X-RateLimit-Reset',
   'RateLimit-Policy',
   'RateLimit',
+  'X-Request-Id',
 ] as const;
 
 /** The headers of a response: the common set plus any extra names. */

@@ -51,6 +51,7 @@ describe('Postman collection', () => {
     });
     assert.deepEqual(seen, [
       'GET /health   noauth',
+      'GET /ready   noauth',
       'GET /generate   noauth',
       'GET /openapi.json   noauth',
       'POST /generate password  inherit',
@@ -67,11 +68,11 @@ describe('Postman collection', () => {
       assert.equal(item.request.url.raw, `{{baseUrl}}/${item.request.url.path.join('/')}`);
       assert.ok(matchPath(`/${item.request.url.path.join('/')}`), `${item.name}: path not in openapi.json`);
     }
-    assert.equal(typeof bodyOf(requests[6]).options.passwordRules, 'string', 'a password to site rules');
-    assert.equal(bodyOf(requests[7]).options.separator, 'digit', 'a passphrase with digit separators');
-    assert.deepEqual(bodyOf(requests[8]).options, { wordList: 'bip39-spanish', maxLength: 24 }, 'a list and a bound');
-    assert.equal(bodyOf(requests[9]).options.length, LIMITS.length.minimum - 1, 'bad length case');
-    assert.equal(typeof bodyOf(requests[10]).minBits, 'number', 'a minBits 400');
+    assert.equal(typeof bodyOf(requests[7]).options.passwordRules, 'string', 'a password to site rules');
+    assert.equal(bodyOf(requests[8]).options.separator, 'digit', 'a passphrase with digit separators');
+    assert.deepEqual(bodyOf(requests[9]).options, { wordList: 'bip39-spanish', maxLength: 24 }, 'a list and a bound');
+    assert.equal(bodyOf(requests[10]).options.length, LIMITS.length.minimum - 1, 'bad length case');
+    assert.equal(typeof bodyOf(requests[11]).minBits, 'number', 'a minBits 400');
   });
 
   it('checks status and body shape in every request, and headers after every request', () => {
@@ -81,15 +82,15 @@ describe('Postman collection', () => {
       assert.match(code, /pm\.response\.json\(\)/, item.name);
       assert.match(code, /pm\.expect\(body/, item.name);
     }
-    assert.match(testCode(requests[6]), /uniform-rules/);
-    assert.match(testCode(requests[7]), /separator: 'digit'/);
+    assert.match(testCode(requests[7]), /uniform-rules/);
+    assert.match(testCode(requests[8]), /separator: 'digit'/);
     assert.match(
-      testCode(requests[8]),
+      testCode(requests[9]),
       /wordlistId: 'bip39-spanish'[^]*at\.most\(24\)|at\.most\(24\)[^]*wordlistId: 'bip39-spanish'/,
     );
-    assert.match(testCode(requests[9]), /options\.length/);
-    assert.match(testCode(requests[10]), /minBits: these options give/);
-    assert.match(testCode(requests[11]), /WWW-Authenticate/);
+    assert.match(testCode(requests[10]), /options\.length/);
+    assert.match(testCode(requests[11]), /minBits: these options give/);
+    assert.match(testCode(requests[12]), /WWW-Authenticate/);
     const common = testCode(collection);
     for (const h of [
       'Cache-Control',
