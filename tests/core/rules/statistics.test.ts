@@ -52,7 +52,12 @@ function plan(text: string, length: number, sampler?: RulesSampler): RulesPlan {
 }
 
 /** p-value of the combined per-position and class-count test (Bonferroni over everything). */
-function uniformityTest(text: string, p: RulesPlan, source: Source): { p: number; invalid: number } {
+function uniformityTest(
+  text: string,
+  p: RulesPlan,
+  source: Source,
+  passwords = PASSWORDS,
+): { p: number; invalid: number } {
   const checker = readRule(text);
   const oracle = oracleInput(checker, p.length);
   const allowed = oracle.allowed;
@@ -60,7 +65,7 @@ function uniformityTest(text: string, p: RulesPlan, source: Source): { p: number
   const positions = Array.from({ length: p.length }, () => new Array<number>(allowed.length).fill(0));
   const classCounts = oracle.required.map(() => new Array<number>(p.length + 1).fill(0));
   let invalid = 0;
-  for (let n = 0; n < PASSWORDS; n++) {
+  for (let n = 0; n < passwords; n++) {
     const v = source(p);
     if (violation(checker, v) !== null) invalid++;
     for (let i = 0; i < p.length; i++) positions[i][index.get(v[i])!]++;
@@ -240,13 +245,20 @@ describe('the tests have teeth: biased generators are rejected', () => {
     }
   });
 
+  // This mutant moves the marginals only slightly (max-sequential 2 forbids few strings): at
+  // 20,000 passwords it escaped (p >= 1e-6) in 7 of 30 runs; at 60,000, p was at most 1.2e-17
+  // in 20 runs (median 4e-24), so it is drawn 60,000 times.
   it('the exact sampler without its sequence check (max-consecutive as repeats only) fails on a required among abcdef, max-sequential 2, length 8', () => {
     const p = plan(SEQUENCES, 8, 'exact');
-    const r = uniformityTest(SEQUENCES, p, (q) =>
-      unrankPassword(q, uniformBigIntBelow(q.countIgnoringSequences, defaultRandom)),
+    const passwords = 60_000;
+    const r = uniformityTest(
+      SEQUENCES,
+      p,
+      (q) => unrankPassword(q, uniformBigIntBelow(q.countIgnoringSequences, defaultRandom)),
+      passwords,
     );
     process.stdout.write(
-      `rules statistics: sequence rule ignored: ${r.invalid} of ${PASSWORDS} passwords invalid, rejected with p = ${r.p.toExponential(2)}\n`,
+      `rules statistics: sequence rule ignored: ${r.invalid} of ${passwords} passwords invalid, rejected with p = ${r.p.toExponential(2)}\n`,
     );
     assert.ok(r.invalid > 0);
     assert.ok(r.p < ALPHA, `p = ${r.p}`);
@@ -263,7 +275,9 @@ describe('the tests have teeth: biased generators are rejected', () => {
       }
       return String.fromCharCode(...out);
     };
-    const r = uniformityTest(DIGITS, plan(DIGITS, 16), greedy);
+    // At 20,000 passwords p was at most 1.7e-8 in 30 runs (median 3e-11), close to alpha for a
+    // test that must fail every time; at 40,000, at most 2.4e-18 in 20 runs (median 2e-21).
+    const r = uniformityTest(DIGITS, plan(DIGITS, 16), greedy, 40_000);
     assert.equal(r.invalid, 0, 'every output satisfies the rule: only the distribution is wrong');
     process.stdout.write(`rules statistics: locally uniform sampler rejected with p = ${r.p.toExponential(2)}\n`);
     assert.ok(r.p < ALPHA, `p = ${r.p}`);
