@@ -1,17 +1,21 @@
 /**
- * docs/audit.md cannot rot silently. Every row of its reading tables names a file, a line
- * range and what to read there (a module comment, or functions, methods, classes and constants
- * in backticks); this test fails when a file is gone, when a named item is not declared in the
- * range, when the range is no longer exactly those items (from the doc comment above the first
- * to the closing line of the last), when a row's count is not its range's length, when a
- * claim's total is not the sum of its rows, or when a cited test file or test name is gone.
- * So a change that moves or grows a cited function fails here until the document is updated.
+ * docs/audit.md cannot rot silently. Every row of its reading tables names a file and what to
+ * read there: its module comment, or functions, methods, classes, interfaces, types and
+ * constants in backticks (a member as `Class.member` where its bare name is not unique). This
+ * test finds each named item with the TypeScript compiler, from the doc comment directly above
+ * it to its last line, and fails when a file is gone, when a named item is not declared in it
+ * or is declared twice, when a row's span (from the first item's comment to the last item's end)
+ * holds a declaration the row does not name, when a row's count is not its span's length, when
+ * a claim's total is not the sum of its rows, or when a cited test file or test name is gone.
+ * The doc cites no line numbers: code that moves is found again; code that grows or goes fails
+ * here until the document says so.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 
 const ROOT = join(fileURLToPath(import.meta.url), '..', '..', '..');
 const DOC = readFileSync(join(ROOT, 'docs', 'audit.md'), 'utf8');
@@ -19,8 +23,6 @@ const DOC = readFileSync(join(ROOT, 'docs', 'audit.md'), 'utf8');
 interface Row {
   readonly claim: string;
   readonly file: string;
-  readonly from: number;
-  readonly to: number;
   readonly what: string;
   readonly count: number;
 }
@@ -32,7 +34,7 @@ interface Claim {
   readonly tests: { file: string; names: string[] }[];
 }
 
-const ROW = /^\| `([^`]+)` \| (\d+)-(\d+) \| (.+) \| (\d+) \|$/;
+const ROW = /^\| `([^`]+)` \| (.+) \| (\d+) \|$/;
 const TOTAL = /^Reading: \*\*(\d+) lines\*\*/;
 const TEST = /^- `(tests\/[^`]+)`: (.+)$/;
 
@@ -47,16 +49,7 @@ function parseDoc(text: string): Claim[] {
     const claim = claims.at(-1);
     if (claim === undefined) continue;
     const row = ROW.exec(line);
-    if (row !== null) {
-      claim.rows.push({
-        claim: claim.title,
-        file: row[1],
-        from: Number(row[2]),
-        to: Number(row[3]),
-        what: row[4],
-        count: Number(row[5]),
-      });
-    }
+    if (row !== null) claim.rows.push({ claim: claim.title, file: row[1], what: row[2], count: Number(row[3]) });
     const total = TOTAL.exec(line);
     if (total !== null) claim.total = Number(total[1]);
     const test = TEST.exec(line);
@@ -65,77 +58,113 @@ function parseDoc(text: string): Claim[] {
   return claims;
 }
 
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A declaration the doc can name: its name (`Class.member` for a member), its lines (doc
+ * comment included) and the siblings it sits among. */
+interface Item {
+  readonly name: string;
+  readonly qualified: string;
+  readonly from: number;
+  readonly to: number;
+  readonly parent: ts.Node;
+}
 
-/** The 1-based line where `name` is declared (function, class, const, interface, type, or a
- * method, getter or field of a class), searching [from, to]; -1 if none. */
-export function declarationLine(lines: readonly string[], name: string, from: number, to: number): number {
-  const n = escape(name);
-  const patterns = [
-    new RegExp(`^\\s*(export\\s+)?(default\\s+)?(async\\s+)?function\\*?\\s+${n}\\b`),
-    new RegExp(`^\\s*(export\\s+)?(abstract\\s+)?class\\s+${n}\\b`),
-    new RegExp(`^\\s*(export\\s+)?(const|let|interface|type)\\s+${n}\\b`),
-    new RegExp(`^\\s+((public|private|protected|static|readonly|async|override|get|set)\\s+)*#?${n}\\s*(\\(|<|:|=)`),
-  ];
-  for (let i = from; i <= to && i <= lines.length; i++) {
-    if (patterns.some((p) => p.test(lines[i - 1]))) return i;
+function namesOf(node: ts.Node): string[] {
+  if (ts.isVariableStatement(node))
+    return node.declarationList.declarations.flatMap((d) => (ts.isIdentifier(d.name) ? [d.name.text] : []));
+  if (ts.isConstructorDeclaration(node)) return ['constructor'];
+  const name = (node as { name?: ts.Node }).name;
+  if (name !== undefined && (ts.isIdentifier(name) || ts.isPrivateIdentifier(name) || ts.isStringLiteral(name)))
+    return [name.text];
+  return [];
+}
+
+const parsed = new Map<string, Item[]>();
+
+/** Every top-level declaration of the file and every member of its classes (parsed once). */
+export function itemsOf(path: string, text: string): Item[] {
+  const key = `${path}\0${text}`;
+  const cached = parsed.get(key);
+  if (cached !== undefined) return cached;
+  const sf = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false);
+  const line = (pos: number): number => sf.getLineAndCharacterOfPosition(pos).line + 1;
+  // The comments directly above: each ends on the line before the next (no blank line between).
+  const start = (node: ts.Node): number => {
+    let at = node.getStart(sf);
+    for (const c of (ts.getLeadingCommentRanges(text, node.pos) ?? []).reverse()) {
+      if (line(at) - line(c.end) > 1) break;
+      at = c.pos;
+    }
+    return line(at);
+  };
+  const items: Item[] = [];
+  for (const statement of sf.statements) {
+    for (const name of namesOf(statement))
+      items.push({ name, qualified: name, from: start(statement), to: line(statement.end), parent: sf });
+    if (ts.isClassDeclaration(statement) && statement.name !== undefined) {
+      for (const member of statement.members) {
+        for (const name of namesOf(member))
+          items.push({
+            name,
+            qualified: `${statement.name.text}.${name}`,
+            from: start(member),
+            to: line(member.end),
+            parent: statement,
+          });
+      }
+    }
   }
-  return -1;
+  parsed.set(key, items);
+  return items;
 }
 
-/** The last line of the declaration at `at`: the line itself when it ends with `;`, else the
- * first line after it that closes at its indentation (`}`, `});`, `] as const);`; not the
- * `): Type {` of a signature spread over lines). */
-export function declarationEnd(lines: readonly string[], at: number): number {
-  const indent = /^\s*/.exec(lines[at - 1])![0];
-  if (lines[at - 1].trimEnd().endsWith(';')) return at;
-  const closes = new RegExp(`^${indent}(\\}|[)\\]].*;$)`);
-  for (let i = at + 1; i <= lines.length; i++) if (closes.test(lines[i - 1])) return i;
-  return -1;
+/** The lines of the file's leading block comment, or 0 when it has none. */
+export function moduleCommentLines(text: string): number {
+  const first = ts.getLeadingCommentRanges(text, 0)?.[0];
+  if (first === undefined || first.kind !== ts.SyntaxKind.MultiLineCommentTrivia) return 0;
+  return text.slice(0, first.end).split('\n').length;
 }
 
-/** The first line of the doc comment right above `at` (no blank line between), or `at`. */
-export function commentStart(lines: readonly string[], at: number): number {
-  let i = at - 1;
-  if (i < 1 || !lines[i - 1].trim().endsWith('*/')) {
-    // A one-line `//` comment block directly above also belongs to it.
-    while (i >= 1 && lines[i - 1].trim().startsWith('//')) i--;
-    return i + 1;
-  }
-  while (i >= 1 && !lines[i - 1].trim().startsWith('/**') && !lines[i - 1].trim().startsWith('/*')) i--;
-  return i;
-}
-
-/** Why the row does not hold what it names, or null when it does. */
-export function checkRow(row: Row, readFile: (path: string) => string | null): string | null {
-  const where = `${row.file} ${row.from}-${row.to}`;
+/** Where the row's items are, or why it does not hold what it names. */
+export function checkRow(
+  row: Row,
+  readFile: (path: string) => string | null,
+): { from: number; to: number } | { problem: string } {
+  const where = `${row.file} (${row.what.split(':')[0]})`;
   const text = readFile(row.file);
-  if (text === null) return `${where}: the file is gone`;
-  const lines = text.split('\n');
-  if (text.endsWith('\n')) lines.pop();
-  if (row.count !== row.to - row.from + 1)
-    return `${where}: says ${row.count} lines, the range has ${row.to - row.from + 1}`;
-  if (row.to > lines.length) return `${where}: the file has only ${lines.length} lines`;
+  if (text === null) return { problem: `${where}: the file is gone` };
+  let from: number;
+  let to: number;
   if (row.what.startsWith('module comment')) {
-    const end = lines.findIndex((l) => l.trim() === '*/') + 1;
-    if (row.from !== 1 || row.to !== end) return `${where}: the module comment is lines 1-${end}`;
-    return null;
+    from = 1;
+    to = moduleCommentLines(text);
+    if (to === 0) return { problem: `${where}: the file has no module comment` };
+  } else {
+    // The names lead the cell: `a`, `b`: what they do (backticks after the colon are prose).
+    const lead = /^(`[^`]+`(, `[^`]+`)*)/.exec(row.what)?.[1] ?? '';
+    const names = [...lead.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+    if (names.length === 0) return { problem: `${where}: names nothing: start with \`name\` or "module comment"` };
+    const items = itemsOf(row.file, text);
+    const found: Item[] = [];
+    for (const name of names) {
+      const matches = items.filter((i) => i.name === name || i.qualified === name);
+      if (matches.length === 0) return { problem: `${where}: \`${name}\` is not declared in the file` };
+      // Overloads of one function are one item; two different declarations are ambiguous.
+      if (matches.some((m) => m.parent !== matches[0].parent || m.qualified !== matches[0].qualified))
+        return { problem: `${where}: \`${name}\` names ${matches.map((m) => m.qualified).join(', ')}: qualify it` };
+      found.push(...matches);
+    }
+    from = Math.min(...found.map((i) => i.from));
+    to = Math.max(...found.map((i) => i.to));
+    const parent = found[0].parent;
+    const unnamed = items.filter(
+      (i) => i.parent === parent && i.from >= from && i.to <= to && !found.some((f) => f.qualified === i.qualified),
+    );
+    if (unnamed.length > 0)
+      return { problem: `${where}: lines ${from}-${to} also hold ${unnamed.map((i) => `\`${i.name}\``).join(', ')}` };
   }
-  // The names lead the cell: `a`, `b`: what they do (backticks after the colon are prose).
-  const lead = /^(`[^`]+`(, `[^`]+`)*)/.exec(row.what)?.[1] ?? '';
-  const names = [...lead.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
-  if (names.length === 0) return `${where}: names nothing: start with \`name\` or "module comment"`;
-  let first = Infinity;
-  let last = -Infinity;
-  for (const name of names) {
-    const at = declarationLine(lines, name, row.from, row.to);
-    if (at === -1) return `${where}: \`${name}\` is not declared in the range`;
-    const end = declarationEnd(lines, at);
-    first = Math.min(first, commentStart(lines, at));
-    last = Math.max(last, end);
-  }
-  if (row.from !== first || row.to !== last) return `${where}: what it names is now lines ${first}-${last}`;
-  return null;
+  if (row.count !== to - from + 1)
+    return { problem: `${where}: says ${row.count} lines, lines ${from}-${to} are ${to - from + 1}` };
+  return { from, to };
 }
 
 const readFromRoot = (path: string): string | null => {
@@ -154,8 +183,10 @@ describe('docs/audit.md, the reviewer\u2019s path', () => {
     }
   });
 
-  it('every cited range still holds exactly what it names', () => {
-    const problems = claims.flatMap((c) => c.rows.map((r) => checkRow(r, readFromRoot))).filter((p) => p !== null);
+  it('every row names items that exist, holds nothing it does not name, and counts their lines', () => {
+    const problems = claims
+      .flatMap((c) => c.rows.map((r) => checkRow(r, readFromRoot)))
+      .flatMap((r) => ('problem' in r ? [r.problem] : []));
     assert.deepEqual(problems, []);
   });
 
@@ -194,7 +225,7 @@ describe('docs/audit.md, the reviewer\u2019s path', () => {
       const files = [...new Set(c.rows.map((r) => r.file))];
       const lines = files.reduce((sum, f) => sum + readFromRoot(f)!.split('\n').length - 1, 0);
       assert.deepEqual(whole, { lines, files: files.length }, `${c.title}: whole files now`);
-      assert.deepEqual(cited, { lines: c.total, files: files.length }, `${c.title}: cited ranges`);
+      assert.deepEqual(cited, { lines: c.total, files: files.length }, `${c.title}: cited items`);
     }
   });
 });
@@ -219,38 +250,42 @@ describe('the checker itself (it must catch what it promises to)', () => {
     '  }',
     '}',
     'export const EPSILON = 3;',
+    '// Why zeta.',
     'export function zeta(',
     '  a: number,',
     '): number {',
     '  return a;',
     '}',
+    'class Eta {',
+    '  constructor() {}',
+    '  delta(): void {}',
+    '}',
   ].join('\n');
   const read = (path: string): string | null => (path === 'f.ts' ? file : null);
-  const row = (from: number, to: number, what: string): Row => ({
-    claim: 't',
-    file: 'f.ts',
-    from,
-    to,
-    what,
-    count: to - from + 1,
+  const row = (what: string, count: number): Row => ({ claim: 't', file: 'f.ts', what, count });
+  const lines = (what: string, count: number): unknown => checkRow(row(what, count), read);
+  const problem = (what: string, count: number, file = 'f.ts'): string => {
+    const r = checkRow({ ...row(what, count), file }, read);
+    return 'problem' in r ? r.problem : `no problem: ${r.from}-${r.to}`;
+  };
+
+  it('finds functions, members, constants and the module comment, each from its comment to its end', () => {
+    assert.deepEqual(lines('`alpha`', 4), { from: 6, to: 9 });
+    assert.deepEqual(lines('`Beta.delta`: the method', 4), { from: 13, to: 16 });
+    assert.deepEqual(lines('`EPSILON`', 1), { from: 18, to: 18 });
+    assert.deepEqual(lines('module comment: why', 3), { from: 1, to: 3 });
+    assert.deepEqual(lines('`alpha`, `Beta`', 12), { from: 6, to: 17 });
+    assert.deepEqual(lines('`zeta`', 6), { from: 19, to: 24 }, 'a // comment, a signature over several lines');
+    assert.deepEqual(lines('`Beta`, `EPSILON`, `zeta`', 14), { from: 11, to: 24 });
   });
 
-  it('accepts exact ranges of functions, methods, constants and the module comment', () => {
-    assert.equal(checkRow(row(6, 9, '`alpha`'), read), null);
-    assert.equal(checkRow(row(13, 16, '`delta`'), read), null);
-    assert.equal(checkRow(row(18, 18, '`EPSILON`'), read), null);
-    assert.equal(checkRow(row(1, 3, 'module comment: why'), read), null);
-    assert.equal(checkRow(row(6, 17, '`alpha`, `Beta`'), read), null);
-    assert.equal(checkRow(row(19, 23, '`zeta`'), read), null, 'a signature over several lines');
-  });
-
-  it('refuses a moved or grown function, a missing name, a wrong count and a gone file', () => {
-    assert.match(checkRow(row(7, 9, '`alpha`'), read)!, /now lines 6-9/);
-    assert.match(checkRow(row(6, 8, '`alpha`'), read)!, /now lines 6-9|not declared/);
-    assert.match(checkRow(row(6, 9, '`omega`'), read)!, /not declared/);
-    assert.match(checkRow({ ...row(6, 9, '`alpha`'), count: 5 }, read)!, /says 5 lines/);
-    assert.match(checkRow({ ...row(6, 9, '`alpha`'), file: 'g.ts' }, read)!, /gone/);
-    assert.match(checkRow(row(1, 4, 'module comment'), read)!, /lines 1-3/);
-    assert.match(checkRow(row(6, 30, '`alpha`'), read)!, /only 23 lines/);
+  it('refuses a gone name, a wrong count, a gone file, an unnamed item within the span and an ambiguous name', () => {
+    assert.match(problem('`omega`', 4), /`omega` is not declared/);
+    assert.match(problem('`alpha`', 5), /says 5 lines, lines 6-9 are 4/);
+    assert.match(problem('`alpha`', 4, 'g.ts'), /the file is gone/);
+    assert.match(problem('`alpha`, `EPSILON`', 13), /also hold `Beta`/);
+    assert.match(problem('`delta`', 4), /names Beta.delta, Eta.delta: qualify it/);
+    assert.match(problem('module comment', 4), /says 4 lines, lines 1-3/);
+    assert.match(problem('what it does', 4), /names nothing/);
   });
 });
