@@ -11,10 +11,10 @@
  * 64 (96.9 %), n = 85 keeps 85 of 128 (66.4 %), n = 7,772 keeps 7,772 of 8,192 (94.9 %).
  * (`byte % 62` would be biased: the first 8 symbols would come 5/4 as often as the others.)
  *
- * Words come from `getRandomValues` in batches of 64 KiB, its largest request: on Node 20 one
- * call costs about 1.7 us whatever its size, and a call per credential added 12 % to the
- * server's CPU per request (126 % for batches of 20; docs/benchmark.md). Each word is zeroed
- * as it is taken, so the buffer holds no value that went into a credential.
+ * Words come from `getRandomValues` in batches of 64 KiB, its largest request: a call costs
+ * about the same whatever its size, and a call per credential costs far more than the 3 % rule
+ * allows (docs/benchmark.md, The core and the 3 % rule: the batch). Each word is zeroed as it
+ * is taken, so the buffer holds no value that went into a credential.
  * @module
  */
 

@@ -3,10 +3,9 @@
  * (tests/http/response-json.test.ts and the fuzz test hold it to that).
  *
  * Why not JSON.stringify itself: a body repeats the same entropy and metadata objects once per
- * credential, and on Node 20 stringifying them costs 1.6 us more than this at count=1 and 13 us
- * more at count=20, against about 28 and 37 us of server CPU for the whole request
- * (docs/benchmark.md). Here they are stringified once per plan, and each value is quoted on
- * its own.
+ * credential, and stringifying them each time costs more than the 3 % rule allows, most at
+ * count=20 (docs/benchmark.md, The core and the 3 % rule: the reply writer and its cache).
+ * Here they are stringified once per plan, and each value is quoted on its own.
  * @module
  */
 import type { GenerateOutcome, GenerateResponse } from '../core/index.ts';
