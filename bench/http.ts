@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MAX_RATE_LIMIT_PER_MINUTE } from '../lib/core/limits.ts';
+import { MAX_RATE_LIMIT_PER_MINUTE } from '../lib/service/limits.ts';
 import {
   CLOCK_TICKS,
   cpuTicks,

@@ -9,7 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { MAX_RATE_LIMIT_PER_MINUTE } from '../lib/core/limits.ts';
+import { MAX_RATE_LIMIT_PER_MINUTE } from '../lib/service/limits.ts';
 import { measured, side, type LoadTool, type SideResult } from './http.ts';
 import { pinned, startServer, type ServerProcess } from './procs.ts';
 import { pairedRatios, roundOrder, summarize, type Summary } from './stats.ts';

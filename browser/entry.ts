@@ -7,14 +7,9 @@
  * dist/browser/service-api.js; see browser/rollup.config.mjs.
  * @module
  */
-import {
-  defaultRandom,
-  describe as describeCore,
-  ENTROPY_FLOOR_META,
-  generate as generateCore,
-  parseEntropyFloor,
-} from '../lib/core/index.ts';
+import { defaultRandom, ENTROPY_FLOOR_META, generate as generateCore, parseEntropyFloor } from '../lib/core/index.ts';
 import type { ErrorBody, GenerateResponse, GenerateSettings } from '../lib/core/index.ts';
+import { describe as describeService } from '../lib/service/describe.ts';
 
 export type GenerateResult =
   { readonly ok: true; readonly data: GenerateResponse } | { readonly ok: false; readonly error: ErrorBody };
@@ -73,7 +68,7 @@ const ServiceAPI: ServiceApi = Object.freeze({
   },
   describe(): Record<string, unknown> {
     try {
-      return jsonCopy(describeCore(SETTINGS));
+      return jsonCopy(describeService(SETTINGS));
     } catch {
       /* c8 ignore next -- describe() reads only constants; kept so the API never throws */
       return {};

@@ -17,23 +17,21 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   AMBIGUOUS_CHARACTERS,
-  BODY_LIMIT_BYTES,
   CHARACTER_CLASSES,
-  DEFAULT_RATE_LIMIT_PER_MINUTE,
   DROPPED_WORDS,
   MAX_MIN_BITS,
-  MAX_RATE_LIMIT_PER_MINUTE,
   RANDOM_SEPARATORS,
   SEPARATORS,
   STRENGTH_LEVELS,
   WORDLIST,
   WORD_LISTS,
-  describe,
   generate,
   passphraseBits,
   passwordBits,
   strength,
 } from '../lib/core/index.ts';
+import { describe } from '../lib/service/describe.ts';
+import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE, MAX_RATE_LIMIT_PER_MINUTE } from '../lib/service/limits.ts';
 import { POSTMAN_FILES } from '../lib/http/assets.ts';
 import { ERRORS } from '../lib/http/errors.ts';
 import { JSON_CSP, WWW_AUTHENTICATE, policyOf } from '../lib/http/headers.ts';

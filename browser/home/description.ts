@@ -1,6 +1,6 @@
 /**
  * The parts of `ServiceAPI.describe()` and of a generate result that the page reads (a subset;
- * lib/core/describe.ts and spec/generate-response.schema.json give the whole shapes). Types
+ * lib/service/describe.ts and spec/generate-response.schema.json give the whole shapes). Types
  * only: nothing here reaches the bundle.
  * @module
  */

@@ -20,7 +20,7 @@ import {
   type RulesMetadata,
   type RulesPasswordPlan,
 } from './password-rules.ts';
-import { floorError } from './entropy-floor.ts';
+import { floorError } from './_entropy-floor.ts';
 import type { Entropy } from './entropy.ts';
 
 export type Metadata = PasswordMetadata | RulesMetadata | PassphraseMetadata;
@@ -46,7 +46,7 @@ export type GenerateOutcome =
 /** What the caller of the generator (the server, the page's ServiceAPI) decides, not the request. */
 export interface GenerateSettings {
   /** The service's entropy floor in bits (MIN_ENTROPY_BITS; 0 to MAX_MIN_BITS, checked by the
-   * caller): requests whose options give fewer bits are refused (entropy-floor.ts). */
+   * caller): requests whose options give fewer bits are refused (_entropy-floor.ts). */
   readonly minEntropyBits?: number;
 }
 

@@ -17,7 +17,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { describe } from '../core/index.ts';
+import { describe } from '../service/describe.ts';
 import type { KeyVerifier } from '../keys/key-store.ts';
 import type { Logger } from '../log/logger.ts';
 import type { BuildIdentity, RequestMetrics } from '../metrics/service-metrics.ts';

@@ -4,7 +4,8 @@
  * the tests and the OpenAPI examples can quote the exact texts.
  * @module
  */
-import { BODY_LIMIT_BYTES, type ErrorBody } from '../core/index.ts';
+import type { ErrorBody } from '../core/index.ts';
+import { BODY_LIMIT_BYTES } from '../service/limits.ts';
 
 export const ERRORS = {
   badContentType: { error: 'Content-Type must be application/json', status: 400 },

@@ -14,7 +14,8 @@
  * @module
  */
 import { isUtf8 } from 'node:buffer';
-import { BODY_LIMIT_BYTES, defaultRandom, generate, type GenerateSettings } from '../core/index.ts';
+import { defaultRandom, generate, type GenerateSettings } from '../core/index.ts';
+import { BODY_LIMIT_BYTES } from '../service/limits.ts';
 import type { KeyVerifier } from '../keys/key-store.ts';
 import { NO_METRICS, type KeyCheckFailure, type RequestMetrics } from '../metrics/service-metrics.ts';
 import type { Authentication, ClientLimits } from '../rate-limit/client-limits.ts';

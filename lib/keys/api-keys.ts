@@ -52,7 +52,8 @@ export function newKey(id: string): string {
  * scanner runs on a match of KEY_PATTERN (and tests use). The server does not
  * (docs/security-review-keys.md, F13): the digest comparison already refuses every key that was
  * not issued, look-alike or not; API_KEY need not have this shape; and checking first would
- * cost every good key about half of the hash it saves on a bad one, while making a refusal's timing depend on the form of what was sent.
+ * cost every good key about half of the hash it saves on a bad one, while making a refusal's
+ * timing depend on the form of what was sent.
  */
 export function isWellFormedKey(text: string): boolean {
   return KEY_PATTERN.test(text) && checkOf(text.slice(0, -6)) === text.slice(-6);

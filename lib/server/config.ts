@@ -7,14 +7,10 @@
 import type { Stats } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
-import {
-  DEFAULT_RATE_LIMIT_PER_MINUTE,
-  MAX_MIN_BITS,
-  MAX_RATE_LIMIT_PER_MINUTE,
-  parseEntropyFloor,
-} from '../core/index.ts';
+import { MAX_MIN_BITS, parseEntropyFloor } from '../core/index.ts';
 import { LOG_LEVELS, type LogLevel } from '../log/logger.ts';
 import type { RedisRateLimitConfig } from '../rate-limit/redis-store.ts';
+import { DEFAULT_RATE_LIMIT_PER_MINUTE, MAX_RATE_LIMIT_PER_MINUTE } from '../service/limits.ts';
 import { ConfigError, integer, read, shown, type ConfigWarning, type Env } from './env.ts';
 import { parseRedisConfig } from './redis-config.ts';
 import { keyExposure, pairProblem, readTlsFile, type PemPair, type TlsFiles } from './tls.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { describe as describeOptions } from '../../lib/core/index.ts';
+import { describe as describeOptions } from '../../lib/service/describe.ts';
 import { readRule, violation } from '../helpers/rules-checker.ts';
 import { randomApiKey, startServer, type RunningServer } from '../helpers/server.ts';
 import { assertCommonHeaders, Ledger, post, request } from '../helpers/http.ts';

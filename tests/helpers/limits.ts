@@ -7,7 +7,8 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
-import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE, DROPPED_WORDS, WORDLIST } from '../../lib/core/index.ts';
+import { DROPPED_WORDS, WORDLIST } from '../../lib/core/index.ts';
+import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE } from '../../lib/service/limits.ts';
 
 export interface Bounds {
   minimum: number;

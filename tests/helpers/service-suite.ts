@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { describe as describeOptions } from '../../lib/core/index.ts';
+import { describe as describeOptions } from '../../lib/service/describe.ts';
 import { ERROR_CASES } from './error-cases.ts';
 import { LIMITS } from '../../lib/http/limits.ts';
 import { randomApiKey, ROOT, type RunningServer, type StartOptions } from './server.ts';

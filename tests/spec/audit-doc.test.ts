@@ -224,7 +224,13 @@ describe('docs/audit.md, the reviewer\u2019s path', () => {
       });
       const files = [...new Set(c.rows.map((r) => r.file))];
       const lines = files.reduce((sum, f) => sum + readFromRoot(f)!.split('\n').length - 1, 0);
-      assert.deepEqual(whole, { lines, files: files.length }, `${c.title}: whole files now`);
+      // Whole files move with every edit anywhere in them: held to 5 %, so that a change beside
+      // a cited item does not have to touch this page; the cited items are held exactly.
+      assert.equal(whole.files, files.length, `${c.title}: whole files now`);
+      assert.ok(
+        Math.abs(whole.lines - lines) <= 0.05 * lines,
+        `${c.title}: whole files now ${lines} lines, the page says ${whole.lines} (more than 5 % off)`,
+      );
       assert.deepEqual(cited, { lines: c.total, files: files.length }, `${c.title}: cited items`);
     }
   });

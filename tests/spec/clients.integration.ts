@@ -24,7 +24,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe as describeService, generate, WORDLIST } from '../../lib/core/index.ts';
+import { generate, WORDLIST } from '../../lib/core/index.ts';
+import { describe as describeService } from '../../lib/service/describe.ts';
 import { ROOT, randomApiKey, startServer, type RunningServer } from '../helpers/server.ts';
 
 const FIXTURES = join(ROOT, 'tests', 'fixtures', 'clients');

@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { describe as describeService } from '../../lib/core/index.ts';
+import { describe as describeService } from '../../lib/service/describe.ts';
 import { CONTRACT_NUMBERS as C } from '../helpers/contract-numbers.ts';
 import { LIMITS } from '../helpers/limits.ts';
 import { openapi } from '../helpers/contract.ts';

@@ -17,15 +17,15 @@ import {
 } from '../../spec/openapi.ts';
 import {
   AMBIGUOUS_CHARACTERS,
-  BODY_LIMIT_BYTES,
   CHARACTER_CLASSES,
   DROPPED_WORDS,
   STRENGTH_LEVELS,
   WORDLIST,
   WORD_LISTS,
-  describe as describeService,
   passphraseBits,
 } from '../../lib/core/index.ts';
+import { describe as describeService } from '../../lib/service/describe.ts';
+import { BODY_LIMIT_BYTES } from '../../lib/service/limits.ts';
 import { documentedStatuses, openapi, validatorAt } from '../helpers/contract.ts';
 import { POSTMAN_FILES } from '../../lib/http/assets.ts';
 import { ROOT } from '../helpers/server.ts';

@@ -1,16 +1,21 @@
 /**
  * The live description served at `GET /generate` and returned by `ServiceAPI.describe()`.
  * Every option, type, default, bound and enum is read from the request schema; the rest from
- * the same constants the generator and the server use, so none of it can drift.
+ * the same constants the generator and the server use, so none of it can drift. It describes
+ * the service (its body cap and rate limit are here too), so it lives beside the service's
+ * numbers, above the generator core: browser-safe, for the server and the browser bundle alike.
  * @module
  */
 import { requestSchema } from '../generated/schema.generated.ts';
-import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES } from './charsets.ts';
-import { STRENGTH_LEVELS } from './entropy.ts';
-import { MAX_MIN_BITS } from './entropy-floor.ts';
-import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE } from './limits.ts';
-import { RANDOM_SEPARATORS, SEPARATORS } from './passphrase.ts';
-import { WORD_LISTS } from './wordlists.ts';
+import {
+  AMBIGUOUS_CHARACTERS,
+  CHARACTER_CLASSES,
+  MAX_MIN_BITS,
+  RANDOM_SEPARATORS,
+  SEPARATORS,
+  STRENGTH_LEVELS,
+  WORD_LISTS,
+} from '../core/index.ts';
 import {
   DEFAULT_RULES_LENGTH,
   EXACT_SAMPLING_THRESHOLD,
@@ -18,8 +23,10 @@ import {
   MAX_RULES_LENGTH,
   SERVICE_MAX_LENGTH,
   SERVICE_MIN_LENGTH,
-} from './rules/index.ts';
-import { NAMED_SETS } from './rules/charset.ts';
+} from '../core/rules/index.ts';
+// The rules tier's entry does not export its set names; the description lists them.
+import { NAMED_SETS } from '../core/rules/charset.ts';
+import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE } from './limits.ts';
 
 export interface DescribeSettings {
   /** Requests per minute per client (the server's configured RATE_LIMIT_PER_MINUTE). */

@@ -1,7 +1,9 @@
 /**
- * Limits that are not option rules (those live in spec/generate-request.schema.json) but that
- * the server, `describe()` and the docs must agree on (docs/api.md, Request body and connections
- * and Rate limit).
+ * The service's published numbers: limits that are not option rules (those live in
+ * spec/generate-request.schema.json) but that the server, `describe()` and the docs must agree
+ * on (docs/api.md, Request body and connections and Rate limit). They are facts about the
+ * service, not about generation, so they live outside the generator core; browser-safe, as
+ * `describe()` runs in the page too.
  * @module
  */
 

@@ -1,6 +1,6 @@
 import { describe as suite, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { describe } from '../../lib/core/describe.ts';
+import { describe } from '../../lib/service/describe.ts';
 import { requestSchema } from '../../lib/generated/schema.generated.ts';
 import { STRENGTH_LEVELS } from '../../lib/core/entropy.ts';
 

@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from '../../lib/core/generate.ts';
-import { floorError, MAX_MIN_BITS, parseEntropyFloor } from '../../lib/core/entropy-floor.ts';
+import { floorError, MAX_MIN_BITS, parseEntropyFloor } from '../../lib/core/_entropy-floor.ts';
 import { passphraseBits, passwordBits } from '../../lib/core/entropy.ts';
 import { createRandom } from '../../lib/core/random.ts';
 import { requestSchema } from '../../lib/generated/schema.generated.ts';

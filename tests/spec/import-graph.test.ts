@@ -1,0 +1,186 @@
+/**
+ * The import graph of lib/ (issue 29): no cycle; imports run downwards only between folders;
+ * a `_`-prefixed module is internal to its folder; and tier 1 of the core (the closure of
+ * lib/core/tier1.ts) reaches into the site-rules tier only for the shared big-number draw.
+ * Imports are read from the source text (static `import`/`export ... from` and `import()`),
+ * type-only ones included: a reviewer follows those too.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(fileURLToPath(import.meta.url), '..', '..', '..');
+
+/** Each folder's floor: a module may import its own folder or a folder on a lower floor. */
+const FLOORS: Readonly<Record<string, number>> = Object.freeze({
+  generated: 0,
+  core: 1,
+  log: 1,
+  files: 1,
+  metrics: 1,
+  service: 2,
+  keys: 2,
+  'rate-limit': 2,
+  http: 3,
+  server: 4,
+});
+
+/** The one site-rules module tier 1 may use: the uniform draw below a big count. */
+const TIER1_MAY_USE: ReadonlySet<string> = new Set(['lib/core/rules/uniform-bigint.ts']);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(path);
+    return e.name.endsWith('.ts') ? [relative(ROOT, path)] : [];
+  });
+}
+
+/** The relative imports of a module, as paths from the root. */
+export function importsOf(file: string, text: string): string[] {
+  const specs = [
+    ...text.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)'/gms),
+    ...text.matchAll(/^\s*import\s+'(\.[^']+)'/gm),
+    ...text.matchAll(/\bimport\(\s*'(\.[^']+)'\s*\)/g),
+  ].map((m) => m[1]);
+  return [...new Set(specs.map((s) => normalize(join(dirname(file), s))))];
+}
+
+/** A cycle in the graph, as its modules in order, or null. */
+export function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | null {
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (node: string): string[] | null => {
+    if (state.get(node) === 'done') return null;
+    if (state.get(node) === 'open') return [...stack.slice(stack.indexOf(node)), node];
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      const cycle = visit(next);
+      if (cycle !== null) return cycle;
+    }
+    stack.pop();
+    state.set(node, 'done');
+    return null;
+  };
+  for (const node of graph.keys()) {
+    const cycle = visit(node);
+    if (cycle !== null) return cycle;
+  }
+  return null;
+}
+
+const folderOf = (file: string): string => file.split('/')[1];
+
+const graph = new Map<string, string[]>(
+  sourceFiles(join(ROOT, 'lib')).map((f) => [f, importsOf(f, readFileSync(join(ROOT, f), 'utf8'))]),
+);
+
+function closure(start: string): Set<string> {
+  const seen = new Set<string>();
+  const todo = [start];
+  while (todo.length > 0) {
+    const f = todo.pop()!;
+    if (seen.has(f)) continue;
+    seen.add(f);
+    todo.push(...(graph.get(f) ?? []));
+  }
+  return seen;
+}
+
+describe('the import graph of lib/', () => {
+  it('reads the imports (a module that imports nothing is rare; the core entry imports its parts)', () => {
+    assert.ok(graph.size > 50, `${graph.size} modules`);
+    assert.ok(graph.get('lib/core/index.ts')!.includes('lib/core/tier1.ts'));
+    for (const [file, imports] of graph)
+      for (const target of imports) assert.ok(graph.has(target), `${file} imports ${target}, which is not there`);
+  });
+
+  it('has no cycle', () => {
+    assert.equal(findCycle(graph)?.join(' -> ') ?? null, null);
+  });
+
+  it('imports run downwards only between folders', () => {
+    const upwards = [...graph].flatMap(([file, imports]) =>
+      imports
+        .filter((t) => folderOf(t) !== folderOf(file))
+        .filter((t) => !(FLOORS[folderOf(t)] < FLOORS[folderOf(file)]))
+        .map((t) => `${file} -> ${t}`),
+    );
+    assert.deepEqual(upwards, []);
+    assert.deepEqual(
+      [...graph.keys()].map(folderOf).filter((f) => FLOORS[f] === undefined),
+      [],
+      'every folder has a floor',
+    );
+  });
+
+  it('a module whose name starts with _ is imported from its own folder only', () => {
+    const outside = [...graph].flatMap(([file, imports]) =>
+      imports
+        .filter((t) => t.split('/').at(-1)!.startsWith('_') && dirname(t) !== dirname(file))
+        .map((t) => `${file} -> ${t}`),
+    );
+    assert.deepEqual(outside, []);
+  });
+
+  it('tier 1 reaches no site-rules module but the big-number draw, and not the request-level modules', () => {
+    const tier1 = closure('lib/core/tier1.ts');
+    const reached = [...tier1].filter(
+      (f) =>
+        (f.startsWith('lib/core/rules/') && !TIER1_MAY_USE.has(f)) ||
+        ['lib/core/password-rules.ts', 'lib/core/generate.ts', 'lib/core/index.ts'].includes(f),
+    );
+    assert.deepEqual(reached, []);
+    const lines = [...tier1]
+      .filter((f) => f.startsWith('lib/core/'))
+      .reduce(
+        (n, f) =>
+          n +
+          readFileSync(join(ROOT, f), 'utf8')
+            .split('\n')
+            .filter((l) => l.trim() !== '').length,
+        0,
+      );
+    console.log(`tier 1: ${tier1.size} modules, ${lines} non-blank lines in lib/core`);
+  });
+
+  it('the checker finds a cycle, and reads every form of import', () => {
+    assert.deepEqual(
+      findCycle(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+        ]),
+      ),
+      ['a', 'b', 'c', 'a'],
+    );
+    assert.equal(
+      findCycle(
+        new Map([
+          ['a', ['b']],
+          ['b', []],
+        ]),
+      ),
+      null,
+    );
+    const text = [
+      "import { x } from './x.ts';",
+      "import type {\n  Y,\n} from '../y/y.ts';",
+      "export { z } from './z.ts';",
+      "import './side.ts';",
+      "const m = await import('./lazy.ts');",
+      "import { readFileSync } from 'node:fs';",
+    ].join('\n');
+    assert.deepEqual(importsOf('lib/core/a.ts', text).sort(), [
+      'lib/core/lazy.ts',
+      'lib/core/side.ts',
+      'lib/core/x.ts',
+      'lib/core/z.ts',
+      'lib/y/y.ts',
+    ]);
+  });
+});
