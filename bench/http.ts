@@ -1,8 +1,10 @@
 /**
- * Section 2: POST /generate on the real built server against the bare node:http server,
- * both pinned to core 0, the load generator (wrk, else autocannon) pinned to core 1. Per
- * scenario and round the two servers take turns (order alternating by round); the figures
- * are the per-round ratios real / bare of req/s, p50, p99 and server CPU per request.
+ * Section 2: POST /generate on the real built server against the bare node:http server and,
+ * with the buckets in memory, against the peer users would pick (Fastify 5 doing the same
+ * contract work, bench/fastify-peer.mjs), all pinned to core 0, the load generator (wrk, else
+ * autocannon) pinned to core 1. Per scenario and round the servers take turns (order
+ * alternating by round); the figures are the per-round ratios real / bare and real / Fastify
+ * of req/s, p50, p99 and server CPU per request.
  * @module
  */
 import { spawn } from 'node:child_process';
@@ -64,6 +66,15 @@ export interface SideResult {
   readonly rssBytes: Summary;
 }
 
+/** One server's figures over another's, per round. */
+export interface Ratios {
+  readonly rps: Summary;
+  readonly p50: Summary;
+  readonly p99: Summary;
+  readonly cpuPerRequest: Summary;
+  readonly rss: Summary;
+}
+
 export interface ScenarioResult {
   readonly id: string;
   readonly count: number;
@@ -73,14 +84,12 @@ export interface ScenarioResult {
   readonly responseBytes: number;
   readonly real: SideResult;
   readonly bare: SideResult;
+  /** The Fastify peer; null where it does not run (the buckets on Redis). */
+  readonly fastify: SideResult | null;
   /** real / bare, per round. */
-  readonly ratios: {
-    readonly rps: Summary;
-    readonly p50: Summary;
-    readonly p99: Summary;
-    readonly cpuPerRequest: Summary;
-    readonly rss: Summary;
-  };
+  readonly ratios: Ratios;
+  /** real / Fastify, per round; null without the peer. */
+  readonly vsFastify: Ratios | null;
 }
 
 /** The default configuration first (LOG_LEVEL=info, in-process buckets), then the same load
@@ -214,6 +223,18 @@ export function side(perRound: MeasuredRun[]): SideResult {
   };
 }
 
+/** a / b of every figure, round by round. */
+export function ratiosOf(a: readonly MeasuredRun[], b: readonly MeasuredRun[]): Ratios {
+  const of = (pick: (r: MeasuredRun) => number): Summary => summarize(pairedRatios(a.map(pick), b.map(pick)));
+  return {
+    rps: of((x) => x.rps),
+    p50: of((x) => x.p50),
+    p99: of((x) => x.p99),
+    cpuPerRequest: of((x) => x.cpuUsPerRequest),
+    rss: of((x) => x.rssBytes),
+  };
+}
+
 export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
   const apiKey = `bench-${randomBytes(16).toString('hex')}`;
   // Raised by configuration to the highest value the server accepts: the limiter still runs
@@ -221,6 +242,8 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
   const rateLimitPerMinute = MAX_RATE_LIMIT_PER_MINUTE;
   const variant = (s: Scenario): string => `${s.logLevel}/${s.store}`;
   const reals = new Map<string, ServerProcess>();
+  // The peer's limiter is in memory: it runs beside the in-memory scenarios, one per log level.
+  const peers = new Map<string, ServerProcess>();
   let bare: ServerProcess | null = null;
   const redis = new Map<Scenario['store'], RedisProcesses>();
   const clusterDir = mkdtempSync(join(tmpdir(), 'bench-redis-cluster-'));
@@ -235,8 +258,14 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
         startServer({ kind: 'real', cpu: 0, apiKey, rateLimitPerMinute, logLevel: s.logLevel, env }),
       );
     }
+    for (const s of options.scenarios) {
+      if (s.store !== 'memory' || peers.has(s.logLevel)) continue;
+      peers.set(s.logLevel, startServer({ kind: 'fastify', cpu: 0, apiKey, rateLimitPerMinute, logLevel: s.logLevel }));
+    }
     const realUrls = new Map<string, string>();
     for (const [key, server] of reals) realUrls.set(key, await server.listening);
+    const peerUrls = new Map<string, string>();
+    for (const [key, server] of peers) peerUrls.set(key, await server.listening);
 
     // The bare server answers a body as long as the real one's for the same request.
     const sizes: Record<string, number> = {};
@@ -259,13 +288,16 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
     const results: ScenarioResult[] = [];
     for (const s of options.scenarios) {
       const real = reals.get(variant(s))!;
-      const targets = [
-        { name: 'real' as const, server: real, url: `${realUrls.get(variant(s))}/generate` },
-        { name: 'bare' as const, server: bare, url: `${bareUrl}/generate/${s.count}` },
+      const peer = s.store === 'memory' ? peers.get(s.logLevel) : undefined;
+      const targets: { name: 'real' | 'bare' | 'fastify'; server: ServerProcess; url: string }[] = [
+        { name: 'real', server: real, url: `${realUrls.get(variant(s))}/generate` },
+        { name: 'bare', server: bare, url: `${bareUrl}/generate/${s.count}` },
       ];
+      if (peer !== undefined)
+        targets.push({ name: 'fastify', server: peer, url: `${peerUrls.get(s.logLevel)}/generate` });
       for (const t of targets)
         await measured(options.tool, t.server, t.url, apiKey, s.count, s.connections, options.warmupSec);
-      const perRound: Record<'real' | 'bare', MeasuredRun[]> = { real: [], bare: [] };
+      const perRound: Record<'real' | 'bare' | 'fastify', MeasuredRun[]> = { real: [], bare: [], fastify: [] };
       for (let round = 0; round < options.rounds; round++) {
         for (const t of roundOrder(targets, round)) {
           perRound[t.name].push(
@@ -273,8 +305,7 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
           );
         }
       }
-      const r = perRound.real;
-      const b = perRound.bare;
+      const { real: r, bare: b, fastify: f } = perRound;
       results.push({
         id: s.id,
         count: s.count,
@@ -284,44 +315,16 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
         responseBytes: sizes[`/generate/${s.count}`],
         real: side(r),
         bare: side(b),
-        ratios: {
-          rps: summarize(
-            pairedRatios(
-              r.map((x) => x.rps),
-              b.map((x) => x.rps),
-            ),
-          ),
-          p50: summarize(
-            pairedRatios(
-              r.map((x) => x.p50),
-              b.map((x) => x.p50),
-            ),
-          ),
-          p99: summarize(
-            pairedRatios(
-              r.map((x) => x.p99),
-              b.map((x) => x.p99),
-            ),
-          ),
-          cpuPerRequest: summarize(
-            pairedRatios(
-              r.map((x) => x.cpuUsPerRequest),
-              b.map((x) => x.cpuUsPerRequest),
-            ),
-          ),
-          rss: summarize(
-            pairedRatios(
-              r.map((x) => x.rssBytes),
-              b.map((x) => x.rssBytes),
-            ),
-          ),
-        },
+        fastify: f.length > 0 ? side(f) : null,
+        ratios: ratiosOf(r, b),
+        vsFastify: f.length > 0 ? ratiosOf(r, f) : null,
       });
       options.log(`  http ${s.id}: done`);
     }
     return results;
   } finally {
     for (const server of reals.values()) await server.stop();
+    for (const server of peers.values()) await server.stop();
     if (bare !== null) await bare.stop();
     for (const r of redis.values()) await r.stop();
     rmSync(clusterDir, { recursive: true, force: true });

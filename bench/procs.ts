@@ -17,6 +17,8 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** What an operator runs: the single file (npm run build writes it). */
 export const REAL_SERVER = join(ROOT, 'dist', 'credential-generator.mjs');
 export const BARE_SERVER = join(ROOT, 'bench', 'bare-server.mjs');
+/** The peer users would pick: Fastify 5 doing the same contract work (bench/fastify-peer.mjs). */
+export const FASTIFY_PEER = join(ROOT, 'bench', 'fastify-peer.mjs');
 
 /** Variables of the server's configuration (and of node) that must never leak from the
  * runner's environment into a measured process. */
@@ -87,9 +89,10 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** real: `node dist/credential-generator.mjs`; bare: the minimal node:http server; npm-start:
- * the same single file started by `npm start` (npm, then node exec'd in place of sh). */
-export type ServerKind = 'real' | 'bare' | 'npm-start';
+/** real: `node dist/credential-generator.mjs`; bare: the minimal node:http server; fastify:
+ * the Fastify 5 peer; npm-start: the same single file started by `npm start` (npm, then node
+ * exec'd in place of sh). */
+export type ServerKind = 'real' | 'bare' | 'fastify' | 'npm-start';
 
 export interface ServerOptions {
   readonly kind: ServerKind;
@@ -149,7 +152,7 @@ export function startServer(options: ServerOptions): ServerProcess {
   if (options.bareBodies !== undefined) env.BARE_BODIES = JSON.stringify(options.bareBodies);
   Object.assign(env, options.env ?? {});
 
-  const script = options.kind === 'bare' ? BARE_SERVER : REAL_SERVER;
+  const script = options.kind === 'bare' ? BARE_SERVER : options.kind === 'fastify' ? FASTIFY_PEER : REAL_SERVER;
   if (!existsSync(script)) throw new Error(`${script} is missing (run npm run build)`);
   const [command, args] =
     options.kind === 'npm-start'

@@ -6,6 +6,7 @@
  *   npm run bench -- --quick       smoke run (2 rounds, short durations, 2,000 clients; writes quick.json)
  *   npm run bench -- --only=inprocess,sizes   some sections only (inprocess, http, startup, clients, sizes, metrics)
  *   other flags: --rounds=N --duration=SEC --clients=N --no-build --out=PATH
+ *   --scenarios=count1-c32,count20-c32   some HTTP scenarios only (bench/http.ts, SCENARIOS)
  * @module
  */
 import { spawnSync } from 'node:child_process';
@@ -43,6 +44,8 @@ interface Options {
   warmupSec: number;
   idleMs: number;
   clients: number;
+  /** HTTP scenario ids to run; null for all. */
+  scenarios: Set<string> | null;
   build: boolean;
   out: string;
 }
@@ -59,7 +62,7 @@ function parseArgs(argv: readonly string[]): Options {
     return n;
   };
   for (const a of argv) {
-    if (!/^--(quick|no-build|only=.+|rounds=.+|duration=.+|clients=.+|out=.+)$/.test(a))
+    if (!/^--(quick|no-build|only=.+|rounds=.+|duration=.+|clients=.+|scenarios=.+|out=.+)$/.test(a))
       throw new Error(`unknown argument ${a}`);
   }
   const only = new Set<Section>();
@@ -69,6 +72,10 @@ function parseArgs(argv: readonly string[]): Options {
     only.add(s as Section);
   }
   const rounds = int('rounds', quick ? 2 : 10, 1);
+  const scenarios = value('scenarios') === undefined ? null : new Set(value('scenarios')!.split(','));
+  for (const id of scenarios ?? [])
+    if (!SCENARIOS.some((s) => s.id === id))
+      throw new Error(`--scenarios: unknown scenario ${id} (${SCENARIOS.map((s) => s.id).join(', ')})`);
   return {
     quick,
     only,
@@ -79,6 +86,7 @@ function parseArgs(argv: readonly string[]): Options {
     warmupSec: 1,
     idleMs: quick ? 200 : 1_000,
     clients: int('clients', quick ? 2_000 : 50_000, 1),
+    scenarios,
     build: !argv.includes('--no-build'),
     // A smoke run never overwrites the figures of the last full run.
     out: value('out') ?? join(ROOT, 'bench', 'results', quick ? 'quick.json' : 'latest.json'),
@@ -201,6 +209,39 @@ function printHttp(results: readonly ScenarioResult[]): string {
       formatRatio(s.ratios.cpuPerRequest),
       `${mib(s.real.rssBytes.median)}/${mib(s.bare.rssBytes.median)}`,
       formatRatio(s.ratios.rss),
+    ]);
+  }
+  return table(rows);
+}
+
+function printVsFastify(results: readonly ScenarioResult[]): string {
+  const rows: string[][] = [
+    [
+      'scenario',
+      'req/s real',
+      'req/s Fastify',
+      'req/s ratio',
+      'p99 ms real/Fastify',
+      'p99 ratio',
+      'CPU us/req real/Fastify',
+      'CPU ratio',
+      'RSS MiB real/Fastify',
+      'RSS ratio',
+    ],
+  ];
+  for (const s of results) {
+    if (s.fastify === null || s.vsFastify === null) continue;
+    rows.push([
+      `count=${s.count} c=${s.connections}${s.logLevel === 'info' ? '' : ` LOG_LEVEL=${s.logLevel}`}`,
+      formatCount(s.real.rps.median),
+      formatCount(s.fastify.rps.median),
+      formatRatio(s.vsFastify.rps),
+      `${ms(s.real.p99.median)}/${ms(s.fastify.p99.median)}`,
+      formatRatio(s.vsFastify.p99),
+      `${s.real.cpuUsPerRequest.median.toFixed(0)}/${s.fastify.cpuUsPerRequest.median.toFixed(0)}`,
+      formatRatio(s.vsFastify.cpuPerRequest),
+      `${mib(s.real.rssBytes.median)}/${mib(s.fastify.rssBytes.median)}`,
+      formatRatio(s.vsFastify.rss),
     ]);
   }
   return table(rows);
@@ -346,7 +387,9 @@ async function main(): Promise<void> {
       rounds: options.rounds,
       durationSec: options.durationSec,
       warmupSec: options.warmupSec,
-      scenarios: SCENARIOS.filter((s) => s.store === 'memory' || (s.store === 'redis' ? HAS_REDIS : HAS_REDIS_CLUSTER)),
+      scenarios: SCENARIOS.filter(
+        (s) => s.store === 'memory' || (s.store === 'redis' ? HAS_REDIS : HAS_REDIS_CLUSTER),
+      ).filter((s) => options.scenarios === null || options.scenarios.has(s.id)),
       tool,
       log,
     });
@@ -354,12 +397,23 @@ async function main(): Promise<void> {
     printed.push(
       `2. HTTP POST /generate, real built server vs bare node:http (${tool}, ${options.rounds} paired rounds of ${options.durationSec} s; ratio = real / bare; RSS: the highest sampled during the load)\n${printHttp(r)}`,
     );
-    const main32 = r.find((s) => s.id === 'count1-c32')!;
-    targets.push(target('HTTP count=1 c=32 req/s vs bare', '>=', 0.7, main32.ratios.rps));
-    targets.push(target('HTTP count=1 c=32 CPU per request vs bare', '<=', 1.4, main32.ratios.cpuPerRequest));
-    targets.push(target('HTTP count=1 c=32 p99 latency vs bare', '<=', 1.5, main32.ratios.p99));
-    // The highest RSS sampled during each load run, paired with the bare server's.
-    targets.push(target('HTTP count=1 c=32 RSS under load vs bare', '<=', 1.2, main32.ratios.rss));
+    printed.push(
+      `2b. The same rounds against the Fastify 5 peer (bench/fastify-peer.mjs: @fastify/rate-limit, ajv, the same headers and generator; buckets in memory; ratio = real / Fastify)\n${printVsFastify(r)}`,
+    );
+    const main32 = r.find((s) => s.id === 'count1-c32');
+    if (main32 !== undefined) {
+      targets.push(target('HTTP count=1 c=32 req/s vs bare', '>=', 0.7, main32.ratios.rps));
+      targets.push(target('HTTP count=1 c=32 CPU per request vs bare', '<=', 1.4, main32.ratios.cpuPerRequest));
+      targets.push(target('HTTP count=1 c=32 p99 latency vs bare', '<=', 1.5, main32.ratios.p99));
+      // The highest RSS sampled during each load run, paired with the bare server's.
+      targets.push(target('HTTP count=1 c=32 RSS under load vs bare', '<=', 1.2, main32.ratios.rss));
+    }
+    if (main32?.vsFastify != null) {
+      targets.push(target('HTTP count=1 c=32 req/s vs Fastify 5', '>=', 1.2, main32.vsFastify.rps));
+      targets.push(
+        target('HTTP count=1 c=32 CPU per request vs Fastify 5', '<=', 0.85, main32.vsFastify.cpuPerRequest),
+      );
+    }
   }
   if (options.only.has('startup')) {
     log('start-up and idle RSS ...');

@@ -67,8 +67,8 @@ async function once(kind: ServerKind, idleMs: number): Promise<{ ms: number; rss
 }
 
 export async function runStartup(options: StartupOptions): Promise<StartupResult> {
-  const kinds: ServerKind[] = ['real', 'bare', 'npm-start'];
-  const data: Record<ServerKind, { ms: number[]; rss: number[] }> = {
+  const kinds = ['real', 'bare', 'npm-start'] as const satisfies readonly ServerKind[];
+  const data: Record<(typeof kinds)[number], { ms: number[]; rss: number[] }> = {
     real: { ms: [], rss: [] },
     bare: { ms: [], rss: [] },
     'npm-start': { ms: [], rss: [] },
