@@ -232,10 +232,11 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
    * client that had used up its shared limit is still out of tokens when Redis goes away).
    */
   private async viaRedis(key: string, gate?: string): Promise<RateLimitState> {
+    const sent = performance.now();
     try {
       const reply = await this.evaluate(key, true, gate);
       const tokens = tokensAt(reply, this.limit);
-      this.fallback.mirror(reply.byGate && gate !== undefined ? gate : key, tokens);
+      this.fallback.mirror(reply.byGate && gate !== undefined ? gate : key, tokens, performance.now() - sent);
       return stateFromTokens(reply.granted, tokens, this.limit);
     } catch (error) {
       this.down(reasonOf(error));
