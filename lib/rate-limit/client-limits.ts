@@ -12,8 +12,8 @@
  * checked in constant time before the decision either way; only the answer depends on it.
  *
  * Replies that take no token (GETs, errors before the key check) carry the numbers of the
- * client's own bucket as this instance sees it, and never reach a shared store: only a request
- * that takes a token costs a Redis call (docs/security.md, S2).
+ * client's own bucket as this instance sees it, and never reach a shared store; nor does a POST
+ * this instance saw refused: only one that may take a token calls Redis (docs/security.md, T2).
  * @module
  */
 import { FAILED_KEY_MARKER, NO_KEY_MARKER } from './redis-keys.ts';
