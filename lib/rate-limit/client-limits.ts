@@ -12,8 +12,8 @@
  * checked in constant time before the decision either way; only the answer depends on it.
  *
  * Replies that take no token (GETs, errors before the key check) carry the numbers of the
- * client's own bucket as this instance sees it, and never reach a shared store: only a request
- * that takes a token costs a Redis call (docs/security.md, S2).
+ * client's own bucket as this instance sees it, and never reach a shared store; nor does a POST
+ * this instance saw refused: only one that may take a token calls Redis (docs/security.md, T2).
  * @module
  */
 import { FAILED_KEY_MARKER, NO_KEY_MARKER } from './redis-keys.ts';
@@ -78,11 +78,28 @@ export class LocalLimits implements ClientLimits {
   }
 }
 
+/** The store calls under way for one bucket; `settled` resolves when the next one settles. */
+interface InFlight {
+  calls: number;
+  settled: Promise<void>;
+  wake: () => void;
+}
+
+function inFlight(calls = 0): InFlight {
+  let wake = (): void => undefined;
+  const settled = new Promise<void>((resolve) => {
+    wake = resolve;
+  });
+  return { calls, settled, wake };
+}
+
 /** Buckets shared through Redis (with the store's in-process fallback). */
 export class SharedLimits implements ClientLimits {
   readonly limit: number;
   private readonly store: AsyncRateLimitStore;
   private readonly fallback: RateLimiter;
+  /** Store calls under way, by bucket (at most one entry per bucket with a call pending). */
+  private readonly inFlight = new Map<string, InFlight>();
 
   constructor(store: AsyncRateLimitStore, fallback: RateLimiter) {
     this.store = store;
@@ -99,9 +116,56 @@ export class SharedLimits implements ClientLimits {
   }
 
   charge(client: string, auth: Authentication): Promise<RateLimitState> {
-    if (auth === 'none') return this.store.consume(noKeyBucket(client));
-    if (auth === 'failed') return this.store.consume(failedKeyBucket(client));
-    return this.store.consume(client, failedKeyBucket(client));
+    if (auth === 'none') return this.decide(noKeyBucket(client));
+    if (auth === 'failed') return this.decide(failedKeyBucket(client));
+    return this.decide(client, failedKeyBucket(client));
+  }
+
+  /**
+   * A refusal this instance can decide from its own view costs no store call (docs/security.md,
+   * T2). The view is the last answer the store gave here for the bucket, refilled since, and
+   * other instances can only take more from the shared bucket: when the view is empty the
+   * shared bucket is at least as empty, so the 429 is the store's own answer, with this
+   * instance's numbers. The gate is checked first, as the script does, so while this instance
+   * has seen the failed-key bucket empty every key is refused with its numbers, right or wrong.
+   *
+   * Calls already under way for the bucket count against its view: while there are as many as
+   * the tokens it shows, the request waits for them to settle and decides again, so a burst of
+   * concurrent requests reaches the store with no more calls than it has tokens (plus one per
+   * refill), rather than one each.
+   */
+  private async decide(bucket: string, gate?: string): Promise<RateLimitState> {
+    for (;;) {
+      if (gate !== undefined) {
+        const gated = this.store.view(gate);
+        if (!gated.allowed) return gated;
+      }
+      const seen = this.store.view(bucket);
+      if (!seen.allowed) return seen;
+      const busy = this.inFlight.get(bucket);
+      if (busy === undefined || busy.calls < seen.remaining) return this.send(bucket, gate);
+      await busy.settled;
+    }
+  }
+
+  /** One store call, counted in `inFlight` until it settles (it never rejects). */
+  private async send(bucket: string, gate: string | undefined): Promise<RateLimitState> {
+    let entry = this.inFlight.get(bucket);
+    if (entry === undefined) {
+      entry = inFlight();
+      this.inFlight.set(bucket, entry);
+    }
+    entry.calls++;
+    try {
+      return await this.store.consume(bucket, gate);
+    } finally {
+      entry.calls--;
+      // Wakes whoever waits for this bucket; later waiters wait for the next call to settle.
+      const wake = entry.wake;
+      if (entry.calls === 0) this.inFlight.delete(bucket);
+      else Object.assign(entry, inFlight(entry.calls));
+      wake();
+    }
   }
 
   async close(): Promise<void> {

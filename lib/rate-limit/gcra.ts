@@ -98,6 +98,67 @@ return {1, na, nb, now, 0}
 /** What EVALSHA asks for: the script's SHA-1 (Redis names scripts by it; not a security use). */
 export const GCRA_SHA1 = createHash('sha1').update(GCRA_SCRIPT).digest('hex');
 
+/**
+ * The charge-back of an outage (docs/redis-rate-limit.md, When Redis comes back): what this
+ * instance granted on its own while Redis was out, written to the shared bucket in one call.
+ *
+ * KEYS[1]: the bucket's key. ARGV: C, then n * T as whole microseconds and a remainder in 1/C
+ * us (n: the grants of the fallback since this instance last saw the bucket full), then
+ * `ahead`: whole microseconds until this instance's own bucket is full again.
+ * Returns the GCRA script's shape, {1, a, b, now, 0}: the TAT after the call (not earlier than
+ * now).
+ *
+ * The new TAT is max(stored + n * T, now + ahead): granting n forced tokens at times t_i to a
+ * TAT x gives max(x + n * T, f), where f is what those grants give a full bucket, and this
+ * instance's own bucket started from the last state Redis gave it, so `ahead` covers f and
+ * that state (even when the key expired meanwhile), and the stored TAT covers what other
+ * instances took. It is capped at an empty bucket (now + one window): the script reads a TAT
+ * further ahead as a clock step back, a full bucket. Time, the stored format, a value under
+ * another limit and the expiry are as in GCRA_SCRIPT.
+ */
+export const CHARGE_SCRIPT = `if redis.replicate_commands then redis.replicate_commands() end
+local limit = tonumber(ARGV[1])
+local nq = tonumber(ARGV[2])
+local nb = tonumber(ARGV[3])
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
+local horizon = now + ${WINDOW_MICROS}
+local a, b = now + tonumber(ARGV[4]), 0
+local stored = redis.pcall('GET', KEYS[1])
+if type(stored) == 'string' then
+  local sa, sb, sc = string.match(stored, '^(%d+):(%d+):(%d+)$')
+  if sa and tonumber(sa) <= horizon then
+    local xa, xb = tonumber(sa), tonumber(sb)
+    if tonumber(sc) ~= limit then
+      if xb > 0 then xa = xa + 1 end
+      xb = 0
+    end
+    xa, xb = xa + nq, xb + nb
+    if xb >= limit then xa, xb = xa + 1, xb - limit end
+    if xa > a or (xa == a and xb > b) then a, b = xa, xb end
+  end
+end
+if a > horizon or (a == horizon and b > 0) then a, b = horizon, 0 end
+if a < now or (a == now and b == 0) then return {1, now, 0, now, 0} end
+redis.call('SET', KEYS[1], string.format('%.0f:%.0f:%.0f', a, b, limit))
+local expire = a
+if b > 0 then expire = expire + 1 end
+redis.call('PEXPIREAT', KEYS[1], math.ceil(expire / 1000))
+return {1, a, b, now, 0}
+`;
+
+export const CHARGE_SHA1 = createHash('sha1').update(CHARGE_SCRIPT).digest('hex');
+
+/** ARGV of CHARGE_SCRIPT: n grants (1 to C) and `aheadMicros` of this instance's own bucket.
+ * n * T = n * q + n * r / C us; n * r can pass 2^53 (C up to 1e9), so it is split exactly. */
+export function chargeArgs(limit: number, grants: number, aheadMicros: number): [string, string, string, string] {
+  const [, q, r] = gcraArgs(limit);
+  const n = BigInt(grants);
+  const spill = n * BigInt(r);
+  const whole = n * BigInt(q) + spill / BigInt(limit);
+  return [String(limit), String(whole), String(spill % BigInt(limit)), String(Math.max(0, Math.ceil(aheadMicros)))];
+}
+
 /** The script's answer, decoded. */
 export interface GcraReply {
   readonly granted: boolean;

@@ -8,8 +8,9 @@
  * in-process `RateLimiter` given as `fallback`, which answers without touching Redis at all, so
  * a dead or stalled Redis costs nothing per request and nothing piles up in the client's queue.
  * Meanwhile one probe at a time (a real script call on the store's own probe key) runs on a
- * backoff timer and whenever the client reconnects; the first probe that succeeds switches back.
- * Each switch is one warn line.
+ * backoff timer and whenever the client reconnects; the first probe that succeeds switches back,
+ * once what the fallback granted has been charged to Redis (one call per bucket it granted
+ * from, see `chargeBack`). Each switch is one warn line.
  *
  * The same store serves a standalone Redis, a Redis Cluster and Redis behind Sentinel: the
  * connection is a `RedisLink` (lib/rate-limit/redis-links.ts), the keys carry a hash tag
@@ -22,7 +23,18 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log/logger.ts';
 import { stateFromTokens, type RateLimiter, type RateLimitState } from './token-bucket.ts';
-import { decodeGcraReply, GCRA_SCRIPT, GCRA_SHA1, gcraArgs, tokensAt, type GcraReply } from './gcra.ts';
+import {
+  CHARGE_SCRIPT,
+  CHARGE_SHA1,
+  chargeArgs,
+  decodeGcraReply,
+  GCRA_SCRIPT,
+  GCRA_SHA1,
+  gcraArgs,
+  tokensAt,
+  WINDOW_MICROS,
+  type GcraReply,
+} from './gcra.ts';
 import { redisKey } from './redis-keys.ts';
 import { openLink, type RedisConnectionConfig, type RedisLink, type RedisModuleLike } from './redis-links.ts';
 
@@ -109,6 +121,11 @@ export interface RedisStoreOptions {
  * `backoffMaxMs` at most, not two per request. */
 const STABLE_MS = 30_000;
 
+/** Charge-back calls sent at once, and rounds (grants made during one are charged by the next)
+ * before the store switches back and charges the rest while shared. */
+const CHARGE_BATCH = 64;
+const CHARGE_ROUNDS = 8;
+
 class CallTimeout extends Error {
   constructor(ms: number) {
     super(`no answer within ${ms} ms`);
@@ -154,6 +171,13 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
   private onUp: (() => void) | null = null;
   /** Whether the current fallback period has been announced (the first, at start, is too). */
   private announcedDown = false;
+  /**
+   * What the fallback granted and Redis has not been told, by bucket: the grants since this
+   * instance last saw the bucket full (earlier ones have refilled here), at most the limit each
+   * (more would not change the charge). As many buckets as the fallback tracks; past that the
+   * oldest entry goes uncharged, as the fallback's own least recently used bucket does.
+   */
+  private readonly owed = new Map<string, number>();
 
   /** Connects (waiting up to connectWaitMs) and returns a store that never throws. Rejects only
    * with RedisPackageMissingError (or whatever else makes `import('redis')` fail). */
@@ -232,10 +256,11 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
    * client that had used up its shared limit is still out of tokens when Redis goes away).
    */
   private async viaRedis(key: string, gate?: string): Promise<RateLimitState> {
+    const sent = performance.now();
     try {
       const reply = await this.evaluate(key, true, gate);
       const tokens = tokensAt(reply, this.limit);
-      this.fallback.mirror(reply.byGate && gate !== undefined ? gate : key, tokens);
+      this.fallback.mirror(reply.byGate && gate !== undefined ? gate : key, tokens, performance.now() - sent);
       return stateFromTokens(reply.granted, tokens, this.limit);
     } catch (error) {
       this.down(reasonOf(error));
@@ -243,13 +268,67 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
     }
   }
 
-  /** The same decision from the in-process fallback. */
+  /** The same decision from the in-process fallback; a grant is owed to Redis. */
   private locally(key: string, gate?: string): RateLimitState {
     if (gate !== undefined) {
       const open = this.fallback.peek(gate);
       if (!open.allowed) return open;
     }
-    return this.fallback.consume(key);
+    const fresh = this.fallback.tokens(key) >= this.limit;
+    const state = this.fallback.consume(key);
+    if (state.allowed && !this.closed) this.owe(key, fresh ? 1 : (this.owed.get(key) ?? 0) + 1);
+    return state;
+  }
+
+  private owe(key: string, grants: number): void {
+    if (!this.owed.delete(key) && this.owed.size >= this.fallback.maxClients) {
+      const oldest = this.owed.keys().next().value as string;
+      this.owed.delete(oldest);
+    }
+    this.owed.set(key, Math.min(grants, this.limit));
+  }
+
+  /** How many buckets hold fallback grants not yet charged to Redis (tests, docs). */
+  get owedBuckets(): number {
+    return this.owed.size;
+  }
+
+  /**
+   * Charges Redis with what the fallback granted (CHARGE_SCRIPT), one call per bucket,
+   * CHARGE_BATCH at a time, then mirrors each answer here. Grants made meanwhile (the store is
+   * still on its fallback) are charged by the next round. Rejects at the first failed call,
+   * with every bucket not yet charged owed again.
+   */
+  private async chargeBack(rounds: number): Promise<void> {
+    for (let round = 0; round < rounds && this.owed.size > 0; round++) {
+      const batch = [...this.owed];
+      this.owed.clear();
+      let next = 0;
+      try {
+        for (; next < batch.length; next += CHARGE_BATCH)
+          await Promise.all(batch.slice(next, next + CHARGE_BATCH).map(([key, grants]) => this.charge(key, grants)));
+      } catch (error) {
+        // The failed batch is owed again whole: a call that did get through is charged twice,
+        // never once too few.
+        for (const [key, grants] of batch.slice(next)) this.owe(key, (this.owed.get(key) ?? 0) + grants);
+        throw error;
+      }
+    }
+  }
+
+  private async charge(bucket: string, grants: number): Promise<void> {
+    const tokens = this.fallback.tokens(bucket);
+    // Refilled here since: this instance holds nothing against the client any more.
+    if (tokens >= this.limit) return;
+    const ahead = ((this.limit - tokens) * WINDOW_MICROS) / this.limit;
+    const sent = performance.now();
+    const reply = await this.call(
+      CHARGE_SCRIPT,
+      CHARGE_SHA1,
+      [redisKey(this.prefix, bucket)],
+      chargeArgs(this.limit, grants, ahead),
+    );
+    this.fallback.mirror(bucket, tokensAt(reply, this.limit), performance.now() - sent);
   }
 
   /**
@@ -270,13 +349,16 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
    * the one deadline.
    */
   private run(keys: readonly string[], take: boolean): Promise<GcraReply> {
-    const [limit, q, r] = this.args;
-    const keyArgs = [String(keys.length), ...keys, limit, q, r, take ? '1' : '0'];
+    return this.call(GCRA_SCRIPT, GCRA_SHA1, keys, [...this.args, take ? '1' : '0']);
+  }
+
+  private call(script: string, sha1: string, keys: readonly string[], argv: readonly string[]): Promise<GcraReply> {
+    const keyArgs = [String(keys.length), ...keys, ...argv];
     const route = keys[0];
     const started = performance.now();
     const reply = this.withDeadline(
-      this.link.send(route, ['EVALSHA', GCRA_SHA1, ...keyArgs]).catch((error: unknown) => {
-        if (isNoScript(error)) return this.link.send(route, ['EVAL', GCRA_SCRIPT, ...keyArgs]);
+      this.link.send(route, ['EVALSHA', sha1, ...keyArgs]).catch((error: unknown) => {
+        if (isNoScript(error)) return this.link.send(route, ['EVAL', script, ...keyArgs]);
         throw error;
       }),
     ).then(decodeGcraReply);
@@ -384,12 +466,21 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
     try {
       // Every node that holds buckets (each master of a cluster) at once, each with its deadline.
       await Promise.all(this.link.probeKeys(this.prefix).map((key) => this.run([key], true)));
+      // Before the switch, so a client's next shared decision already counts what it was given.
+      await this.chargeBack(CHARGE_ROUNDS);
       this.probing = false;
       this.up();
     } catch (error) {
       this.probing = false;
       this.down(reasonOf(error));
+      return;
     }
+    // Whatever a busy fallback granted during the last round (rarely anything). Bounded too:
+    // what is still owed after it waits for the next switch back.
+    if (this.owed.size > 0)
+      this.chargeBack(CHARGE_ROUNDS).catch((error: unknown) => {
+        this.down(reasonOf(error));
+      });
   }
 
   /** Stops probing and drops the connection at once (a stalled Redis must not hold up a
@@ -398,6 +489,7 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
     if (!this.closed) {
       this.closed = true;
       this.shared = false;
+      this.owed.clear();
       if (this.probeTimer !== null) clearTimeout(this.probeTimer);
       this.probeTimer = null;
       // Rejects whatever is in flight (each such request then answers in-process).

@@ -117,18 +117,27 @@ export class RateLimiter {
     return this.state(tokens >= 1, tokens, out);
   }
 
+  /** The exact token count of a bucket now (the limit when it is full or untracked). */
+  tokens(key: string): number {
+    const fullAt = this.buckets.get(key);
+    return (fullAt === undefined ? null : this.level(fullAt, this.clock())) ?? this.limit;
+  }
+
   /**
    * Sets a bucket to `tokens` (0 to the limit) without a decision: how the shared store keeps
    * this instance's view of a client up to date after each answer from Redis, so replies that
    * take no token, and the fallback while Redis is out, start from the last shared state this
-   * instance saw (lib/rate-limit/redis-store.ts).
+   * instance saw (lib/rate-limit/redis-store.ts). `ageMs`: the count is that old (the time the
+   * answer took to come back), so the bucket refills from when Redis may have decided, never
+   * later, and an empty view never outlasts the shared bucket's own refill.
    */
-  mirror(key: string, tokens: number): void {
+  mirror(key: string, tokens: number, ageMs = 0): void {
     const now = this.clock();
     const known = this.buckets.delete(key);
-    if (tokens >= this.limit) return;
+    const fullAt = now - Math.max(0, ageMs) + (this.limit - Math.max(0, tokens)) / this.rate;
+    if (tokens >= this.limit || fullAt <= now) return;
     if (!known && this.buckets.size >= this.maxClients) this.makeRoom(now);
-    this.buckets.set(key, now + (this.limit - Math.max(0, tokens)) / this.rate);
+    this.buckets.set(key, fullAt);
   }
 
   /** Drops every bucket that has refilled to full. Returns how many were dropped. */

@@ -13,7 +13,14 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import { RateLimiter } from '../../lib/rate-limit/token-bucket.ts';
-import { decodeGcraReply, gcraArgs, tokensAt, WINDOW_MICROS } from '../../lib/rate-limit/gcra.ts';
+import {
+  CHARGE_SHA1,
+  chargeArgs,
+  decodeGcraReply,
+  gcraArgs,
+  tokensAt,
+  WINDOW_MICROS,
+} from '../../lib/rate-limit/gcra.ts';
 import { parseRedisConfig } from '../../lib/server/redis-config.ts';
 import {
   loadRedis,
@@ -76,6 +83,7 @@ async function open(
   answer: (args: string[]) => Promise<unknown>,
   limit = 10,
   observers: Pick<RedisStoreOptions, 'onStateChange' | 'onCall'> = {},
+  fallback = new RateLimiter({ perMinute: limit, sweepIntervalMs: 0 }),
 ) {
   let options: Record<string, unknown> | undefined;
   const client = new ScriptedClient(answer);
@@ -83,7 +91,7 @@ async function open(
   const store = await RedisRateLimitStore.open({
     config: parseRedisConfig({ RATE_LIMIT_REDIS_URL: url }, process.cwd())!,
     limit,
-    fallback: new RateLimiter({ perMinute: limit, sweepIntervalMs: 0 }),
+    fallback,
     logger: log.logger,
     connectWaitMs: 200,
     ...observers,
@@ -345,6 +353,15 @@ describe('GCRA helpers', () => {
     }
   });
 
+  it('splits n * T exactly for the charge-back, even where n * r passes 2^53', () => {
+    assert.deepEqual(chargeArgs(20, 3, 9_000_000), ['20', '9000000', '0', '9000000']);
+    // 7 per minute: T = 8571428 + 4/7 us, 3 T = 25714285 + 5/7 us.
+    assert.deepEqual(chargeArgs(7, 3, 0.5), ['7', '25714285', '5', '1']);
+    // 1e9 per minute: 1e9 intervals are exactly one window.
+    assert.deepEqual(chargeArgs(1e9, 1e9, -1), ['1000000000', String(WINDOW_MICROS), '0', '0']);
+    assert.deepEqual(chargeArgs(999_999_937, 999_999_936, 0)[1], String(WINDOW_MICROS - 1));
+  });
+
   it('counts tokens from the TAT: full at or before now, C - (TAT - now) / T after', () => {
     const now = 1_800_000_000_000_000;
     assert.equal(tokensAt({ granted: true, tatMicros: now, tatRemainder: 0, nowMicros: now, byGate: false }, 20), 20);
@@ -365,5 +382,177 @@ describe('GCRA helpers', () => {
       tokensAt({ granted: true, tatMicros: now + 25_714_285, tatRemainder: 5, nowMicros: now, byGate: false }, 7),
       4,
     );
+  });
+});
+
+/** Resolves once `done()` holds, checked after each turn of the event loop (15 s at most). */
+async function until(done: () => boolean, what: string): Promise<void> {
+  const deadline = performance.now() + 15_000;
+  while (!done()) {
+    if (performance.now() > deadline) assert.fail(`never: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** The charge-back calls a client was sent: [bucket key, n * T whole us, remainder, ahead us]. */
+function charges(client: ScriptedClient): string[][] {
+  return client.sent.filter((args) => args[1] === CHARGE_SHA1).map((args) => [args[3], ...args.slice(5)]);
+}
+
+describe('T2: the fallback grants are charged to Redis when it is back (scripted client)', () => {
+  const now = 1_800_000_000_000_000;
+  /** A Redis that is down while `down.is`, answers a charge with `charged` (the TAT it sets, us
+   * ahead of now) and every other call with a grant. */
+  function scripted(down: { is: boolean }, charged: (args: string[]) => Promise<number> | number = () => 0) {
+    return async (args: string[]): Promise<unknown> => {
+      if (down.is) throw new Error('ECONNRESET');
+      if (args[1] === CHARGE_SHA1) return [1, now + (await charged(args)), 0, now, 0];
+      return grant(10, now);
+    };
+  }
+
+  it('T2: charges each bucket once with its grants and this instance view, before it switches back', async () => {
+    const down = { is: true };
+    let clock = 0;
+    const fallback = new RateLimiter({ perMinute: 10, clock: () => clock, sweepIntervalMs: 0 });
+    const { store, client, log } = await open(
+      'redis://h',
+      scripted(down, () => 4 * 6_000_000),
+      10,
+      {},
+      fallback,
+    );
+    assert.equal(store.isShared, false);
+    for (let i = 0; i < 3; i++) assert.equal((await store.consume('x')).allowed, true);
+    await store.consume('y', 'gate');
+    await store.consume('y', 'gate');
+    fallback.mirror('gate', 0);
+    assert.equal((await store.consume('z', 'gate')).allowed, false, 'a refusal is owed nothing');
+    assert.equal(store.owedBuckets, 2);
+    clock += 6_000; // one token of x back here: x holds 8 of 10
+    down.is = false;
+    client.emit('ready');
+    await log.waitFor(/Redis answering again/);
+    assert.deepEqual(charges(client), [
+      ['cg:rl:{x}', '18000000', '0', '12000000'],
+      ['cg:rl:{y}', '12000000', '0', '6000000'],
+    ]);
+    assert.equal(store.owedBuckets, 0);
+    assert.equal(store.view('x').remaining, 6, 'each answer is this instance view from then on');
+    await store.close();
+  });
+
+  it('T2: the count starts again once the bucket has refilled here; a refilled bucket is not charged', async () => {
+    const down = { is: true };
+    let clock = 0;
+    const fallback = new RateLimiter({ perMinute: 10, clock: () => clock, sweepIntervalMs: 0 });
+    const { store, client, log } = await open('redis://h', scripted(down), 10, {}, fallback);
+    await store.consume('x');
+    await store.consume('x');
+    await store.consume('gone');
+    clock += 60_000; // both full again here
+    await store.consume('x');
+    down.is = false;
+    client.emit('ready');
+    await log.waitFor(/Redis answering again/);
+    assert.deepEqual(charges(client), [['cg:rl:{x}', '6000000', '0', '6000000']]);
+    assert.equal(store.view('x').remaining, 10, 'Redis answered a full bucket: mirrored');
+    await store.close();
+  });
+
+  it('T2: a failed charge keeps every bucket owed and the store on its fallback; the next probe charges them once', async () => {
+    const down = { is: true };
+    let refuse = true;
+    const fallback = new RateLimiter({ perMinute: 10, clock: () => 0, sweepIntervalMs: 0 });
+    const { store, client, log } = await open(
+      'redis://h',
+      scripted(down, () => {
+        if (refuse) throw new Error('READONLY You cannot write against a read only replica.');
+        return 0;
+      }),
+      10,
+      {},
+      fallback,
+    );
+    for (const key of ['a', 'b', 'a']) await store.consume(key);
+    down.is = false;
+    client.emit('ready');
+    await client.waitForSent(client.sent.length + 3); // the probe and both charges
+    assert.equal(store.isShared, false);
+    assert.equal(store.owedBuckets, 2);
+    refuse = false;
+    await log.waitFor(/Redis answering again/);
+    const sent = charges(client);
+    assert.deepEqual(sent.slice(-2).sort(), [
+      ['cg:rl:{a}', '12000000', '0', '12000000'],
+      ['cg:rl:{b}', '6000000', '0', '6000000'],
+    ]);
+    assert.equal(store.owedBuckets, 0);
+    await store.close();
+  });
+
+  it('T2: grants made while it charges are charged by the next round, and the rest after the switch', async () => {
+    const down = { is: true };
+    let granted = 0;
+    const ref: { store?: RedisRateLimitStore } = {};
+    const { store, client, log } = await open(
+      'redis://h',
+      scripted(down, async () => {
+        // Still on its fallback: each charge meets one more fresh client's grant.
+        if (granted < 20) await ref.store!.consume(`late-${granted++}`);
+        return 0;
+      }),
+    );
+    ref.store = store;
+    await store.consume('first');
+    down.is = false;
+    client.emit('ready');
+    await log.waitFor(/Redis answering again/);
+    await until(() => charges(client).length >= 9 && store.owedBuckets === 0, 'the charge after the switch');
+    assert.equal(store.isShared, true);
+    // 8 rounds before the switch (one bucket each), then one more after it; the grants asked
+    // for during that last round are shared decisions, owed nothing.
+    assert.equal(charges(client).length, 9);
+    assert.equal(store.owedBuckets, 0);
+    await store.close();
+  });
+
+  it('T2: a charge after the switch that fails sends the store back to its fallback, still owed', async () => {
+    const down = { is: true };
+    let calls = 0;
+    const ref: { store?: RedisRateLimitStore } = {};
+    const { store, client, log } = await open(
+      'redis://h',
+      scripted(down, async () => {
+        calls++;
+        if (calls <= 8) await ref.store!.consume(`late-${calls}`);
+        if (calls === 9) throw new Error('ECONNRESET');
+        return 0;
+      }),
+    );
+    ref.store = store;
+    await store.consume('first');
+    down.is = false;
+    client.emit('ready');
+    await log.waitFor(/Redis answering again[^]*Redis unavailable/);
+    assert.equal(store.owedBuckets, 1, 'the bucket whose charge failed');
+    await store.close();
+    assert.equal(store.owedBuckets, 0, 'close() forgets what is owed');
+  });
+
+  it('T2: what is owed is bounded by the fallback cap: the oldest bucket goes uncharged', async () => {
+    const down = { is: true };
+    const fallback = new RateLimiter({ perMinute: 10, maxClients: 2, sweepIntervalMs: 0 });
+    const { store, client, log } = await open('redis://h', scripted(down), 10, {}, fallback);
+    for (const key of ['a', 'b', 'c']) await store.consume(key);
+    assert.equal(store.owedBuckets, 2);
+    down.is = false;
+    client.emit('ready');
+    await log.waitFor(/Redis answering again/);
+    assert.deepEqual(
+      charges(client).map(([key]) => key),
+      ['cg:rl:{b}', 'cg:rl:{c}'],
+    );
+    await store.close();
   });
 });

@@ -181,6 +181,16 @@ describe('RateLimiter.mirror (the shared store keeps this instance view with it)
     assert.equal(rl.peek('c').remaining, 0, 'never below empty');
   });
 
+  it('counts an answer that took ageMs to arrive as that old: the view refills from when Redis decided', () => {
+    const { rl } = limiter();
+    rl.mirror('a', 0, 1_000);
+    assert.equal(rl.peek('a').retryAfterSeconds, 2, 'one token 3 s after Redis decided, 2 s from now');
+    assert.ok(Math.abs(rl.tokens('a') - 1 / 3) < 1e-9);
+    rl.mirror('b', 19.5, 3_000);
+    assert.equal(rl.size, 1, 'refilled to full on arrival: forgotten');
+    assert.equal(rl.tokens('b'), 20);
+  });
+
   it('respects the cap on tracked clients like consume does', () => {
     const { rl } = limiter(20, 2);
     rl.mirror('a', 1);
