@@ -11,6 +11,7 @@
 import { relative, isAbsolute } from 'node:path';
 import { projectRoot, readFromEmbedded, readFromProject } from './lib/http/assets.ts';
 import { EMBEDDED_ASSETS } from './lib/http/embedded-assets.ts';
+import { checkNodeInternals, internalsRefusal } from './lib/http/node-internals.ts';
 import { runKeysCli } from './lib/keys/key-admin.ts';
 import { buildOf, versionLine } from './lib/server/build-info.ts';
 import { parseConfig } from './lib/server/config.ts';
@@ -83,6 +84,10 @@ async function serve(): Promise<void> {
   // Builds with known HTTP parser or TLS vulnerabilities are refused before anything listens.
   const runtime = nodeSupport(process.version, new Date());
   if (!runtime.ok) die(runtime.message);
+  // The Node internals the HTTP edge's protections rely on: each must still exist and work on
+  // this build, or the start is refused naming it (lib/http/node-internals.ts).
+  const missing = await checkNodeInternals();
+  if (missing !== null) die(internalsRefusal(missing));
   keepYoungGenerationSmall();
   const service = await startService({
     env: process.env,

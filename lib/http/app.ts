@@ -31,6 +31,7 @@ import { GenerateRoute } from './generate-route.ts';
 import { declaresBody, hasBadHost, pathOf } from './request-checks.ts';
 import { exchangeOf, Responder, type Exchange, type Logged } from './responder.ts';
 import { LIMITS } from './limits.ts';
+import { lastReplyOfConnection, pendingReply } from './node-internals.ts';
 import { newRequestId, requestIdOf } from './request-id.ts';
 
 export type { KeyVerifier } from '../keys/key-store.ts';
@@ -293,10 +294,11 @@ function routesOf(
 
 /**
  * Malformed requests, oversized heads, timeouts: node's default handler, but with our headers
- * and a JSON body, so even a parser error looks like the rest of the API. `_httpMessage` (the
- * reply under way on the socket) and `shouldKeepAlive` are what node's own default handler
- * reads and sets for the same decisions (lib/_http_server.js, socketOnError); the tests of
- * "sends more than its Content-Length" in tests/e2e/server.integration.ts needs them.
+ * and a JSON body, so even a parser error looks like the rest of the API. The reply under way
+ * on the socket, and making it the connection's last, are what node's own default handler
+ * reads and sets for the same decisions (node-internals.ts: pendingReply,
+ * lastReplyOfConnection); the tests of "sends more than its Content-Length" in
+ * tests/e2e/server.integration.ts need them.
  */
 function clientError(
   error: NodeJS.ErrnoException,
@@ -305,7 +307,7 @@ function clientError(
   limits: ClientLimits,
   logger: Logger,
 ): void {
-  const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  const pending = pendingReply(socket);
   if (
     error.code === 'ECONNRESET' ||
     !socket.writable ||
@@ -318,7 +320,7 @@ function clientError(
   if (pending != null && pending.req.complete && error.code !== 'ERR_HTTP_REQUEST_TIMEOUT') {
     // Garbage after a complete request (e.g. more bytes than its Content-Length): let that
     // request's reply go out first, then close; writing an error now would interleave.
-    pending.shouldKeepAlive = false;
+    lastReplyOfConnection(pending);
     pending.once('close', () => socket.destroy());
     return;
   }

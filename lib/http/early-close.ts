@@ -9,19 +9,16 @@
  * stopped at once (what still arrives waits in the kernel's receive buffer, a few MB at most),
  * and the socket destroyed LINGER_MS later, by which time the client has had the reply.
  *
- * Two Node internals, each needed by tests/e2e/security-edge.integration.ts (F5, F6):
- * - `socket._handle.readStop()`: node:http feeds the socket's handle straight into its parser,
- *   so `socket.pause()` does not stop the reading; only the handle's own readStop does.
- * - the socket's `destroySoon`: node:http ends a `Connection: close` socket by calling it once
- *   the reply is written; replacing it on that one socket puts the staged close in its place.
+ * Two Node internals, both behind node-internals.ts (checked at start): the handle's readStop
+ * stops the reading (F5), and the socket's destroySoon, replaced on that one socket, puts the
+ * staged close where node:http ends a `Connection: close` socket (F6).
  * @module
  */
 import type { Socket } from 'node:net';
+import { replaceDestroySoon, stopReading } from './node-internals.ts';
 
 /** How long a socket answered before its body was read stays half-closed. */
 export const LINGER_MS = 2_000;
-
-type ReadableHandle = { _handle?: { readStop?: () => unknown } | null };
 
 /** Sockets answered early: they are closing, and the request timeout must not answer the same
  * request a second time (a 408 after the 401). A WeakSet: nothing is written on the socket. */
@@ -35,7 +32,7 @@ export function isAnsweredEarly(socket: Socket): boolean {
 export function closeInStages(socket: Socket): void {
   answeredEarly.add(socket);
   socket.end();
-  (socket as Socket & ReadableHandle)._handle?.readStop?.();
+  stopReading(socket);
   const timer = setTimeout(() => socket.destroy(), LINGER_MS);
   socket.once('close', () => {
     clearTimeout(timer);
@@ -45,7 +42,5 @@ export function closeInStages(socket: Socket): void {
 /** Has node:http end `socket` in stages once the reply being written is out. */
 export function closeAfterReply(socket: Socket): void {
   answeredEarly.add(socket);
-  socket.destroySoon = function destroySoon(this: Socket): void {
-    closeInStages(this);
-  };
+  replaceDestroySoon(socket, closeInStages);
 }

@@ -11,7 +11,7 @@
  *
  * So each connection's requests are counted from their arrival to their reply's close:
  * - the first request past LIMITS.maxOutstandingReplies closes the connection at once, and the
- *   rest of that read is not parsed (see stopParsing);
+ *   rest of that read is not parsed (node-internals.ts, stopParsing);
  * - while any are outstanding, a reply must close every LIMITS.socketIdleTimeout or the
  *   connection is closed. A request is read within the request timeout (10 s) and answered
  *   within milliseconds, and the kernel takes megabytes of replies before it stops taking more,
@@ -25,6 +25,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../log/logger.ts';
 import { LIMITS } from './limits.ts';
+import { stopParsing } from './node-internals.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -75,23 +76,6 @@ function settled(pending: Pending): void {
   else pending.deadline?.refresh();
 }
 
-/**
- * Stops node's parser where it is. Destroying the socket does not: the parser goes on through
- * the rest of the read, making a request and a response for each head (1,464 more in the
- * review's read), which the socket's close then aborts one by one, each with an error and its
- * stack: seconds of CPU and a hundred MB of garbage for 100 such connections. `onIncoming` is
- * the function node:http calls with each parsed head, and its return value goes back to
- * llhttp; 2 is what node returns for an upgrade, and llhttp stops there. node:http sets it
- * again for each connection that reuses the parser. Without it (another Node), the connection
- * still closes; only the parse runs on.
- */
-function stopParsing(socket: Socket): void {
-  const parser = (socket as Socket & { parser?: { onIncoming?: unknown } | null }).parser;
-  if (typeof parser?.onIncoming === 'function') parser.onIncoming = stopHere;
-}
-
-const stopHere = (): number => 2;
-
 /** Whether `req` may be answered; closes its connection instead when it is one too many. */
 function admit(req: IncomingMessage, res: ServerResponse, logger: Logger, limits: ReplyLimits): boolean {
   const socket = req.socket;
@@ -100,6 +84,11 @@ function admit(req: IncomingMessage, res: ServerResponse, logger: Logger, limits
   const pending = pendingOf(socket, logger, limits);
   if (pending.count >= limits.maxOutstandingReplies) {
     logger.debug('connection closed: too many replies outstanding', { outstanding: pending.count });
+    // Destroying the socket does not stop node's parser: it would go on through the rest of the
+    // read, making a request and a response for each head (1,464 more in the review's read),
+    // which the close then aborts one by one, each with an error and its stack: seconds of CPU
+    // and a hundred MB of garbage for 100 such connections. Without the hook (another Node,
+    // refused at start) the connection still closes; only the parse runs on.
     stopParsing(socket);
     socket.destroy();
     return false;

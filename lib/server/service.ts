@@ -5,9 +5,10 @@
  */
 import { createServer as createHttpServer, type Server, type ServerOptions } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import { Server as NetServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { App } from '../http/app.ts';
 import { LIMITS } from '../http/limits.ts';
+import { closeListener } from '../http/node-internals.ts';
 import { withReplyCap } from '../http/outstanding-replies.ts';
 import type { Logger } from '../log/logger.ts';
 import type { SecureContextOptions } from 'node:tls';
@@ -88,9 +89,10 @@ export function listen(server: Server, port: number, host: string): Promise<Addr
  *    So a stop takes at most keepAliveTimeout longer while clients hold idle connections.
  * 4. After `graceMs`, whatever is still open is cut.
  *
- * `net.Server.prototype.close` is called instead of the http.Server override because that
- * override also closes idle connections at once (point 3) and stops the timer that enforces
- * headersTimeout/requestTimeout, which must keep cutting slow clients during the drain.
+ * The listener is closed with net.Server's close, not http.Server's, because that one also
+ * closes idle connections at once (point 3) and stops the timer that enforces
+ * headersTimeout/requestTimeout, which must keep cutting slow clients during the drain
+ * (lib/http/node-internals.ts, closeListener).
  */
 export function shutdown(
   server: Server,
@@ -106,7 +108,7 @@ export function shutdown(
     }, graceMs);
     force.unref();
     acceptQueued(server, () => {
-      NetServer.prototype.close.call(server, () => {
+      closeListener(server, () => {
         clearTimeout(force);
         resolve(true);
       });

@@ -3,9 +3,12 @@
  */
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { readBody as readBodyCallback, type BodyResult } from '../../lib/http/body.ts';
+import { startInProcess } from '../helpers/in-process.ts';
+import { randomApiKey } from '../helpers/server.ts';
 
 const readBody = (req: IncomingMessage, limit: number) =>
   new Promise<BodyResult>((resolve) => readBodyCallback(req, limit, resolve));
@@ -65,5 +68,63 @@ describe('readBody', () => {
     req.write('01');
     req.destroy();
     assert.deepEqual(await p, { kind: 'aborted' });
+  });
+});
+
+/**
+ * Pushes one keyed chunked POST whose every chunk carries 1 body byte and a 16,000-byte chunk
+ * extension (security review T5), with backpressure, until the server answers or closes, or
+ * `cap` bytes are pushed. The bytes the client's kernel took are the bytes pushed.
+ */
+function pushExtensions(port: number, key: string, cap: number): Promise<{ pushed: number; reply: string }> {
+  const chunk = Buffer.from(`1;x=${'e'.repeat(16_000)}\r\n{\r\n`);
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let reply = '';
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      resolve({ pushed: socket.bytesWritten, reply });
+      socket.destroy();
+    };
+    const push = (): void => {
+      while (!done && socket.bytesWritten < cap) {
+        if (!socket.write(chunk)) {
+          socket.once('drain', push);
+          return;
+        }
+      }
+      if (!done) finish();
+    };
+    socket.on('data', (data: Buffer) => {
+      reply += data.toString('latin1');
+      if (reply.includes('\r\n\r\n')) finish();
+    });
+    socket.on('error', finish);
+    socket.on('close', finish);
+    socket.on('connect', () => {
+      socket.write(
+        'POST /generate HTTP/1.1\r\nHost: t5\r\nContent-Type: application/json\r\n' +
+          `X-Api-Key: ${key}\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      );
+      push();
+    });
+  });
+}
+
+describe('the bytes read for a body, framing included', () => {
+  it('T5: a chunked body of 1-byte chunks with 16,000-byte extensions ends in a 413 within 32 MB pushed', async (t) => {
+    const key = randomApiKey();
+    const server = await startInProcess({ apiKey: key });
+    try {
+      const { pushed, reply } = await pushExtensions(server.port, key, 33 * 2 ** 20);
+      t.diagnostic(`${(pushed / 2 ** 20).toFixed(1)} MB pushed`);
+      assert.ok(pushed <= 32 * 2 ** 20, `${(pushed / 2 ** 20).toFixed(1)} MB pushed before the server stopped reading`);
+      assert.match(reply, /^HTTP\/1\.1 413 /);
+      assert.match(reply, /\r\nConnection: close\r\n/i);
+    } finally {
+      await server.stop();
+    }
   });
 });
