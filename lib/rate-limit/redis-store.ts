@@ -296,22 +296,23 @@ export class RedisRateLimitStore implements AsyncRateLimitStore {
   /**
    * Charges Redis with what the fallback granted (CHARGE_SCRIPT), one call per bucket,
    * CHARGE_BATCH at a time, then mirrors each answer here. Grants made meanwhile (the store is
-   * still on its fallback) are charged by the next round. Rejects at the first failed call,
-   * with every bucket not yet charged owed again.
+   * still on its fallback) are charged by the next round. Rejects after a batch with a failed
+   * call, with every bucket not charged owed again.
    */
   private async chargeBack(rounds: number): Promise<void> {
     for (let round = 0; round < rounds && this.owed.size > 0; round++) {
-      const batch = [...this.owed];
+      const owed = [...this.owed];
       this.owed.clear();
-      let next = 0;
-      try {
-        for (; next < batch.length; next += CHARGE_BATCH)
-          await Promise.all(batch.slice(next, next + CHARGE_BATCH).map(([key, grants]) => this.charge(key, grants)));
-      } catch (error) {
-        // The failed batch is owed again whole: a call that did get through is charged twice,
-        // never once too few.
-        for (const [key, grants] of batch.slice(next)) this.owe(key, (this.owed.get(key) ?? 0) + grants);
-        throw error;
+      for (let next = 0; next < owed.length; next += CHARGE_BATCH) {
+        const batch = owed.slice(next, next + CHARGE_BATCH);
+        const settled = await Promise.allSettled(batch.map(([key, grants]) => this.charge(key, grants)));
+        const failed = settled.find((result) => result.status === 'rejected');
+        if (failed === undefined) continue;
+        // A call that failed may still have run in Redis: charging it again errs on the strict
+        // side. The ones that succeeded are not owed again.
+        const again = [...batch.filter((_, i) => settled[i].status === 'rejected'), ...owed.slice(next + CHARGE_BATCH)];
+        for (const [key, grants] of again) this.owe(key, (this.owed.get(key) ?? 0) + grants);
+        throw failed.reason;
       }
     }
   }
