@@ -44,7 +44,7 @@ const BIP39_SOURCE =
   'BIP-39 (Marek Palatinus, Pavol Rusnak, Aaron Voisine, Sean Bowe), https://github.com/bitcoin/bips/tree/7fe0b034ec967b52a5a28276419117326df93263/bip-0039';
 
 /** The languages of the BIP-39 lists, by the id's suffix. */
-const BIP39_LANGUAGES: Readonly<Record<string, string>> = {
+const BIP39_LANGUAGES: Readonly<Record<string, string>> = Object.freeze({
   english: 'English',
   japanese: 'Japanese',
   korean: 'Korean',
@@ -55,7 +55,7 @@ const BIP39_LANGUAGES: Readonly<Record<string, string>> = {
   italian: 'Italian',
   czech: 'Czech',
   portuguese: 'Portuguese',
-};
+});
 
 function holdsGapCharacter(word: string): boolean {
   for (const c of word) if (GAP_CHARACTERS.includes(c)) return true;
@@ -97,6 +97,7 @@ export function capitalized(word: string): string {
   return first.toUpperCase() + word.slice(first.length);
 }
 
+// Constant tables built once, on first use: one frozen capitalised copy per list, never replaced.
 const capitalizedLists = new Map<WordListId, readonly string[]>();
 
 /** The list's words with `capitalize` applied or not, same order; made on first use. */
