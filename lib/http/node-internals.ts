@@ -28,11 +28,25 @@ export type Hook = (typeof HOOKS)[keyof typeof HOOKS];
 type WithHandle = { _handle?: { readStop?: () => unknown } | null };
 
 /**
- * Stops reading `socket` at once (F5, early-close.ts). node:http feeds the socket's libuv
+ * Stops reading `socket`, for good (F5, early-close.ts). node:http feeds the socket's libuv
  * handle straight into its parser, so `socket.pause()` does not stop the reading; only the
- * handle's own readStop does. False when the handle has none (a destroyed socket has no handle).
+ * handle's own readStop does. And when a reply ends its connection with the request's body
+ * unread, node:http first resumes that body (lib/_http_server.js, resOnFinish: `req._dump()`,
+ * then `socket.destroySoon()`); when the body had filled its buffer (the socket was paused),
+ * the socket's 'resume' event, a tick later, starts the handle reading again (onSocketResume;
+ * seen on Node 20: a client pushed 64 MB after the stop). So the stop is made again on every
+ * 'resume' from now on, by a listener that runs after node's own. False when the handle has no
+ * readStop (a destroyed socket has no handle).
  */
 export function stopReading(socket: Socket): boolean {
+  if (!readStop(socket)) return false;
+  socket.on('resume', () => {
+    readStop(socket);
+  });
+  return true;
+}
+
+function readStop(socket: Socket): boolean {
   const handle = (socket as Socket & WithHandle)._handle;
   if (typeof handle?.readStop !== 'function') return false;
   handle.readStop();
@@ -161,9 +175,9 @@ async function checkParsing(port: number, routes: Map<string, Route>): Promise<H
 }
 
 /**
- * A reply made the connection's last: it says `Connection: close`, node:http ends the socket
- * through the replaced destroySoon, and there the reading stops: bytes the client sends after
- * it are not read.
+ * An early reply (its request's body unread) made the connection's last: it says
+ * `Connection: close`, node:http ends the socket through the replaced destroySoon, and there
+ * the reading stops: bytes the client sends after it are not read.
  */
 async function checkEarlyClose(port: number, routes: Map<string, Route>): Promise<Hook | null> {
   const seen: { replaced: boolean; stopped: boolean; readAtStop: number; serverSide: Socket | null } = {
@@ -191,7 +205,10 @@ async function checkEarlyClose(port: number, routes: Map<string, Route>): Promis
     res.end('ok');
   });
   const reply = received(socket, /\r\n\r\nok/);
-  socket.write('GET /last HTTP/1.1\r\nHost: check\r\n\r\n');
+  // A body declared and partly sent, more than the request's buffer holds: node:http pauses
+  // the socket for it, and after the reply resumes it (as for an early reply to an attacker).
+  socket.write('POST /last HTTP/1.1\r\nHost: check\r\nContent-Length: 1000000\r\n\r\n');
+  socket.write(Buffer.alloc(64 * 1024, 'x'));
   const text = await reply;
   await settle();
   const read = seen.serverSide?.bytesRead ?? -1;

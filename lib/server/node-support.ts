@@ -6,8 +6,10 @@
  * A line's minimum is its first release with every known HTTP/1 parser, TLS and
  * request-reachable V8 fix this server needs; the reasons, CVE by CVE, are in the document
  * above. Lines not listed below the newest one (odd "Current" lines, 18 and older) get no
- * minimum: none of their releases carries those fixes. Majors newer than the newest listed
- * are accepted, as no fix of today can be missing from them.
+ * minimum: none of their releases carries those fixes. `engines` ends at the newest line
+ * listed, the newest CI tests (security review T6). A newer major still starts, as no fix of
+ * today can be missing from it, with a warning that it is untested; what the edge relies on
+ * in it is proved at start by lib/http/node-internals.ts.
  * @module
  */
 
@@ -32,9 +34,10 @@ export const NODE_LINES: readonly NodeLine[] = [
   { major: 26, minimum: '26.3.1', endOfLife: '2029-04-30' },
 ];
 
-/** The `engines.node` range of package.json, derived from NODE_LINES. */
+/** The `engines.node` range of package.json, derived from NODE_LINES: each line from its
+ * minimum, and nothing past the newest line. */
 export function enginesRange(lines: readonly NodeLine[] = NODE_LINES): string {
-  return lines.map((line, i) => (i === lines.length - 1 ? `>=${line.minimum}` : `^${line.minimum}`)).join(' || ');
+  return lines.map((line) => `^${line.minimum}`).join(' || ');
 }
 
 export type NodeSupport =
@@ -66,7 +69,11 @@ export function nodeSupport(version: string, today: Date, lines: readonly NodeLi
     };
   const newest = lines[lines.length - 1];
   const line = lines.find((l) => l.major === v[0]);
-  if (line === undefined && v[0] > newest.major) return { ok: true, warning: null };
+  if (line === undefined && v[0] > newest.major)
+    return {
+      ok: true,
+      warning: `Node.js ${v[0]}.x is newer than the newest line this server is tested on (${newest.major}.x, package.json engines ${supported})`,
+    };
   if (line === undefined) {
     return {
       ok: false,

@@ -21,7 +21,7 @@ describe('F10: supported Node.js versions', () => {
     };
     assert.equal(pkg.engines.node, enginesRange());
     assert.equal(lock.packages[''].engines!.node, enginesRange());
-    assert.equal(enginesRange(), '^20.20.2 || ^22.22.2 || ^24.14.1 || >=26.3.1');
+    assert.equal(enginesRange(), '^20.20.2 || ^22.22.2 || ^24.14.1 || ^26.3.1');
   });
 
   it('F10: refuses builds with known HTTP parser or TLS vulnerabilities and lines without the fixes', () => {
@@ -40,7 +40,7 @@ describe('F10: supported Node.js versions', () => {
       ['v24.14.1', true, ''],
       ['v26.3.0', false, 'before the first 26.x security release'],
       ['v26.3.1', true, ''],
-      ['v27.0.0', true, 'a newer line than the table'],
+      ['v27.0.0', true, 'a newer line than the table (with a warning)'],
       ['v30.1.2-nightly20300101', true, 'a pre-release of a newer line'],
       ['v18.20.8', false, 'end of life before the fixes'],
       ['v21.7.3', false, 'odd line, end of life'],
@@ -82,6 +82,21 @@ describe('F10: supported Node.js versions', () => {
     const end = NODE_LINES[NODE_LINES.length - 1].endOfLife;
     const pastEveryLine = new Date(Date.parse(end) + 86_400_000);
     assert.match((nodeSupport('v26.3.1', pastEveryLine) as { warning: string }).warning, /move to a newer line$/);
+  });
+
+  it('T6: engines ends at the newest line CI tests, each alternative in the ^X.Y.Z form .ci/node-lines.mjs reads', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
+    const alternatives = pkg.engines.node.split('||').map((a) => a.trim());
+    const newest = NODE_LINES[NODE_LINES.length - 1];
+    assert.equal(alternatives.at(-1), `^${newest.minimum}`);
+    for (const alternative of alternatives) assert.match(alternative, /^\^\d+\.\d+\.\d+$/);
+    // The same pattern as lineOf in .ci/node-lines.mjs (which queries the registry when run).
+    const script = readFileSync(join(ROOT, '.ci', 'node-lines.mjs'), 'utf8');
+    assert.ok(script.includes('/^(\\^|>=)(\\d+)\\.(\\d+)\\.(\\d+)$/'), 'the CI script still reads ^X.Y.Z');
+    // A newer major still starts, but says it is untested.
+    const newer = nodeSupport(`v${newest.major + 1}.0.0`, DAY);
+    assert.equal(newer.ok, true);
+    assert.match((newer as { warning: string }).warning, /newer than the newest line this server is tested on \(26\.x/);
   });
 
   it("F10: this machine's Node.js passes the check", () => {
