@@ -13,6 +13,7 @@ import {
   MAX_RATE_LIMIT_PER_MINUTE,
   parseEntropyFloor,
 } from '../core/index.ts';
+import { DEFAULT_CONNECTION_CAPS, type ConnectionCaps } from '../http/connection-caps.ts';
 import { LOG_LEVELS, type LogLevel } from '../log/logger.ts';
 import type { RedisRateLimitConfig } from '../rate-limit/redis-store.ts';
 import { ConfigError, integer, read, shown, type ConfigWarning, type Env } from './env.ts';
@@ -34,6 +35,8 @@ export interface Config {
   /** The shared rate limit's Redis, or null for in-process buckets. */
   readonly rateLimitRedis: RedisRateLimitConfig | null;
   readonly trustProxyHops: number;
+  /** MAX_CONNECTIONS and MAX_CONNECTIONS_PER_ADDRESS (lib/http/connection-caps.ts). */
+  readonly connections: ConnectionCaps;
   /** PEM cert and key, and their paths for renewal, when both TLS variables are set, else
    * null (plain HTTP). */
   readonly tls: (PemPair & TlsFiles) | null;
@@ -53,6 +56,29 @@ function entropyFloor(env: Env): number {
     throw new ConfigError('MIN_ENTROPY_BITS', `must be a number of bits from 0 to ${MAX_MIN_BITS} (got ${shown(raw)})`);
   }
   return floor;
+}
+
+/** The highest MAX_CONNECTIONS: every connection is an fd, and the unit's LimitNOFILE and
+ * docs/security.md's memory bound are stated for caps far below it. */
+export const MAX_CONNECTIONS_LIMIT = 100_000;
+
+/**
+ * MAX_CONNECTIONS and MAX_CONNECTIONS_PER_ADDRESS. The per-address cap counts the socket's
+ * peer (X-Forwarded-For only arrives after the connection is accepted), which behind a proxy
+ * is the proxy: with TRUST_PROXY_HOPS set it defaults to the process-wide cap, and the proxy
+ * caps its clients (docs/deploy.md, Connection caps).
+ */
+function connectionsOf(env: Env, trustProxyHops: number): ConnectionCaps {
+  const total = integer(env, 'MAX_CONNECTIONS', DEFAULT_CONNECTION_CAPS.total, 1, MAX_CONNECTIONS_LIMIT);
+  const fallback = trustProxyHops > 0 ? total : Math.min(DEFAULT_CONNECTION_CAPS.perAddress, total);
+  const perAddress = integer(env, 'MAX_CONNECTIONS_PER_ADDRESS', fallback, 1, MAX_CONNECTIONS_LIMIT);
+  if (perAddress > total) {
+    throw new ConfigError(
+      'MAX_CONNECTIONS_PER_ADDRESS',
+      `must not exceed MAX_CONNECTIONS (${total}) (got ${shown(String(perAddress))})`,
+    );
+  }
+  return { total, perAddress };
 }
 
 /** HOST or METRICS_HOST: an address to listen on, loopback unless said otherwise. */
@@ -140,6 +166,7 @@ export function parseConfig(env: Env, cwd: string): Config {
     minEntropyBits,
     rateLimitRedis: parseRedisConfig(env, cwd, (warning) => warnings.push(warning)),
     trustProxyHops,
+    connections: connectionsOf(env, trustProxyHops),
     tls,
     logLevel: level as LogLevel,
     metrics: metricsOf(env, port),
