@@ -26,6 +26,8 @@ describe('ConnectionCounts', () => {
     counts.release('a');
     counts.release('b');
     assert.equal(counts.keys, 0, 'a key without connections is not held');
+    counts.release('never admitted');
+    assert.equal(counts.keys, 0);
     assert.equal(counts.of('a'), 0);
   });
 
