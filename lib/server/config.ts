@@ -4,7 +4,7 @@
  * on stderr and a non-zero exit, so a typo never starts a half-configured service.
  * @module
  */
-import type { Stats } from 'node:fs';
+import { readFileSync, type Stats } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import {
@@ -81,6 +81,33 @@ function connectionsOf(env: Env, trustProxyHops: number): ConnectionCaps {
   return { total, perAddress };
 }
 
+/** The fds a process needs besides its connections: listeners, the key file's watch, Redis,
+ * the log, Node's own (about 25 at idle). */
+export const FD_HEADROOM = 128;
+
+/**
+ * A warning when the process's fd limit (the soft "Max open files" of /proc/self/limits, as
+ * Node has raised it to the hard one) leaves less than FD_HEADROOM beside MAX_CONNECTIONS: the
+ * cap would then never be reached, and accepts fail with EMFILE first. Null when it fits, or
+ * where there is no /proc (the limit is then the operator's to check).
+ */
+export function fdLimitWarning(total: number, limits: string | null): ConfigWarning | null {
+  const soft = limits === null ? null : /^Max open files\s+(\d+|unlimited)/m.exec(limits)?.[1];
+  if (soft === undefined || soft === null || soft === 'unlimited' || Number(soft) >= total + FD_HEADROOM) return null;
+  return {
+    message: `the fd limit is below MAX_CONNECTIONS + ${FD_HEADROOM}: raise LimitNOFILE (or ulimit -n) or lower MAX_CONNECTIONS`,
+    fields: { fdLimit: soft, maxConnections: String(total) },
+  };
+}
+
+function procLimits(): string | null {
+  try {
+    return readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    return null;
+  }
+}
+
 /** HOST or METRICS_HOST: an address to listen on, loopback unless said otherwise. */
 function hostOf(env: Env, name: string): string {
   const host = read(env, name) ?? '127.0.0.1';
@@ -129,6 +156,9 @@ export function parseConfig(env: Env, cwd: string): Config {
   );
   const trustProxyHops = integer(env, 'TRUST_PROXY_HOPS', 0, 0, 10);
   const minEntropyBits = entropyFloor(env);
+  const connections = connectionsOf(env, trustProxyHops);
+  const fdWarning = fdLimitWarning(connections.total, procLimits());
+  if (fdWarning !== null) warnings.push(fdWarning);
 
   const certFile = read(env, 'TLS_CERT_FILE');
   const keyFile = read(env, 'TLS_KEY_FILE');
@@ -166,7 +196,7 @@ export function parseConfig(env: Env, cwd: string): Config {
     minEntropyBits,
     rateLimitRedis: parseRedisConfig(env, cwd, (warning) => warnings.push(warning)),
     trustProxyHops,
-    connections: connectionsOf(env, trustProxyHops),
+    connections,
     tls,
     logLevel: level as LogLevel,
     metrics: metricsOf(env, port),

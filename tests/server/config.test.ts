@@ -2,11 +2,11 @@
  * parseConfig: defaults, and every bad value refused with a message naming its variable.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { parseConfig } from '../../lib/server/config.ts';
+import { fdLimitWarning, parseConfig } from '../../lib/server/config.ts';
 import { ConfigError } from '../../lib/server/env.ts';
 import { fixturePair } from '../helpers/certificates.ts';
 
@@ -41,6 +41,24 @@ describe('parseConfig', () => {
       metrics: null,
       warnings: [],
     });
+  });
+
+  it('warns when the fd limit leaves less than 128 fds beside MAX_CONNECTIONS', () => {
+    const limits = (soft: string) =>
+      `Limit                     Soft Limit           Hard Limit           Units\nMax open files            ${soft}                ${soft}                files\n`;
+    assert.equal(fdLimitWarning(500, limits('1024')), null);
+    assert.equal(fdLimitWarning(500, limits('628')), null);
+    assert.equal(fdLimitWarning(500, limits('unlimited')), null);
+    assert.equal(fdLimitWarning(500, null), null, 'no /proc');
+    assert.equal(fdLimitWarning(500, 'nothing about files'), null);
+    assert.deepEqual(fdLimitWarning(500, limits('627')), {
+      message: 'the fd limit is below MAX_CONNECTIONS + 128: raise LimitNOFILE (or ulimit -n) or lower MAX_CONNECTIONS',
+      fields: { fdLimit: '627', maxConnections: '500' },
+    });
+    // This process's own limit, read as the start reads it.
+    const own = Number(/^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))![1]);
+    const warned = parseConfig({ MAX_CONNECTIONS: String(Math.min(own, 100_000)) }, dir).warnings;
+    assert.equal(warned.length, own <= 100_000 ? 1 : 0);
   });
 
   it('reads the connection caps (T1): behind a proxy the per-address cap defaults to the total', () => {
