@@ -8,7 +8,11 @@
  *
  * and copies the static files next to them. It then removes what tsc emitted only for Rollup
  * to read (entry.js and home/): ES modules the page must never load, so dist/browser/ holds
- * exactly the files the server lists as the page's assets.
+ * exactly the files the server lists as the page's assets, and their compressed copies:
+ * `<file>.gz` and `<file>.br` beside each script and stylesheet (lib/http/assets.ts serves the
+ * one the client's Accept-Encoding asks for). Compressed here, once, at the best settings
+ * (brotli quality 11 takes over a second for service-api.js, too long for every start).
+ * node:zlib writes the same bytes for the same input, so the build stays reproducible.
  *
  * No plugins are needed: the core imports only relative files, and the ajv validator was
  * already compiled to self-contained code at build time (lib/generated/validator.generated.ts),
@@ -16,8 +20,9 @@
  *
  * Run `tsc -p tsconfig.build.json` first (npm run build:dist does both).
  */
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { precompressed } from './precompress.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = `${root}dist/browser`;
@@ -48,6 +53,23 @@ function removeIntermediate(path) {
   };
 }
 
+/** Writes `<file>.gz` and `<file>.br` beside each output file but the home page, which the
+ * server writes to as it loads it (and then compresses itself).
+ * @returns {import('@rollup/wasm-node').Plugin} */
+function precompress() {
+  return {
+    name: 'precompress',
+    async writeBundle(_options, bundle) {
+      for (const name of Object.keys(bundle)) {
+        if (name.endsWith('.html')) continue;
+        const { gz, br } = precompressed(await readFile(`${out}/${name}`));
+        await writeFile(`${out}/${name}.gz`, gz);
+        await writeFile(`${out}/${name}.br`, br);
+      }
+    },
+  };
+}
+
 /** wordlist/bip39/LICENSE as one comment block. */
 async function bip39Notice() {
   const text = await readFile(`${root}wordlist/bip39/LICENSE`, 'utf8');
@@ -74,13 +96,13 @@ export default [
     input: `${out}/entry.js`,
     // The generator holds the BIP-39 lists, which are MIT: their notice goes with them.
     output: { ...iife, entryFileNames: 'service-api.js', banner: await bip39Notice() },
-    plugins: [removeIntermediate(`${out}/entry.js`)],
+    plugins: [removeIntermediate(`${out}/entry.js`), precompress()],
     onwarn,
   },
   {
     input: `${out}/app.js`,
     output: { ...iife, entryFileNames: 'app.js' },
-    plugins: [copyStatic(), removeIntermediate(`${out}/home`)],
+    plugins: [copyStatic(), removeIntermediate(`${out}/home`), precompress()],
     onwarn,
   },
 ];

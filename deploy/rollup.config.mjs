@@ -7,7 +7,9 @@
  * Input is what tsc emitted into dist/ (so Rollup needs no TypeScript plugin and bundles
  * exactly the JavaScript `dist/server.js` runs), after browser/rollup.config.mjs has built the
  * page into dist/browser/. Two modules are swapped: lib/http/embedded-assets, whose `null`
- * becomes the files of ASSET_SOURCES, and lib/server/bundled-package, whose `null` becomes the
+ * becomes the brotli copies of the files of ASSET_SOURCES (base64; the server decompresses
+ * each once at start for identity clients and makes the gzip copy then: issue 31, the file
+ * stays under 1 MB that way), and lib/server/bundled-package, whose `null` becomes the
  * package's name and version (`--version`, /health). Node's built-in modules stay imports.
  *
  * The build prints the file's size and SHA-256 and writes dist/credential-generator.mjs.sha256
@@ -20,8 +22,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { isUtf8 } from 'node:buffer';
 import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { ASSET_SOURCES } from '../dist/lib/http/assets.js';
+import { precompressed } from '../browser/precompress.mjs';
+import { ASSET_SOURCES, compressedFile } from '../dist/lib/http/assets.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -45,11 +49,15 @@ function embedAssets() {
       /** @type {Record<string, string>} */
       const files = {};
       for (const { file } of ASSET_SOURCES) {
-        if (Object.hasOwn(files, file)) continue;
+        const name = compressedFile(file, 'br');
+        if (Object.hasOwn(files, name)) continue;
         const bytes = await readFile(`${root}${file}`);
-        // Text only: the module carries strings, and a binary file would not survive the trip.
+        // Text only: what is served as text must be text.
         if (!isUtf8(bytes)) throw new Error(`${file} is not UTF-8 text`);
-        files[file] = bytes.toString('utf8');
+        // The browser build's copy where it made one, else made here with the same settings.
+        const built = `${root}${name}`;
+        const br = existsSync(built) ? await readFile(built) : precompressed(bytes).br;
+        files[name] = br.toString('base64');
         this.addWatchFile(`${root}${file}`);
       }
       return `export const EMBEDDED_ASSETS = Object.freeze(${JSON.stringify(files)});\n`;

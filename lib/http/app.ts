@@ -23,7 +23,7 @@ import type { Logger } from '../log/logger.ts';
 import type { BuildIdentity, RequestMetrics } from '../metrics/service-metrics.ts';
 import type { ClientLimits } from '../rate-limit/client-limits.ts';
 import type { RateLimitState } from '../rate-limit/token-bucket.ts';
-import type { Asset } from './assets.ts';
+import { assetReply, type Asset } from './assets.ts';
 import { clientAddress, clientKeyOf } from './client-key.ts';
 import { isAnsweredEarly } from './early-close.ts';
 import { ERRORS } from './errors.ts';
@@ -287,7 +287,11 @@ function routesOf(
         : asset.kind === 'download'
           ? reply.sets.download(name)
           : json;
-    routes.set(asset.route, { get: fixed(headers, asset.body), allow: 'GET, HEAD' });
+    const get: Handler = (x) => {
+      const chosen = assetReply(asset, x.req.headers['accept-encoding']);
+      reply.send(x, 200, headers, chosen.body, peek(x), chosen.headers);
+    };
+    routes.set(asset.route, { get, allow: 'GET, HEAD' });
   }
   return routes;
 }

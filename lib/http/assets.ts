@@ -12,12 +12,23 @@
  * The home page is the one file the server changes as it loads it: its `<meta>` for the
  * entropy floor gets the configured MIN_ENTROPY_BITS, so the page's ServiceAPI applies the
  * server's floor without asking the server (the page makes no network request).
+ *
+ * Every file is served identity, gzip or brotli, as the client's Accept-Encoding says
+ * (accept-encoding.ts), with `Vary: Accept-Encoding` (issue 31: the page is 514 KB a visit
+ * uncompressed, and `no-store` makes every visit pay it). The page's scripts and CSS are
+ * compressed at build time (browser/rollup.config.mjs leaves `<file>.gz` and `<file>.br`
+ * beside them: brotli at its best quality takes over a second for service-api.js); the home
+ * page (written to at load) and the JSON documents are compressed here, with settings that
+ * take milliseconds. The single file carries only the brotli copies and gets identity by
+ * decompressing them here (deploy/rollup.config.mjs).
  * @module
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, brotliDecompressSync, constants, gzipSync } from 'node:zlib';
 import { ENTROPY_FLOOR_META } from '../core/index.ts';
+import { chooseEncoding, type Compressed } from './accept-encoding.ts';
 
 export type AssetKind = 'page' | 'document' | 'download';
 
@@ -58,7 +69,37 @@ export const ASSET_SOURCES: readonly AssetSource[] = Object.freeze([
 ]);
 
 export interface Asset extends AssetSource {
+  /** The file as it is (identity). */
   readonly body: Buffer;
+  /** The same bytes, compressed. */
+  readonly encoded: Readonly<Record<Compressed, Buffer>>;
+}
+
+/** The codings every asset is held in besides identity, smallest first. */
+export const COMPRESSED: readonly Compressed[] = ['br', 'gzip'];
+
+/** What the build leaves beside a file (and the single file embeds): `<file>.br`, `<file>.gz`. */
+export const compressedFile = (file: string, coding: Compressed): string => `${file}.${coding === 'br' ? 'br' : 'gz'}`;
+
+/** What `compress` made last for each coding, by the identity bytes: a process that loads the
+ * same files again (the tests start many services) compresses them once. */
+const made = new Map<string, { readonly identity: Buffer; readonly coded: Buffer }>();
+
+/** Compression at load time (files the build did not compress): milliseconds, not seconds. */
+function compress(file: string, body: Buffer, coding: Compressed): Buffer {
+  const key = `${coding} ${file}`;
+  const last = made.get(key);
+  if (last?.identity.equals(body) === true) return last.coded;
+  const coded = compressNow(body, coding);
+  made.set(key, { identity: body, coded });
+  return coded;
+}
+
+function compressNow(body: Buffer, coding: Compressed): Buffer {
+  if (coding === 'gzip') return gzipSync(body, { level: 9 });
+  return brotliCompressSync(body, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+  });
 }
 
 export class AssetError extends Error {
@@ -89,14 +130,45 @@ function withFloor(page: Buffer, settings: PageSettings): Buffer {
 /** Reads every listed file through `read` (file path relative to the project root -> bytes,
  * or null when it does not exist), the home page with `page` written into it. */
 export function loadAssets(read: (file: string) => Buffer | null, page: PageSettings = { minEntropyBits: 0 }): Asset[] {
-  const cache = new Map<string, Buffer>();
+  const cache = new Map<string, Pick<Asset, 'body' | 'encoded'>>();
   return ASSET_SOURCES.map((source) => {
-    let body = cache.get(source.file) ?? read(source.file);
-    if (body === null) throw new AssetError(`${source.file} is missing (the build is incomplete: run npm run build)`);
-    if (source.file === HOME_PAGE && !cache.has(source.file)) body = withFloor(body, page);
-    cache.set(source.file, body);
-    return Object.freeze({ ...source, body });
+    let held = cache.get(source.file);
+    if (held === undefined) {
+      held = loadFile(read, source.file, page);
+      cache.set(source.file, held);
+    }
+    return Object.freeze({ ...source, ...held });
   });
+}
+
+/** One file in every coding: identity read or decompressed from its brotli copy, the
+ * compressed ones read or made here (always made for the home page, which changes at load). */
+function loadFile(
+  read: (file: string) => Buffer | null,
+  file: string,
+  page: PageSettings,
+): Pick<Asset, 'body' | 'encoded'> {
+  const br = read(compressedFile(file, 'br'));
+  let body = read(file) ?? (br === null ? null : brotliDecompressSync(br));
+  if (body === null) throw new AssetError(`${file} is missing (the build is incomplete: run npm run build)`);
+  const asBuilt = file !== HOME_PAGE;
+  if (!asBuilt) body = withFloor(body, page);
+  const identity = body;
+  const coded = (coding: Compressed, built: Buffer | null): Buffer =>
+    asBuilt && built !== null ? built : compress(file, identity, coding);
+  const encoded = Object.freeze({ br: coded('br', br), gzip: coded('gzip', read(compressedFile(file, 'gzip'))) });
+  return { body, encoded };
+}
+
+/** The body and the headers of a reply of `asset` to a request with this Accept-Encoding. */
+export function assetReply(
+  asset: Asset,
+  acceptEncoding: string | readonly string[] | undefined,
+): { body: Buffer; headers: string[] } {
+  const coding = chooseEncoding(acceptEncoding, COMPRESSED);
+  return coding === 'identity'
+    ? { body: asset.body, headers: ['Vary', 'Accept-Encoding'] }
+    : { body: asset.encoded[coding], headers: ['Content-Encoding', coding, 'Vary', 'Accept-Encoding'] };
 }
 
 /** `read` for loadAssets over a project checkout. */
@@ -107,9 +179,11 @@ export function readFromProject(root: string): (file: string) => Buffer | null {
   };
 }
 
-/** `read` for loadAssets over the single file's embedded copies (file -> text). */
+/** `read` for loadAssets over the single file's embedded copies (file -> text; the compressed
+ * copies `<file>.br` and `<file>.gz` as base64). */
 export function readFromEmbedded(embedded: Readonly<Record<string, string>>): (file: string) => Buffer | null {
-  return (file) => (Object.hasOwn(embedded, file) ? Buffer.from(embedded[file], 'utf8') : null);
+  return (file) =>
+    Object.hasOwn(embedded, file) ? Buffer.from(embedded[file], /\.(br|gz)$/.test(file) ? 'base64' : 'utf8') : null;
 }
 
 /** The project root: the nearest directory above `from` holding package.json. Works from

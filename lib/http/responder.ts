@@ -17,6 +17,38 @@ import { headerSets, policyOf, withRateLimit, type HeaderSets } from './headers.
 import type { Logger } from '../log/logger.ts';
 import { declaresBody } from './request-checks.ts';
 
+/** Bodies larger than this go out in pieces of this size (the assets; every other reply is a
+ * few KB at most). */
+export const WRITE_CHUNK = 16 * 1024;
+
+/**
+ * Writes `body` in chunks of `chunk` bytes, each once the reply has drained (security finding
+ * T1). `res.end(body)` hands a whole file to the socket at once, and over TLS that is a whole
+ * encrypted copy (432 KB for service-api.js) held until the client reads it; a client that
+ * never reads then pins one per connection. Chunks are views of the asset's one buffer, so a
+ * pipelined reply waiting its turn holds at most a high-water mark of views, no copy. A
+ * connection closed meanwhile never drains: the listener goes with the reply.
+ */
+export function writeWithBackpressure(res: ServerResponse, body: Buffer, chunk = WRITE_CHUNK): void {
+  let offset = 0;
+  const next = (): void => {
+    while (!res.destroyed) {
+      const end = Math.min(offset + chunk, body.length);
+      const piece = body.subarray(offset, end);
+      offset = end;
+      if (offset === body.length) {
+        res.end(piece);
+        return;
+      }
+      if (!res.write(piece)) {
+        res.once('drain', next);
+        return;
+      }
+    }
+  };
+  next();
+}
+
 /** One request in flight: what a reply and its log line need. */
 export interface Exchange {
   readonly req: IncomingMessage;
@@ -127,7 +159,9 @@ export class Responder {
     if (x.close || this.draining()) headers.push('Connection', 'close');
     if (x.close) closeAfterReply(x.req.socket);
     res.writeHead(status, headers);
-    res.end(body); // node drops the body itself for HEAD
+    // node drops the body itself for HEAD
+    if (typeof body === 'string' || body.length <= WRITE_CHUNK || x.req.method === 'HEAD') res.end(body);
+    else writeWithBackpressure(res, body);
     this.log(x, status);
   }
 

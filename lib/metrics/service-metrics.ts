@@ -95,6 +95,7 @@ export class ServiceMetrics implements RequestMetrics {
   private readonly process: Gauge[];
   private readonly cpu: CounterChild;
   private readonly connections: Gauge;
+  private readonly refusedConnections: Counter;
   private readonly loopDelay: IntervalHistogram;
   private readonly startSeconds = Date.now() / 1000 - process.uptime();
 
@@ -161,9 +162,7 @@ export class ServiceMetrics implements RequestMetrics {
     );
     this.process = this.registerProcess();
     this.cpu = counterOf(r, 'process_cpu_seconds_total', 'User and system CPU time of the process.').child();
-    this.connections = r.register(
-      new Gauge('credential_generator_open_connections', 'Open connections of the public listener.'),
-    );
+    [this.connections, this.refusedConnections] = this.registerConnections();
     r.register(
       new Gauge(
         'credential_generator_build_info',
@@ -173,6 +172,19 @@ export class ServiceMetrics implements RequestMetrics {
     ).set([build.version, build.sha256 ?? '', process.version], 1);
     this.loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
     this.loopDelay.enable();
+  }
+
+  private registerConnections(): [Gauge, Counter] {
+    const r = this.registry;
+    return [
+      r.register(new Gauge('credential_generator_open_connections', 'Open connections of the public listener.')),
+      counterOf(
+        r,
+        'credential_generator_connections_refused_total',
+        'Connections of the public listener closed as they were accepted, by cap (per_address: MAX_CONNECTIONS_PER_ADDRESS, total: MAX_CONNECTIONS).',
+        ['cap', 'per_address', 'total'],
+      ),
+    ];
   }
 
   private registerProcess(): Gauge[] {
@@ -220,7 +232,7 @@ export class ServiceMetrics implements RequestMetrics {
     this.keyFailures.child(reason).value++;
   }
 
-  // The three observers below are handed to the key store and the Redis store as they are.
+  // The observers below are handed to the key store, the Redis store and the listener as they are.
 
   readonly keyFileReloaded = (outcome: KeyFileReload): void => {
     this.reloads.child(outcome).value++;
@@ -229,6 +241,11 @@ export class ServiceMetrics implements RequestMetrics {
   /** The Redis store switched: to shared (true) or to in-process fallback (false). */
   readonly redisStateChanged = (shared: boolean): void => {
     if (!shared) this.fallbacks.value++;
+  };
+
+  /** A connection of the public listener refused by one of its caps (lib/http/connection-caps.ts). */
+  readonly connectionRefused = (cap: 'per_address' | 'total'): void => {
+    this.refusedConnections.child(cap).value++;
   };
 
   readonly redisCall = (seconds: number, ok: boolean): void => {

@@ -4,10 +4,11 @@
  * on stderr and a non-zero exit, so a typo never starts a half-configured service.
  * @module
  */
-import type { Stats } from 'node:fs';
+import { readFileSync, type Stats } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { MAX_MIN_BITS, parseEntropyFloor } from '../core/index.ts';
+import { DEFAULT_CONNECTION_CAPS, type ConnectionCaps } from '../http/connection-caps.ts';
 import { LOG_LEVELS, type LogLevel } from '../log/logger.ts';
 import type { RedisRateLimitConfig } from '../rate-limit/redis-store.ts';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE, MAX_RATE_LIMIT_PER_MINUTE } from '../service/limits.ts';
@@ -30,6 +31,8 @@ export interface Config {
   /** The shared rate limit's Redis, or null for in-process buckets. */
   readonly rateLimitRedis: RedisRateLimitConfig | null;
   readonly trustProxyHops: number;
+  /** MAX_CONNECTIONS and MAX_CONNECTIONS_PER_ADDRESS (lib/http/connection-caps.ts). */
+  readonly connections: ConnectionCaps;
   /** PEM cert and key, and their paths for renewal, when both TLS variables are set, else
    * null (plain HTTP). */
   readonly tls: (PemPair & TlsFiles) | null;
@@ -49,6 +52,56 @@ function entropyFloor(env: Env): number {
     throw new ConfigError('MIN_ENTROPY_BITS', `must be a number of bits from 0 to ${MAX_MIN_BITS} (got ${shown(raw)})`);
   }
   return floor;
+}
+
+/** The highest MAX_CONNECTIONS: every connection is an fd, and the unit's LimitNOFILE and
+ * docs/security.md's memory bound are stated for caps far below it. */
+export const MAX_CONNECTIONS_LIMIT = 100_000;
+
+/**
+ * MAX_CONNECTIONS and MAX_CONNECTIONS_PER_ADDRESS. The per-address cap counts the socket's
+ * peer (X-Forwarded-For only arrives after the connection is accepted), which behind a proxy
+ * is the proxy: with TRUST_PROXY_HOPS set it defaults to the process-wide cap, and the proxy
+ * caps its clients (docs/deploy.md, Connection caps).
+ */
+function connectionsOf(env: Env, trustProxyHops: number): ConnectionCaps {
+  const total = integer(env, 'MAX_CONNECTIONS', DEFAULT_CONNECTION_CAPS.total, 1, MAX_CONNECTIONS_LIMIT);
+  const fallback = trustProxyHops > 0 ? total : Math.min(DEFAULT_CONNECTION_CAPS.perAddress, total);
+  const perAddress = integer(env, 'MAX_CONNECTIONS_PER_ADDRESS', fallback, 1, MAX_CONNECTIONS_LIMIT);
+  if (perAddress > total) {
+    throw new ConfigError(
+      'MAX_CONNECTIONS_PER_ADDRESS',
+      `must not exceed MAX_CONNECTIONS (${total}) (got ${shown(String(perAddress))})`,
+    );
+  }
+  return { total, perAddress };
+}
+
+/** The fds a process needs besides its connections: listeners, the key file's watch, Redis,
+ * the log, Node's own (about 25 at idle). */
+export const FD_HEADROOM = 128;
+
+/**
+ * A warning when the process's fd limit (the soft "Max open files" of /proc/self/limits, as
+ * Node has raised it to the hard one) leaves less than FD_HEADROOM beside MAX_CONNECTIONS: the
+ * cap would then never be reached, and accepts fail with EMFILE first. Null when it fits, or
+ * where there is no /proc (the limit is then the operator's to check).
+ */
+export function fdLimitWarning(total: number, limits: string | null): ConfigWarning | null {
+  const soft = limits === null ? null : /^Max open files\s+(\d+|unlimited)/m.exec(limits)?.[1];
+  if (soft === undefined || soft === null || soft === 'unlimited' || Number(soft) >= total + FD_HEADROOM) return null;
+  return {
+    message: `the fd limit is below MAX_CONNECTIONS + ${FD_HEADROOM}: raise LimitNOFILE (or ulimit -n) or lower MAX_CONNECTIONS`,
+    fields: { fdLimit: soft, maxConnections: String(total) },
+  };
+}
+
+function procLimits(): string | null {
+  try {
+    return readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    return null;
+  }
 }
 
 /** HOST or METRICS_HOST: an address to listen on, loopback unless said otherwise. */
@@ -99,6 +152,9 @@ export function parseConfig(env: Env, cwd: string): Config {
   );
   const trustProxyHops = integer(env, 'TRUST_PROXY_HOPS', 0, 0, 10);
   const minEntropyBits = entropyFloor(env);
+  const connections = connectionsOf(env, trustProxyHops);
+  const fdWarning = fdLimitWarning(connections.total, procLimits());
+  if (fdWarning !== null) warnings.push(fdWarning);
 
   const certFile = read(env, 'TLS_CERT_FILE');
   const keyFile = read(env, 'TLS_KEY_FILE');
@@ -136,6 +192,7 @@ export function parseConfig(env: Env, cwd: string): Config {
     minEntropyBits,
     rateLimitRedis: parseRedisConfig(env, cwd, (warning) => warnings.push(warning)),
     trustProxyHops,
+    connections,
     tls,
     logLevel: level as LogLevel,
     metrics: metricsOf(env, port),

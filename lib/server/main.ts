@@ -202,7 +202,13 @@ export async function startService(options: StartOptions): Promise<RunningServic
     build,
     metrics: metrics ?? undefined,
   });
-  const server = createService({ app, logger, tls: config.tls });
+  const server = createService({
+    app,
+    logger,
+    tls: config.tls,
+    connections: config.connections,
+    onConnectionRefused: metrics?.connectionRefused,
+  });
   const certificates = certificatesOf(config, server, logger);
   let metricsListener: MetricsListener | null = null;
   const closeAll = async (): Promise<void> => {

@@ -7,6 +7,7 @@ import { createServer as createHttpServer, type Server, type ServerOptions } fro
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { App } from '../http/app.ts';
+import { capConnections, type ConnectionCaps, type RefusedBy } from '../http/connection-caps.ts';
 import { LIMITS } from '../http/limits.ts';
 import { closeListener } from '../http/node-internals.ts';
 import { withReplyCap } from '../http/outstanding-replies.ts';
@@ -18,9 +19,13 @@ export interface ServiceOptions {
   readonly app: App;
   readonly logger: Logger;
   readonly tls: PemPair | null;
+  /** MAX_CONNECTIONS and MAX_CONNECTIONS_PER_ADDRESS (security finding T1); absent: none. */
+  readonly connections?: ConnectionCaps;
+  /** Counts each connection a cap refused (the metric). */
+  readonly onConnectionRefused?: (by: RefusedBy) => void;
 }
 
-export function createService({ app, logger, tls }: ServiceOptions): Server {
+export function createService({ app, logger, tls, connections, onConnectionRefused }: ServiceOptions): Server {
   const options: ServerOptions = {
     headersTimeout: LIMITS.headersTimeout,
     requestTimeout: LIMITS.requestTimeout,
@@ -53,6 +58,7 @@ export function createService({ app, logger, tls }: ServiceOptions): Server {
   // stopped parsing at its head, so the next bytes on the socket are dropped or misread.
   server.on('upgrade', app.upgrade);
   server.on('connect', app.upgrade);
+  if (connections !== undefined) capConnections(server, connections, logger, onConnectionRefused);
   return server;
 }
 

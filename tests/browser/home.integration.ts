@@ -24,7 +24,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ERROR_CASES } from '../helpers/error-cases.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
@@ -593,6 +593,37 @@ if (!existsSync(CHROMIUM)) {
       assert.equal(run.status, 0, `curl failed: ${run.stderr}`);
       return { status: run.status, body: JSON.parse(run.stdout) as unknown };
     }
+
+    it('a visit costs at most 180 KB on the wire in Chromium (brotli), no-store kept, and an identity client gets the same decoded bytes (issue 31)', async (t) => {
+      const fresh = await startServer({ logLevel: 'error' });
+      const w = await open();
+      try {
+        const responses: Response[] = [];
+        w.page.on('response', (r) => responses.push(r));
+        await w.page.goto(`${fresh.url}/`, { waitUntil: 'networkidle' });
+        await w.page.waitForSelector('html.ready', { timeout: READY_MS });
+        assert.equal(responses.length, 4, responses.map((r) => r.url()).join('\n'));
+        let wire = 0;
+        for (const r of responses) {
+          const path = new URL(r.url()).pathname;
+          const headers = await r.allHeaders();
+          assert.equal(headers['content-encoding'], 'br', path);
+          assert.equal(headers.vary, 'Accept-Encoding', path);
+          assert.equal(headers['cache-control'], 'no-store', path);
+          const sizes = await r.request().sizes();
+          wire += sizes.responseBodySize + sizes.responseHeadersSize;
+          // What Chromium decoded is what a client without Accept-Encoding gets as it is.
+          const identity = await fetch(`${fresh.url}${path}`, { headers: { 'accept-encoding': 'identity' } });
+          assert.equal(identity.headers.get('content-encoding'), null, path);
+          assert.deepEqual(Buffer.from(await identity.arrayBuffer()), await r.body(), path);
+        }
+        t.diagnostic(`a visit: ${wire} bytes on the wire, headers included`);
+        assert.ok(wire <= 180 * 1024, `${wire} bytes`);
+      } finally {
+        await w.context.close();
+        await fresh.stop();
+      }
+    });
 
     it('a fresh page makes no request after load: only the page and its three files, the icon inline', async () => {
       // A server of its own: a new origin, of which the browser has fetched no icon yet (Chromium

@@ -17,7 +17,10 @@ import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
+import { request as httpsRequest } from 'node:https';
+import { DEFAULT_CONNECTION_CAPS } from '../../lib/http/connection-caps.ts';
 import { REDIS_PACKAGE_VERSION } from '../../lib/rate-limit/redis-store.ts';
+import { selfSignedPair } from '../helpers/certificates.ts';
 import { post } from '../helpers/http.ts';
 import { command, redisMissing, startRedis } from '../helpers/redis-server.ts';
 import { randomApiKey, ROOT, startServer } from '../helpers/server.ts';
@@ -127,6 +130,134 @@ describe('systemd unit', () => {
     assert.ok(docs.includes(`systemd-analyze security --offline=true\` rates it ${level}`), 'docs/deploy.md states it');
   });
 });
+
+describe('T7: the unit bounds fds, tasks and system calls', () => {
+  /** `systemd-analyze security --offline=true`'s open items (lines marked ✗), by name. */
+  const openItems = (unit: string): string[] =>
+    spawnSync('systemd-analyze', ['security', '--offline=true', unit], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter((l) => l.startsWith('✗'))
+      .map((l) => l.slice(1).trim().split(/\s+/)[0]);
+
+  it('T7: LimitNOFILE above MAX_CONNECTIONS with headroom, TasksMax above the threads Node runs, SystemCallFilter=~@privileged @resources; the offline rating has neither filter item open', async (t) => {
+    const unit = readFileSync(UNIT, 'utf8');
+    const setting = (name: string): string | null => new RegExp(`^${name}=(.*)$`, 'm').exec(unit)?.[1] ?? null;
+    const maxConnections = Number(
+      /^Environment=MAX_CONNECTIONS=(\d+)$/m.exec(unit)?.[1] ?? DEFAULT_CONNECTION_CAPS.total,
+    );
+    const nofile = Number(setting('LimitNOFILE'));
+    assert.ok(
+      nofile >= maxConnections + 128,
+      `LimitNOFILE=${setting('LimitNOFILE')} for MAX_CONNECTIONS ${maxConnections}`,
+    );
+    assert.match(unit, /^SystemCallFilter=@system-service$/m);
+    assert.match(unit, /^SystemCallFilter=~@privileged @resources$/m);
+    const tasks = Number(setting('TasksMax'));
+    // The threads of a running server, as the unit would count them.
+    const server = await startServer({ apiKey: randomApiKey() });
+    let threads: number;
+    try {
+      threads = Number(/^Threads:\s+(\d+)$/m.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))![1]);
+    } finally {
+      await server.stop();
+    }
+    assert.ok(tasks >= 4 * threads, `TasksMax=${setting('TasksMax')} for ${threads} threads`);
+    const items = openItems(UNIT);
+    t.diagnostic(`exposure ${exposure(UNIT)}, open: ${items.join(' ')}`);
+    for (const item of ['SystemCallFilter=~@privileged', 'SystemCallFilter=~@resources']) {
+      assert.ok(!items.includes(item), `${item} still open`);
+    }
+  });
+
+  it('T7: the service, started and used over TLS with its metrics, makes no system call of @privileged or @resources (strace)', async (t) => {
+    if (spawnSync('strace', ['-V']).error !== undefined) return t.skip('strace is not installed');
+    const sets = ['@privileged', '@resources'].flatMap((group) => syscallsOf(group));
+    // Only the calls this machine's strace knows (the sets name some of other architectures).
+    const known = sets.filter((call) => spawnSync('strace', ['-qq', '-e', `trace=${call}`, 'true']).status === 0);
+    const dir = mkdtempSync(join(tmpdir(), 'cg-strace-'));
+    const log = join(dir, 'strace.out');
+    try {
+      const pair = selfSignedPair(dir, 'strace');
+      const key = randomApiKey();
+      const server = await startServer({
+        apiKey: key,
+        command: [
+          'strace',
+          '-f',
+          '-qq',
+          '-o',
+          log,
+          '-e',
+          // sched_getaffinity: the control, which Node calls at start (the trace does record).
+          `trace=${[...known, 'sched_getaffinity'].join(',')}`,
+          process.execPath,
+          join(ROOT, 'dist', 'credential-generator.mjs'),
+        ],
+        env: { TLS_CERT_FILE: pair.cert, TLS_KEY_FILE: pair.key, METRICS_PORT: '0' },
+      });
+      try {
+        const ca = readFileSync(pair.cert);
+        for (const path of ['/', '/service-api.js', '/openapi.json']) {
+          assert.equal(await httpsStatus(server.port, ca, 'GET', path), 200, path);
+        }
+        assert.equal(await httpsStatus(server.port, ca, 'POST', '/generate', key), 200);
+        assert.equal((await fetch(new URL('/metrics', server.metricsUrl!))).status, 200);
+      } finally {
+        // SIGTERM to node itself: strace, signalled, would detach and leave it running.
+        const [node] = readFileSync(`/proc/${server.pid}/task/${server.pid}/children`, 'utf8').trim().split(' ');
+        process.kill(Number(node), 'SIGTERM');
+        assert.equal((await server.exited).code, 0);
+      }
+      const calls = readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => /^\d+\s+[a-z_0-9]+\(/.test(l));
+      const control = calls.filter((l) => /^\d+\s+sched_getaffinity\(/.test(l));
+      t.diagnostic(`${known.length} calls traced, ${calls.length - control.length} made (control: ${control.length})`);
+      assert.ok(control.length > 0, 'the trace records calls');
+      assert.deepEqual(
+        calls.filter((l) => !control.includes(l)),
+        [],
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** The system calls of a systemd group, nested groups expanded. */
+function syscallsOf(group: string): string[] {
+  const out = execFileSync('systemd-analyze', ['syscall-filter', group], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .slice(1)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'))
+    .flatMap((l) => (l.startsWith('@') ? syscallsOf(l) : [l]));
+}
+
+/** One HTTPS request on a fresh connection: its status. */
+function httpsStatus(port: number, ca: Buffer, method: string, path: string, key?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method,
+        ca,
+        agent: false,
+        headers:
+          key === undefined ? { 'accept-encoding': 'br' } : { 'content-type': 'application/json', 'x-api-key': key },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      },
+    );
+    req.on('error', reject);
+    req.end(key === undefined ? undefined : '{"mode":"password"}');
+  });
+}
 
 describe('Dockerfile', () => {
   const [build, runtime] = stages(DOCKERFILE) as [string[], string[]];

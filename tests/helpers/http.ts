@@ -12,6 +12,8 @@ export interface Reply {
   headers: IncomingHttpHeaders;
   rawHeaders: string[];
   text: string;
+  /** The body's bytes as received (no content coding undone). */
+  bytes: Buffer;
   json: unknown;
 }
 
@@ -42,14 +44,15 @@ export function request(base: string, path: string, options: RequestOptions = {}
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const bytes = Buffer.concat(chunks);
+          const text = bytes.toString('utf8');
           let json: unknown;
           try {
             json = text === '' ? undefined : JSON.parse(text);
           } catch {
             json = undefined;
           }
-          resolve({ status: res.statusCode!, headers: res.headers, rawHeaders: res.rawHeaders, text, json });
+          resolve({ status: res.statusCode!, headers: res.headers, rawHeaders: res.rawHeaders, text, bytes, json });
         });
         res.on('error', reject);
       },

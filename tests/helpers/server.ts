@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_CONNECTION_CAPS } from '../../lib/http/connection-caps.ts';
 
 /** The repository root (this file is tests/helpers/server.ts). */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -55,6 +56,8 @@ const CONFIG_VARS = [
   'LOG_LEVEL',
   'METRICS_PORT',
   'METRICS_HOST',
+  'MAX_CONNECTIONS',
+  'MAX_CONNECTIONS_PER_ADDRESS',
 ];
 
 export interface StartOptions {
@@ -188,6 +191,10 @@ export function serverEnv(options: StartOptions, scratchDir: () => string): Reco
   env.PORT = '0';
   env.HOST = '127.0.0.1';
   env.LOG_LEVEL = options.logLevel ?? 'info';
+  // Every test client is 127.0.0.1: one address for what a deployment sees as many clients (the
+  // floods and soaks open up to 220 connections at once). The per-address cap is lifted to the
+  // process-wide one; its tests pass `MAX_CONNECTIONS_PER_ADDRESS: undefined` for the default.
+  env.MAX_CONNECTIONS_PER_ADDRESS = String(DEFAULT_CONNECTION_CAPS.total);
   if (options.keysFile === undefined) {
     env.API_KEYS_FILE = join(scratchDir(), 'absent-keys.json');
   } else if (options.keysFile !== null) {

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { describe as describeOptions } from '../../lib/service/describe.ts';
 import { ERROR_CASES } from './error-cases.ts';
@@ -104,11 +105,33 @@ export function serviceSuite(start: (options: StartOptions) => Promise<RunningSe
       );
       assertCommonHeaders(r, false);
       for (const name of readdirSync(dir)) {
+        // The build's compressed copies are served at the file's own path (below), not at theirs.
+        if (/\.(gz|br)$/.test(name)) {
+          assert.equal((await request(base, `/${name}`)).status, 404, name);
+          continue;
+        }
         const file = await request(base, `/${name}`);
         assert.equal(file.status, 200, name);
         assert.equal(file.text, readFileSync(join(dir, name), 'utf8'), name);
+        assert.equal(file.headers['content-encoding'], undefined, name);
+        assert.equal(file.headers.vary, 'Accept-Encoding', name);
         if (name.endsWith('.js')) assert.equal(file.headers['content-type'], 'text/javascript; charset=utf-8');
         if (name.endsWith('.css')) assert.equal(file.headers['content-type'], 'text/css; charset=utf-8');
+        for (const [coding, suffix, decode] of [
+          ['br', 'br', brotliDecompressSync],
+          ['gzip', 'gz', gunzipSync],
+        ] as const) {
+          const packed = await request(base, `/${name}`, { headers: { 'accept-encoding': coding } });
+          assert.equal(packed.status, 200, name);
+          assert.equal(packed.headers['content-encoding'], coding, name);
+          assert.equal(packed.headers.vary, 'Accept-Encoding', name);
+          assert.equal(packed.headers['cache-control'], 'no-store', name);
+          assert.equal(Number(packed.headers['content-length']), packed.bytes.length, name);
+          assert.equal(decode(packed.bytes).toString('utf8'), file.text, `${name} ${coding}`);
+          // As built, except the home page, which the server writes to and compresses itself.
+          if (!name.endsWith('.html') && existsSync(join(dir, `${name}.${suffix}`)))
+            assert.deepEqual(packed.bytes, readFileSync(join(dir, `${name}.${suffix}`)), `${name}.${suffix}`);
+        }
       }
     });
 

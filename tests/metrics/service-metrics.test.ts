@@ -181,6 +181,27 @@ describe('ServiceMetrics, what the Redis store reports', () => {
   });
 });
 
+describe('refused connections (T1)', () => {
+  it('counts the connections a cap closed at accept, by cap', async () => {
+    const server = await startInProcess({ env: { METRICS_PORT: '0', MAX_CONNECTIONS_PER_ADDRESS: '1' } });
+    const held = connect({ host: '127.0.0.1', port: server.port });
+    try {
+      await new Promise((resolve) => held.once('connect', resolve));
+      held.write('GET /health HTTP/1.1\r\nHost: t\r\n\r\n');
+      await new Promise((resolve) => held.once('data', resolve));
+      const refused = connect({ host: '127.0.0.1', port: server.port });
+      refused.on('error', () => undefined);
+      await new Promise((resolve) => refused.once('close', resolve));
+      const { families } = await scrape(server);
+      const count = (cap: string) => sample(families, 'credential_generator_connections_refused_total', { cap });
+      assert.deepEqual([count('per_address'), count('total')], [1, 0]);
+    } finally {
+      held.destroy();
+      await server.stop();
+    }
+  });
+});
+
 describe('metrics off, and the key-file reloads', () => {
   it('has no metrics listener without METRICS_PORT', async () => {
     const server = await startInProcess({ apiKey: randomApiKey() });

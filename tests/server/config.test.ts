@@ -2,11 +2,11 @@
  * parseConfig: defaults, and every bad value refused with a message naming its variable.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { parseConfig } from '../../lib/server/config.ts';
+import { fdLimitWarning, parseConfig } from '../../lib/server/config.ts';
 import { ConfigError } from '../../lib/server/env.ts';
 import { fixturePair } from '../helpers/certificates.ts';
 
@@ -35,10 +35,47 @@ describe('parseConfig', () => {
       minEntropyBits: 0,
       rateLimitRedis: null,
       trustProxyHops: 0,
+      connections: { total: 500, perAddress: 64 },
       tls: null,
       logLevel: 'info',
       metrics: null,
       warnings: [],
+    });
+  });
+
+  it('warns when the fd limit leaves less than 128 fds beside MAX_CONNECTIONS', () => {
+    const limits = (soft: string) =>
+      `Limit                     Soft Limit           Hard Limit           Units\nMax open files            ${soft}                ${soft}                files\n`;
+    assert.equal(fdLimitWarning(500, limits('1024')), null);
+    assert.equal(fdLimitWarning(500, limits('628')), null);
+    assert.equal(fdLimitWarning(500, limits('unlimited')), null);
+    assert.equal(fdLimitWarning(500, null), null, 'no /proc');
+    assert.equal(fdLimitWarning(500, 'nothing about files'), null);
+    assert.deepEqual(fdLimitWarning(500, limits('627')), {
+      message: 'the fd limit is below MAX_CONNECTIONS + 128: raise LimitNOFILE (or ulimit -n) or lower MAX_CONNECTIONS',
+      fields: { fdLimit: '627', maxConnections: '500' },
+    });
+    // This process's own limit, read as the start reads it.
+    const own = Number(/^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))![1]);
+    const warned = parseConfig({ MAX_CONNECTIONS: String(Math.min(own, 100_000)) }, dir).warnings;
+    assert.equal(warned.length, own <= 100_000 ? 1 : 0);
+  });
+
+  it('reads the connection caps (T1): behind a proxy the per-address cap defaults to the total', () => {
+    const caps = (env: Record<string, string>) => parseConfig(env, dir).connections;
+    assert.deepEqual(caps({ MAX_CONNECTIONS: '2000', MAX_CONNECTIONS_PER_ADDRESS: '10' }), {
+      total: 2000,
+      perAddress: 10,
+    });
+    assert.deepEqual(caps({ MAX_CONNECTIONS: '20' }), { total: 20, perAddress: 20 });
+    assert.deepEqual(caps({ TRUST_PROXY_HOPS: '1' }), { total: 500, perAddress: 500 });
+    assert.deepEqual(caps({ TRUST_PROXY_HOPS: '1', MAX_CONNECTIONS_PER_ADDRESS: '300' }), {
+      total: 500,
+      perAddress: 300,
+    });
+    assert.deepEqual(caps({ MAX_CONNECTIONS: '100000', MAX_CONNECTIONS_PER_ADDRESS: '100000' }), {
+      total: 100_000,
+      perAddress: 100_000,
     });
   });
 
@@ -127,6 +164,25 @@ describe('parseConfig', () => {
       [{ METRICS_PORT: '9000', PORT: '9000' }, 'METRICS_PORT', /must differ from PORT/],
       [{ METRICS_PORT: '9464', METRICS_HOST: 'metrics.local' }, 'METRICS_HOST', /^METRICS_HOST must be an IPv4/],
       [{ METRICS_HOST: '0.0.0.0' }, 'METRICS_HOST', /^METRICS_HOST is set but METRICS_PORT is not$/],
+      [
+        { MAX_CONNECTIONS: '0' },
+        'MAX_CONNECTIONS',
+        /^MAX_CONNECTIONS must be an integer from 1 to 100000 \(got "0"\)$/,
+      ],
+      [{ MAX_CONNECTIONS: '100001' }, 'MAX_CONNECTIONS', /from 1 to 100000/],
+      [{ MAX_CONNECTIONS: 'many' }, 'MAX_CONNECTIONS', /"many"/],
+      [{ MAX_CONNECTIONS_PER_ADDRESS: '0' }, 'MAX_CONNECTIONS_PER_ADDRESS', /from 1 to 100000/],
+      [{ MAX_CONNECTIONS_PER_ADDRESS: '1.5' }, 'MAX_CONNECTIONS_PER_ADDRESS', /"1\.5"/],
+      [
+        { MAX_CONNECTIONS: '100', MAX_CONNECTIONS_PER_ADDRESS: '101' },
+        'MAX_CONNECTIONS_PER_ADDRESS',
+        /^MAX_CONNECTIONS_PER_ADDRESS must not exceed MAX_CONNECTIONS \(100\) \(got "101"\)$/,
+      ],
+      [
+        { MAX_CONNECTIONS_PER_ADDRESS: '501' },
+        'MAX_CONNECTIONS_PER_ADDRESS',
+        /must not exceed MAX_CONNECTIONS \(500\)/,
+      ],
     ];
     writeFileSync(join(dir, 'plain.txt'), 'hello');
     mkdirSync(join(dir, 'a-dir'));
