@@ -18,7 +18,7 @@ import { Counter, Gauge, Histogram, Registry, type CounterChild, type HistogramC
 /** Who a rate-limit decision was for (lib/rate-limit/client-limits.ts, Authentication). */
 export type Authentication = 'none' | 'failed' | 'valid';
 /** Why a presented (or missing) key was not accepted. */
-export type KeyCheckFailure = 'missingKey' | 'duplicateKey' | 'invalidKey';
+export type KeyCheckFailure = 'missingKey' | 'duplicateKey' | 'invalidKey' | 'revoked';
 /** Where rate-limit decisions are made: this instance only, Redis, or this instance while Redis is out. */
 export type StoreState = 'in-process' | 'shared' | 'fallback';
 /** What a change of the key file led to (lib/keys/key-store.ts). */
@@ -130,8 +130,8 @@ export class ServiceMetrics implements RequestMetrics {
     this.keyFailures = counterOf(
       r,
       'credential_generator_key_check_failures_total',
-      'Requests to POST /generate whose key was not accepted, by reason (missingKey, duplicateKey, invalidKey).',
-      ['reason', 'missingKey', 'duplicateKey', 'invalidKey'],
+      'Requests to POST /generate whose key was not accepted, by reason (missingKey, duplicateKey, invalidKey, revoked).',
+      ['reason', 'missingKey', 'duplicateKey', 'invalidKey', 'revoked'],
     );
     this.reloads = counterOf(
       r,
