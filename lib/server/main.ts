@@ -162,12 +162,14 @@ async function metricsListenerOf(
 ): Promise<MetricsListener | null> {
   if (config.metrics === null || metrics === null) return null;
   const { host, port } = config.metrics;
-  const render = (): Promise<string> =>
-    new Promise((resolve) => {
+  const render = async (): Promise<string> => {
+    await metrics.measureLag();
+    return new Promise((resolve) => {
       server.getConnections((error, count) => {
         resolve(metrics.render({ openConnections: error === null ? count : 0, storeState: limits.state }));
       });
     });
+  };
   try {
     return await startMetricsListener(host, port, render);
   } catch (error) {
@@ -184,7 +186,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   for (const warning of config.warnings) logger.warn(warning.message, warning.fields);
   const assets = assetsOf(config, options.readAsset);
   const build = options.build ?? buildOf(import.meta.url);
-  const metrics = config.metrics === null ? null : new ServiceMetrics(build);
+  const metrics = config.metrics === null ? null : new ServiceMetrics(build, { tls: config.tls !== null });
   const keys = keysOf(config, logger, options.keysCommand, metrics);
   const limits = await limitsOf(config, logger, metrics).catch((error: unknown) => {
     keys.close();
