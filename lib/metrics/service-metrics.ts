@@ -105,6 +105,8 @@ export class ServiceMetrics implements RequestMetrics {
   private readonly activeOther: GaugeChild;
   private readonly process: ProcessMetrics;
   private readonly connections: Gauge;
+  /** No series until a certificate is served: a plain-HTTP instance has nothing to expire. */
+  private readonly certificateExpiry: Gauge;
 
   constructor(build: BuildIdentity, options: { tls?: boolean } & ProcessMetricsOptions = {}) {
     const r = this.registry;
@@ -169,6 +171,12 @@ export class ServiceMetrics implements RequestMetrics {
     );
     this.activeOther = this.registerActive(options.tls === true ? 'https' : 'http');
     this.process = new ProcessMetrics(r, options);
+    this.certificateExpiry = r.register(
+      new Gauge(
+        'credential_generator_tls_certificate_expiry_timestamp_seconds',
+        "The served TLS certificate's notAfter, Unix time (TLS_CERT_FILE; updated at each renewal).",
+      ),
+    );
     this.connections = r.register(
       new Gauge('credential_generator_open_connections', 'Open connections of the public listener.'),
     );
@@ -235,6 +243,11 @@ export class ServiceMetrics implements RequestMetrics {
   /** The Redis store switched: to shared (true) or to in-process fallback (false). */
   readonly redisStateChanged = (shared: boolean): void => {
     if (!shared) this.fallbacks.value++;
+  };
+
+  /** The served certificate's notAfter, Unix seconds (at start and at each renewal). */
+  readonly certificateExpires = (unixSeconds: number): void => {
+    this.certificateExpiry.set([], unixSeconds);
   };
 
   readonly redisCall = (seconds: number, ok: boolean): void => {

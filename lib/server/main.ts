@@ -9,6 +9,7 @@
  * the operator sees.
  * @module
  */
+import { X509Certificate } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type App } from '../http/app.ts';
@@ -141,14 +142,35 @@ async function limitsOf(config: Config, logger: Logger, metrics: ServiceMetrics 
   }
 }
 
-function certificatesOf(config: Config, server: Server, logger: Logger): CertificateWatcher | null {
+/** The notAfter of the first (leaf) certificate of a PEM chain, Unix seconds; null if unreadable. */
+export function certificateExpiry(pem: Buffer): number | null {
+  try {
+    const ms = Date.parse(new X509Certificate(pem).validTo);
+    return Number.isNaN(ms) ? null : ms / 1000;
+  } catch {
+    return null;
+  }
+}
+
+function certificatesOf(
+  config: Config,
+  server: Server,
+  logger: Logger,
+  metrics: ServiceMetrics | null,
+): CertificateWatcher | null {
   if (config.tls === null) return null;
+  const expires = (cert: unknown): void => {
+    const at = Buffer.isBuffer(cert) ? certificateExpiry(cert) : null;
+    if (at !== null) metrics?.certificateExpires(at);
+  };
+  expires(config.tls.cert);
   return new CertificateWatcher({
     files: config.tls,
     loaded: config.tls,
     logger,
     install: (o) => {
       setSecureContext(server, o);
+      expires(o.cert);
     },
   });
 }
@@ -205,7 +227,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     metrics: metrics ?? undefined,
   });
   const server = createService({ app, logger, tls: config.tls });
-  const certificates = certificatesOf(config, server, logger);
+  const certificates = certificatesOf(config, server, logger, metrics);
   let metricsListener: MetricsListener | null = null;
   const closeAll = async (): Promise<void> => {
     keys.close();
