@@ -129,6 +129,7 @@ export function createApp(options: AppOptions): App {
       draining = value;
     },
     handle(req, res) {
+      if (metrics !== undefined) countActive(metrics, req, res);
       const x = exchange(req, res);
       try {
         dispatch(x);
@@ -337,4 +338,14 @@ function clientError(
   const id = newRequestId();
   reply.raw(socket, name, limits.peek(clientKeyOf(socket.remoteAddress ?? 'unknown')), id);
   logger.debug('client error', { id, code: error.code ?? 'unknown', status: ERRORS[name].status });
+}
+
+/** http.server.active_requests: from the request's arrival until its response closes (sent,
+ * or the connection gone), which 'close' reports exactly once either way. */
+function countActive(metrics: RequestMetrics, req: IncomingMessage, res: ServerResponse): void {
+  const method = req.method as string;
+  metrics.active(method, 1);
+  res.once('close', () => {
+    metrics.active(method, -1);
+  });
 }

@@ -2,7 +2,7 @@
  * POST /generate, as named steps in the order the checks run (docs/decisions.md, HTTP):
  *
  *   authenticate   the key: hashed, then compared with every stored digest in constant
- *                  time (lib/keys/api-keys.ts verifyKey); or no key / none configured
+ *                  time (lib/keys/api-keys.ts matchKey); or no key / none configured
  *   charge         the bucket that outcome belongs to (lib/rate-limit/client-limits.ts): 429
  *   admit          503 without configured keys, 401 without a valid key
  *   checkHead      Content-Type (400, also when sent twice), Content-Length (413)
@@ -76,9 +76,12 @@ export class GenerateRoute {
     if (typeof presented !== 'string' || headerCount(x.req.rawHeaders, 'x-api-key') !== 1) {
       return this.refused(x, 'duplicateKey', 'failed');
     }
-    const keyId = this.keys.verify(presented);
-    if (keyId === null) return this.refused(x, 'invalidKey', 'failed');
-    x.keyId = keyId;
+    const match = this.keys.check(presented);
+    if (match.kind === 'unknown') return this.refused(x, 'invalidKey', 'failed');
+    x.keyId = match.id;
+    // A revoked key gets the same 401 as any other failing key; only the log line and the
+    // metric name it, so an operator can tell its holder to stop (docs/deploy.md, Keys).
+    if (match.kind === 'revoked') return this.refused(x, 'revoked', 'failed');
     return 'valid';
   }
 

@@ -142,8 +142,19 @@ export interface ActiveKey {
   readonly digest: Buffer;
 }
 
+/** Any record of the file as the verifier holds it: a revoked one is kept so that its use can
+ * be logged with its id (security: who still sends a key that was revoked). */
+export interface KnownKey extends ActiveKey {
+  readonly revoked: boolean;
+}
+
 export function activeKeysOf(file: KeyFile): ActiveKey[] {
   return file.keys.filter((k) => k.revoked === null).map((k) => ({ id: k.id, digest: Buffer.from(k.sha256, 'hex') }));
+}
+
+/** Every record of the file, active and revoked. */
+export function knownKeysOf(file: KeyFile): KnownKey[] {
+  return file.keys.map((k) => ({ id: k.id, digest: Buffer.from(k.sha256, 'hex'), revoked: k.revoked !== null }));
 }
 
 /** The id logged for the API_KEY environment key (it has no record). */
@@ -163,4 +174,32 @@ export function verifyKey(presented: string, keys: readonly ActiveKey[]): string
     if (timingSafeEqual(digest, key.digest) && match === null) match = key.id;
   }
   return match;
+}
+
+/** What a presented key is: an active key's id, a revoked record's id, or nothing known. */
+export type KeyMatch =
+  | { readonly kind: 'active'; readonly id: string }
+  | { readonly kind: 'revoked'; readonly id: string }
+  | { readonly kind: 'unknown' };
+
+const UNKNOWN: KeyMatch = Object.freeze({ kind: 'unknown' });
+
+/**
+ * verifyKey over active and revoked records alike: hashed first, every digest compared with
+ * timingSafeEqual, no early exit, so the time depends on the number of records only, not on
+ * the presented key nor on which record (or whether a revoked one) matched. An active match
+ * wins over a revoked one (two records with one digest cannot come from the CLI, whose keys
+ * are random, but a hand-edited file could hold them).
+ */
+export function matchKey(presented: string, keys: readonly KnownKey[]): KeyMatch {
+  const digest = sha256(presented);
+  let active: string | null = null;
+  let revoked: string | null = null;
+  for (const key of keys) {
+    const equal = timingSafeEqual(digest, key.digest);
+    if (equal && key.revoked && revoked === null) revoked = key.id;
+    if (equal && !key.revoked && active === null) active = key.id;
+  }
+  if (active !== null) return { kind: 'active', id: active };
+  return revoked === null ? UNKNOWN : { kind: 'revoked', id: revoked };
 }

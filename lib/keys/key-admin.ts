@@ -58,9 +58,10 @@ export interface CliIo {
 export const usage = (program: string): string => `usage: ${program} <command>
 
   issue --holder NAME     issue a new key for NAME; prints the key once, on stdout
+        [--another]       refused if NAME already has an active key, unless --another
   replace ID              issue a new key for ID's holder and revoke ID, in one write
   revoke ID               revoke the key with public id ID (effective within 2 s)
-  list                    list id, holder, created, revoked (never a key or a hash)
+  list [--json]           list id, holder, created, revoked (never a key or a hash)
 
 options:  --file PATH     the key file (default: $API_KEYS_FILE, else ./keys.json)
 `;
@@ -239,7 +240,9 @@ interface Session {
 /** An exit code, or null for "these arguments are not this command's" (usage, exit 2). */
 type Outcome = number | null;
 
-function issueCommand(s: Session, rest: readonly string[]): Outcome {
+function issueCommand(s: Session, argv: readonly string[]): Outcome {
+  const another = argv.includes('--another');
+  const rest = argv.filter((a) => a !== '--another');
   const at = rest.indexOf('--holder');
   const holder = at === -1 ? undefined : rest[at + 1]?.trim();
   if (holder === undefined || holder === '' || holder.length > 200 || !HOLDER.test(holder) || rest.length !== 2) {
@@ -248,7 +251,18 @@ function issueCommand(s: Session, rest: readonly string[]): Outcome {
     );
     return 2;
   }
-  const issued = s.update((store, created) => ({ ...issueInto(store, holder, s.now), created }));
+  const issued = s.update((store, created) => {
+    // A rerun of a setup script must not pile up keys: one active key per holder unless the
+    // operator says otherwise (decided under the lock, so two runs cannot both pass).
+    const current = store.keys.filter((k) => k.holder === holder && k.revoked === null);
+    if (current.length > 0 && !another) {
+      const ids = current.map((k) => k.id).join(', ');
+      throw new CliError(
+        `${shown(holder)} already has an active key (${ids}); nothing was issued: add --another for a second one, or use replace ${current[0].id}`,
+      );
+    }
+    return { ...issueInto(store, holder, s.now), created };
+  });
   if (issued === null) throw new CliError('nothing was issued');
   s.io.stdout(`${issued.key}\n`);
   if (issued.created) s.io.stderr(createdNote(s.file));
@@ -291,10 +305,30 @@ function revokeCommand(s: Session, rest: readonly string[]): Outcome {
   return 0;
 }
 
+/** The list as one JSON array, for scripts: every character a terminal could act on (controls,
+ * bidi overrides, zero-width ones) written as a \u escape, so the text stays valid JSON
+ * and still shows nothing a hand-edited holder could hide. */
+function listJson(keys: readonly KeyRecord[]): string {
+  const rows = keys.map((k) => ({ id: k.id, holder: k.holder, created: k.created, revoked: k.revoked }));
+  // JSON.stringify already escapes controls and lone surrogates; the rest is done per UTF-16 unit.
+  const json = JSON.stringify(rows).replace(/[^\p{L}\p{M}\p{N}\p{P}\p{S} ]/gu, (ch) =>
+    ch
+      .split('')
+      .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
+      .join(''),
+  );
+  return `${json}\n`;
+}
+
 function listCommand(s: Session, rest: readonly string[]): Outcome {
-  if (rest.length !== 0) return null;
+  const json = rest.length === 1 && rest[0] === '--json';
+  if (rest.length !== 0 && !json) return null;
   assertDirectoryTrusted(s.file);
   const { store } = readStore(s.file);
+  if (json) {
+    s.io.stdout(listJson(store.keys));
+    return 0;
+  }
   if (store.keys.length === 0) {
     s.io.stderr(`no keys in ${s.file}\n`);
     return 0;

@@ -13,7 +13,7 @@
  */
 import { statSync, unwatchFile, watchFile, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
-import { activeKeysOf, ENV_KEY_ID, parseKeyFile, sha256, verifyKey, type ActiveKey } from './api-keys.ts';
+import { ENV_KEY_ID, knownKeysOf, matchKey, parseKeyFile, sha256, type KeyMatch, type KnownKey } from './api-keys.ts';
 import { directoryProblem, readTrustedFile, serverOwners, type TrustedRead } from '../files/trusted-file.ts';
 import type { Logger } from '../log/logger.ts';
 
@@ -34,6 +34,9 @@ export interface KeyVerifier {
   readonly configured: boolean;
   /** The id of the key that matches, or null; constant time in the presented key. */
   verify(presented: string): string | null;
+  /** As verify, but also naming the revoked record a key matches (for the 401's log line);
+   * the same constant-time comparison over every record. */
+  check(presented: string): KeyMatch;
 }
 
 export class KeyStoreError extends Error {
@@ -48,15 +51,14 @@ export function readKeyFile(file: string, owners: readonly number[] | null): Tru
   });
 }
 
-type Loaded =
-  { kind: 'missing' } | { kind: 'ok'; keys: ActiveKey[]; total: number } | { kind: 'invalid'; reason: string };
+type Loaded = { kind: 'missing' } | { kind: 'ok'; keys: KnownKey[] } | { kind: 'invalid'; reason: string };
 
 function load(file: string): Loaded {
   const read = readKeyFile(file, serverOwners());
   if (read.kind !== 'ok') return read.kind === 'missing' ? read : { kind: 'invalid', reason: read.reason };
   try {
     const parsed = parseKeyFile(read.data.toString('utf8'));
-    return { kind: 'ok', keys: activeKeysOf(parsed), total: parsed.keys.length };
+    return { kind: 'ok', keys: knownKeysOf(parsed) };
   } catch (error) {
     return { kind: 'invalid', reason: (error as Error).message };
   }
@@ -79,6 +81,26 @@ function signatureOf(stats: Stats | undefined): string {
     : `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
 }
 
+const activeIds = (keys: readonly KnownKey[]): Set<string> => new Set(keys.filter((k) => !k.revoked).map((k) => k.id));
+
+/** Which ids a reload made active (new, or un-revoked by hand), revoked (still in the file,
+ * now revoked) or removed (no longer in the file), so the log line says which key changed;
+ * ids are public (they name keys in every request line), digests never appear. */
+export function keyChanges(
+  before: readonly KnownKey[],
+  after: readonly KnownKey[],
+): { added: string[]; revoked: string[]; removed: string[] } {
+  const was = activeIds(before);
+  const is = activeIds(after);
+  const present = new Set(after.map((k) => k.id));
+  const gone = [...was].filter((id) => !is.has(id));
+  return {
+    added: [...is].filter((id) => !was.has(id)),
+    revoked: gone.filter((id) => present.has(id)),
+    removed: gone.filter((id) => !present.has(id)),
+  };
+}
+
 function statOf(file: string): Stats | undefined {
   try {
     return statSync(file);
@@ -88,12 +110,14 @@ function statOf(file: string): Stats | undefined {
 }
 
 export class KeyStore implements KeyVerifier {
-  private fileKeys: ActiveKey[] = [];
+  private fileKeys: KnownKey[] = [];
   /** The version last acted on, so the start-up recheck and the watcher never double up. */
   private signature = 'missing';
   private recheck: NodeJS.Timeout | null = null;
-  private keys: ActiveKey[] = [];
-  private readonly envKeys: ActiveKey[];
+  /** Every record of the file (revoked too) plus API_KEY: what check() compares against. */
+  private keys: KnownKey[] = [];
+  private active = 0;
+  private readonly envKeys: KnownKey[];
   private readonly options: KeyStoreOptions;
   private watching = false;
   private readonly listener = (curr: Stats): void => {
@@ -102,8 +126,8 @@ export class KeyStore implements KeyVerifier {
 
   constructor(options: KeyStoreOptions) {
     this.options = options;
-    this.envKeys = options.envKey === null ? [] : [{ id: ENV_KEY_ID, digest: sha256(options.envKey) }];
-    this.keys = this.envKeys;
+    this.envKeys = options.envKey === null ? [] : [{ id: ENV_KEY_ID, digest: sha256(options.envKey), revoked: false }];
+    this.use([]);
   }
 
   /** Loads the file once; an unusable file at start is fatal (there is no last good one). */
@@ -116,7 +140,7 @@ export class KeyStore implements KeyVerifier {
     if (first.kind === 'invalid') throw new KeyStoreError(`API_KEYS_FILE ${file} ${first.reason}`);
     if (first.kind === 'ok') {
       this.use(first.keys);
-      logger.info('keys loaded', { file, active: first.keys.length, records: first.total });
+      logger.info('keys loaded', { file, active: activeIds(first.keys).size, records: first.keys.length });
     } else {
       // No file yet: one that appears in a directory others can write will be refused, so an
       // explicit API_KEYS_FILE there is a configuration error; the default keys.json in such a
@@ -141,9 +165,10 @@ export class KeyStore implements KeyVerifier {
     this.recheck.unref();
   }
 
-  private use(fileKeys: ActiveKey[]): void {
+  private use(fileKeys: KnownKey[]): void {
     this.fileKeys = fileKeys;
     this.keys = fileKeys.length === 0 ? this.envKeys : [...fileKeys, ...this.envKeys];
+    this.active = activeIds(fileKeys).size + this.envKeys.length;
   }
 
   private changed(curr: Stats | undefined): void {
@@ -156,7 +181,7 @@ export class KeyStore implements KeyVerifier {
       logger.error('key file rejected; keeping the last good keys', {
         file,
         reason: next.reason,
-        active: this.fileKeys.length,
+        active: activeIds(this.fileKeys).size,
       });
       this.options.onReload?.('rejected');
       return;
@@ -164,23 +189,30 @@ export class KeyStore implements KeyVerifier {
     if (next.kind === 'missing') {
       // A file caught between an editor's delete and write, or removed by mistake, must not
       // lock every client out; revocation is `keys revoke`, and the next good file wins.
-      logger.error('key file missing; keeping the last good keys', { file, active: this.fileKeys.length });
+      logger.error('key file missing; keeping the last good keys', { file, active: activeIds(this.fileKeys).size });
       this.options.onReload?.('missing');
       return;
     }
+    const changes = keyChanges(this.fileKeys, next.keys);
     this.use(next.keys);
-    logger.info('keys reloaded', { file, active: next.keys.length });
+    // `active` stays the last field: operators' and tests' patterns end on it.
+    logger.info('keys reloaded', { file, ...changes, active: activeIds(next.keys).size });
     this.options.onReload?.('loaded');
   }
 
   /** True when at least one key would be accepted (else POST /generate is a 503). */
   get configured(): boolean {
-    return this.keys.length > 0;
+    return this.active > 0;
   }
 
-  /** The matching key's id, or null. */
+  /** The matching active key's id, or null. */
   verify(presented: string): string | null {
-    return verifyKey(presented, this.keys);
+    const match = matchKey(presented, this.keys);
+    return match.kind === 'active' ? match.id : null;
+  }
+
+  check(presented: string): KeyMatch {
+    return matchKey(presented, this.keys);
   }
 
   close(): void {

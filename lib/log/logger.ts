@@ -32,7 +32,8 @@ const BATCH_ROOM = 2 * FLUSH_BYTES;
 
 const RANK: Record<LogLevel, number> = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 };
 
-export type Fields = Record<string, string | number | boolean | null | undefined>;
+/** A list is for a few public names at most (the ids a key reload changed). */
+export type Fields = Record<string, string | number | boolean | null | undefined | readonly string[]>;
 export type Sink = (text: string) => void;
 
 /** One request's line, in the order it is written. */

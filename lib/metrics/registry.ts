@@ -73,6 +73,12 @@ abstract class Family<Child> {
     return parts.length === 0 ? '' : `{${parts.join(',')}}`;
   }
 
+  /** Drops every series (for a family whose label values come and go, set afresh at each
+   * scrape: the active handles by type). */
+  clear(): void {
+    this.children.clear();
+  }
+
   protected abstract samples(values: readonly string[], child: Child, out: string[]): void;
 
   /** The family's lines; a family without any series is left out. */

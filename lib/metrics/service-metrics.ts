@@ -12,13 +12,21 @@
  * With metrics off the request path holds NO_METRICS, whose methods do nothing.
  * @module
  */
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
-import { Counter, Gauge, Histogram, Registry, type CounterChild, type HistogramChild } from './registry.ts';
+import { ProcessMetrics, type ProcessMetricsOptions } from './process-metrics.ts';
+import {
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  type CounterChild,
+  type GaugeChild,
+  type HistogramChild,
+} from './registry.ts';
 
 /** Who a rate-limit decision was for (lib/rate-limit/client-limits.ts, Authentication). */
 export type Authentication = 'none' | 'failed' | 'valid';
 /** Why a presented (or missing) key was not accepted. */
-export type KeyCheckFailure = 'missingKey' | 'duplicateKey' | 'invalidKey';
+export type KeyCheckFailure = 'missingKey' | 'duplicateKey' | 'invalidKey' | 'revoked';
 /** Where rate-limit decisions are made: this instance only, Redis, or this instance while Redis is out. */
 export type StoreState = 'in-process' | 'shared' | 'fallback';
 /** What a change of the key file led to (lib/keys/key-store.ts). */
@@ -34,6 +42,8 @@ export interface RequestMetrics {
   decision(auth: Authentication, allowed: boolean): void;
   /** A key check that did not accept a key. */
   keyCheckFailed(reason: KeyCheckFailure): void;
+  /** A request arrived (+1) or its response closed (-1): http.server.active_requests. */
+  active(method: string, by: 1 | -1): void;
 }
 
 export const NO_METRICS: RequestMetrics = Object.freeze({
@@ -41,6 +51,7 @@ export const NO_METRICS: RequestMetrics = Object.freeze({
   generated: () => undefined,
   decision: () => undefined,
   keyCheckFailed: () => undefined,
+  active: () => undefined,
 });
 
 /** What the build is: the package version, and the single file's SHA-256 (null from sources). */
@@ -59,9 +70,6 @@ export interface Snapshot {
 const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** Seconds. A Redis round trip on a LAN is 0.1 to 0.5 ms; the default budget is 50 ms. */
 const REDIS_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5];
-
-/** The event-loop monitor's timer interval, ms: each sample is that interval plus the delay. */
-const LOOP_RESOLUTION_MS = 10;
 
 /** The methods named in the label (any other is `_OTHER`), numbered for the series cache. */
 const METHODS = new Map(
@@ -92,14 +100,16 @@ export class ServiceMetrics implements RequestMetrics {
   private readonly storeState: Gauge;
   private readonly fallbacks: CounterChild;
   private readonly redisCalls: Histogram;
-  private readonly process: Gauge[];
-  private readonly cpu: CounterChild;
+  /** The active-requests series by method, so a request builds no string; `_OTHER` apart. */
+  private readonly activeByMethod = new Map<string, GaugeChild>();
+  private readonly activeOther: GaugeChild;
+  private readonly process: ProcessMetrics;
   private readonly connections: Gauge;
   private readonly refusedConnections: Counter;
-  private readonly loopDelay: IntervalHistogram;
-  private readonly startSeconds = Date.now() / 1000 - process.uptime();
+  /** No series until a certificate is served: a plain-HTTP instance has nothing to expire. */
+  private readonly certificateExpiry: Gauge;
 
-  constructor(build: BuildIdentity) {
+  constructor(build: BuildIdentity, options: { tls?: boolean } & ProcessMetricsOptions = {}) {
     const r = this.registry;
     this.duration = r.register(
       new Histogram(
@@ -131,8 +141,8 @@ export class ServiceMetrics implements RequestMetrics {
     this.keyFailures = counterOf(
       r,
       'credential_generator_key_check_failures_total',
-      'Requests to POST /generate whose key was not accepted, by reason (missingKey, duplicateKey, invalidKey).',
-      ['reason', 'missingKey', 'duplicateKey', 'invalidKey'],
+      'Requests to POST /generate whose key was not accepted, by reason (missingKey, duplicateKey, invalidKey, revoked).',
+      ['reason', 'missingKey', 'duplicateKey', 'invalidKey', 'revoked'],
     );
     this.reloads = counterOf(
       r,
@@ -160,8 +170,14 @@ export class ServiceMetrics implements RequestMetrics {
         REDIS_BUCKETS,
       ),
     );
-    this.process = this.registerProcess();
-    this.cpu = counterOf(r, 'process_cpu_seconds_total', 'User and system CPU time of the process.').child();
+    this.activeOther = this.registerActive(options.tls === true ? 'https' : 'http');
+    this.process = new ProcessMetrics(r, options);
+    this.certificateExpiry = r.register(
+      new Gauge(
+        'credential_generator_tls_certificate_expiry_timestamp_seconds',
+        "The served TLS certificate's notAfter, Unix time (TLS_CERT_FILE; updated at each renewal).",
+      ),
+    );
     [this.connections, this.refusedConnections] = this.registerConnections();
     r.register(
       new Gauge(
@@ -170,8 +186,6 @@ export class ServiceMetrics implements RequestMetrics {
         ['version', 'sha256', 'nodejs_version'],
       ),
     ).set([build.version, build.sha256 ?? '', process.version], 1);
-    this.loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
-    this.loopDelay.enable();
   }
 
   private registerConnections(): [Gauge, Counter] {
@@ -184,23 +198,6 @@ export class ServiceMetrics implements RequestMetrics {
         'Connections of the public listener closed as they were accepted, by cap (per_address: MAX_CONNECTIONS_PER_ADDRESS, total: MAX_CONNECTIONS).',
         ['cap', 'per_address', 'total'],
       ),
-    ];
-  }
-
-  private registerProcess(): Gauge[] {
-    const r = this.registry;
-    const gauge = (name: string, help: string): Gauge => r.register(new Gauge(name, help));
-    return [
-      gauge('process_resident_memory_bytes', 'Resident set size of the process.'),
-      gauge('nodejs_heap_size_used_bytes', 'V8 heap in use.'),
-      gauge('nodejs_heap_size_total_bytes', 'V8 heap allocated.'),
-      gauge('nodejs_external_memory_bytes', 'Memory of C++ objects bound to JavaScript objects (buffers).'),
-      gauge('process_start_time_seconds', 'Start of the process, Unix time.'),
-      gauge('nodejs_eventloop_delay_min_seconds', 'Smallest event-loop delay since the last scrape.'),
-      gauge('nodejs_eventloop_delay_mean_seconds', 'Mean event-loop delay since the last scrape.'),
-      gauge('nodejs_eventloop_delay_p50_seconds', 'Median event-loop delay since the last scrape.'),
-      gauge('nodejs_eventloop_delay_p99_seconds', '99th percentile of the event-loop delay since the last scrape.'),
-      gauge('nodejs_eventloop_delay_max_seconds', 'Largest event-loop delay since the last scrape.'),
     ];
   }
 
@@ -228,8 +225,25 @@ export class ServiceMetrics implements RequestMetrics {
     this.decisions[auth][allowed ? 0 : 1].value++;
   }
 
+  /** http_server_active_requests, every method's series made at 0; returns `_OTHER`'s. */
+  private registerActive(scheme: string): GaugeChild {
+    const active = this.registry.register(
+      new Gauge(
+        'http_server_active_requests',
+        'HTTP server requests in flight: arrived, their response not yet closed (OpenTelemetry http.server.active_requests).',
+        ['http_request_method', 'url_scheme'],
+      ),
+    );
+    for (const method of METHODS.keys()) this.activeByMethod.set(method, active.child(method, scheme));
+    return active.child('_OTHER', scheme);
+  }
+
   keyCheckFailed(reason: KeyCheckFailure): void {
     this.keyFailures.child(reason).value++;
+  }
+
+  active(method: string, by: 1 | -1): void {
+    (this.activeByMethod.get(method) ?? this.activeOther).value += by;
   }
 
   // The observers below are handed to the key store, the Redis store and the listener as they are.
@@ -248,43 +262,29 @@ export class ServiceMetrics implements RequestMetrics {
     this.refusedConnections.child(cap).value++;
   };
 
+  /** The served certificate's notAfter, Unix seconds (at start and at each renewal). */
+  readonly certificateExpires = (unixSeconds: number): void => {
+    this.certificateExpiry.set([], unixSeconds);
+  };
+
   readonly redisCall = (seconds: number, ok: boolean): void => {
     this.redisCalls.child(ok ? 'ok' : 'error').observe(seconds);
   };
 
-  /** The exposition, with the process figures read now; the event-loop figures cover the
-   * time since the previous call. */
+  /** Measures the event-loop lag of this scrape (a setImmediate): await it before render. */
+  measureLag(): Promise<void> {
+    return this.process.measureLag();
+  }
+
+  /** The exposition, with the process figures read now; nothing in it is reset by a scrape. */
   render(now: Snapshot): string {
-    const memory = process.memoryUsage();
-    const cpu = process.cpuUsage();
-    const delay = this.loopDelay;
-    // A sample is the time between two runs of the monitor's timer: its interval plus the delay.
-    // An empty window (no sample yet) reports min as a huge number: zeros then.
-    const seen = delay.count > 0;
-    const s = (ns: number): number => (seen ? Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS) / 1000 : 0);
-    const figures = [
-      memory.rss,
-      memory.heapUsed,
-      memory.heapTotal,
-      memory.external,
-      this.startSeconds,
-      s(delay.min),
-      s(delay.mean),
-      s(delay.percentile(50)),
-      s(delay.percentile(99)),
-      s(delay.max),
-    ];
-    delay.reset();
-    this.cpu.value = (cpu.user + cpu.system) / 1e6;
-    this.process.forEach((gauge, i) => {
-      gauge.set([], figures[i]);
-    });
+    this.process.collect();
     this.connections.set([], now.openConnections);
     for (const state of STATES) this.storeState.set([state], state === now.storeState ? 1 : 0);
     return this.registry.render();
   }
 
   close(): void {
-    this.loopDelay.disable();
+    this.process.close();
   }
 }

@@ -9,6 +9,7 @@
  * the operator sees.
  * @module
  */
+import { X509Certificate } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type App } from '../http/app.ts';
@@ -141,14 +142,35 @@ async function limitsOf(config: Config, logger: Logger, metrics: ServiceMetrics 
   }
 }
 
-function certificatesOf(config: Config, server: Server, logger: Logger): CertificateWatcher | null {
+/** The notAfter of the first (leaf) certificate of a PEM chain, Unix seconds; null if unreadable. */
+export function certificateExpiry(pem: Buffer): number | null {
+  try {
+    const ms = Date.parse(new X509Certificate(pem).validTo);
+    return Number.isNaN(ms) ? null : ms / 1000;
+  } catch {
+    return null;
+  }
+}
+
+function certificatesOf(
+  config: Config,
+  server: Server,
+  logger: Logger,
+  metrics: ServiceMetrics | null,
+): CertificateWatcher | null {
   if (config.tls === null) return null;
+  const expires = (cert: unknown): void => {
+    const at = Buffer.isBuffer(cert) ? certificateExpiry(cert) : null;
+    if (at !== null) metrics?.certificateExpires(at);
+  };
+  expires(config.tls.cert);
   return new CertificateWatcher({
     files: config.tls,
     loaded: config.tls,
     logger,
     install: (o) => {
       setSecureContext(server, o);
+      expires(o.cert);
     },
   });
 }
@@ -162,12 +184,14 @@ async function metricsListenerOf(
 ): Promise<MetricsListener | null> {
   if (config.metrics === null || metrics === null) return null;
   const { host, port } = config.metrics;
-  const render = (): Promise<string> =>
-    new Promise((resolve) => {
+  const render = async (): Promise<string> => {
+    await metrics.measureLag();
+    return new Promise((resolve) => {
       server.getConnections((error, count) => {
         resolve(metrics.render({ openConnections: error === null ? count : 0, storeState: limits.state }));
       });
     });
+  };
   try {
     return await startMetricsListener(host, port, render);
   } catch (error) {
@@ -184,7 +208,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   for (const warning of config.warnings) logger.warn(warning.message, warning.fields);
   const assets = assetsOf(config, options.readAsset);
   const build = options.build ?? buildOf(import.meta.url);
-  const metrics = config.metrics === null ? null : new ServiceMetrics(build);
+  const metrics = config.metrics === null ? null : new ServiceMetrics(build, { tls: config.tls !== null });
   const keys = keysOf(config, logger, options.keysCommand, metrics);
   const limits = await limitsOf(config, logger, metrics).catch((error: unknown) => {
     keys.close();
@@ -209,7 +233,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     connections: config.connections,
     onConnectionRefused: metrics?.connectionRefused,
   });
-  const certificates = certificatesOf(config, server, logger);
+  const certificates = certificatesOf(config, server, logger, metrics);
   let metricsListener: MetricsListener | null = null;
   const closeAll = async (): Promise<void> => {
     keys.close();

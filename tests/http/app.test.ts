@@ -59,6 +59,10 @@ before(async () => {
         if (keysThrow) throw new Error('boom: secret internals');
         return k === 'good-key-0123456789' ? 'id1' : null;
       },
+      check(k) {
+        const id = this.verify(k);
+        return id === null ? { kind: 'unknown' } : { kind: 'active', id };
+      },
     },
     logger,
     assets: loadAssets(readFromProject(root)),
@@ -425,7 +429,7 @@ describe('shutdown', () => {
   const keylessTlsApp = (l = new RateLimiter({ perMinute: 10, sweepIntervalMs: 0 })) =>
     createApp({
       limits: new LocalLimits(l),
-      keys: { configured: false, verify: () => null },
+      keys: { configured: false, verify: () => null, check: () => ({ kind: 'unknown' }) },
       logger: new Logger('silent'),
       assets: [],
       trustProxyHops: 1,

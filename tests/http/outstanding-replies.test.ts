@@ -125,7 +125,7 @@ describe('S1: replies outstanding on one connection', () => {
     const limiter = new RateLimiter({ perMinute: 20, sweepIntervalMs: 0 });
     const app = createApp({
       limits: new LocalLimits(limiter),
-      keys: { configured: false, verify: () => null },
+      keys: { configured: false, verify: () => null, check: () => ({ kind: 'unknown' }) },
       logger,
       assets: [],
       trustProxyHops: 0,

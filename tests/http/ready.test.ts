@@ -28,7 +28,7 @@ const buckets = () => new RateLimiter({ perMinute: 10, sweepIntervalMs: 0 });
 const appOn = (limits: ClientLimits): App =>
   createApp({
     limits,
-    keys: { configured: true, verify: () => null },
+    keys: { configured: true, verify: () => null, check: () => ({ kind: 'unknown' }) },
     logger: new Logger('silent'),
     assets: [],
     trustProxyHops: 0,

@@ -129,8 +129,8 @@ describe('GET /metrics (in-process)', () => {
       ]) {
         assert.ok(sample(families, name)! > 0, name);
       }
-      for (const q of ['min', 'mean', 'p50', 'p99', 'max']) {
-        const v = sample(families, `nodejs_eventloop_delay_${q}_seconds`)!;
+      for (const q of ['min', 'mean', 'p50', 'p90', 'p99', 'max', 'stddev']) {
+        const v = sample(families, `nodejs_eventloop_lag_${q}_seconds`)!;
         assert.ok(v >= 0 && v < 60, `${q}: ${v}`);
       }
       assert.equal(sample(families, 'credential_generator_rate_limit_redis_fallbacks_total'), 0);
