@@ -8,7 +8,10 @@
  */
 export {
   generate,
+  plannedEntropy,
   type GenerateOutcome,
+  type PolicyLookup,
+  type StoredPolicy,
   type GenerateResponse,
   type GenerateSettings,
   type Credential,
