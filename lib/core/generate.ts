@@ -54,6 +54,13 @@ export interface StoredPolicy {
   readonly minBits?: number;
 }
 
+/**
+ * The name of the `<meta>` in which the server gives the home page its policies (their stored
+ * requests, descriptions and entropy, as JSON): lib/http/assets.ts writes it, browser/entry.ts
+ * reads it, so the page's ServiceAPI generates with them without a network request.
+ */
+export const POLICIES_META = 'policies';
+
 /** The policies a request may name (a ReadonlyMap fits). */
 export interface PolicyLookup {
   get(name: string): StoredPolicy | undefined;

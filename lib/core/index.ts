@@ -9,6 +9,7 @@
 export {
   generate,
   plannedEntropy,
+  POLICIES_META,
   type GenerateOutcome,
   type PolicyLookup,
   type StoredPolicy,

@@ -390,6 +390,9 @@ export const responseSchema = {
               }
             }
           }
+        },
+        "policy": {
+          "$ref": "#/$defs/PolicyName"
         }
       }
     },
@@ -427,6 +430,9 @@ export const responseSchema = {
         "unicodeAsAsciiPrintable": {
           "description": "True when the rule said unicode, which was read as ascii-printable.",
           "type": "boolean"
+        },
+        "policy": {
+          "$ref": "#/$defs/PolicyName"
         }
       }
     },
@@ -516,8 +522,16 @@ export const responseSchema = {
           "type": "integer",
           "minimum": 1,
           "maximum": 128
+        },
+        "policy": {
+          "$ref": "#/$defs/PolicyName"
         }
       }
+    },
+    "PolicyName": {
+      "description": "The named policy (request field policy) the credential was made with; absent when the request sent its options itself. The rest of the metadata is what those options give.",
+      "type": "string",
+      "pattern": "^[a-z0-9][a-z0-9._-]{0,63}$"
     }
   }
 } as const;

@@ -17,7 +17,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ENTROPY_FLOOR_META } from '../core/index.ts';
+import { ENTROPY_FLOOR_META, POLICIES_META, type StoredPolicy } from '../core/index.ts';
 
 export type AssetKind = 'page' | 'document' | 'download';
 
@@ -84,6 +84,42 @@ function withFloor(page: Buffer, settings: PageSettings): Buffer {
   }
   const meta = `<meta name="${ENTROPY_FLOOR_META}" content="${String(settings.minEntropyBits)}">`;
   return Buffer.from(text.slice(0, at) + meta + text.slice(at + FLOOR_META_AS_BUILT.length), 'utf8');
+}
+
+/** Text as the value of a double-quoted HTML attribute. */
+function attribute(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * The home page (as loadAssets made it) offering `policies`: a `<meta name="policies">` after
+ * the floor's, holding each policy's stored request, description and entropy as JSON, which
+ * the page's ServiceAPI reads (browser/entry.ts) to generate with them in the page, as the
+ * floor. A set with no policy leaves the page as it is.
+ */
+export function withPolicies(page: Buffer, policies: ReadonlyMap<string, PagePolicy>): Buffer {
+  if (policies.size === 0) return page;
+  const text = page.toString('utf8');
+  const floor = new RegExp(`<meta name="${ENTROPY_FLOOR_META}" content="[^"]*">`).exec(text);
+  if (floor === null) return page; // a part of the page other than its HTML
+  const listed = [...policies.values()].map((p) => ({
+    name: p.name,
+    mode: p.mode,
+    options: p.options,
+    ...(p.minBits === undefined ? {} : { minBits: p.minBits }),
+    description: p.description,
+    entropy: p.entropy,
+  }));
+  const meta = `<meta name="${POLICIES_META}" content="${attribute(JSON.stringify(listed))}">`;
+  const at = floor.index + floor[0].length;
+  return Buffer.from(`${text.slice(0, at)}\n  ${meta}${text.slice(at)}`, 'utf8');
+}
+
+/** What the page is told of a policy: enough to generate with it. */
+export interface PagePolicy extends StoredPolicy {
+  readonly name: string;
+  readonly description: string | null;
+  readonly entropy: { readonly bits: number; readonly label: string; readonly level: number };
 }
 
 /** Reads every listed file through `read` (file path relative to the project root -> bytes,
