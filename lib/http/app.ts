@@ -319,7 +319,12 @@ function routesOf(
         ? null
         : perPolicySet(options.policies, (policies) => withPolicies(asset.body, policies?.current() ?? new Map()));
     routes.set(asset.route, {
-      get: page === null ? fixed(headers, asset.body) : (x) => reply.send(x, 200, headers, page(), peek(x)),
+      get:
+        page === null
+          ? fixed(headers, asset.body)
+          : (x) => {
+              reply.send(x, 200, headers, page(), peek(x));
+            },
       allow: 'GET, HEAD',
     });
   }

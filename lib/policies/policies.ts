@@ -138,7 +138,7 @@ export function judgePolicies(text: string, minEntropyBits: number): PoliciesVer
 export function firstFailure(verdict: PoliciesVerdict): string | null {
   if (!verdict.ok) return verdict.error;
   const bad = verdict.verdicts.find((v) => !v.ok);
-  if (bad === undefined || bad.ok) return null;
+  if (bad === undefined) return null;
   return `policy ${shownName(bad.name)}, field ${bad.field}: ${bad.error}`;
 }
 

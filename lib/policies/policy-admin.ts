@@ -33,12 +33,12 @@ export const policiesUsage = (program: string): string => `usage: ${program} che
 /** Runs one command; returns the exit code (0 all valid, 1 not, 2 usage). */
 export function runPoliciesCli(argv: readonly string[], io: PoliciesCliIo): number {
   const usage = policiesUsage(io.program ?? 'npm run policies --');
-  const [command, file, ...rest] = argv;
+  const [command, file] = argv;
   if (command === 'help' || command === '--help' || command === '-h') {
     io.stdout(usage);
     return 0;
   }
-  if (command !== 'check' || file === undefined || rest.length > 0) {
+  if (command !== 'check' || argv.length !== 2) {
     io.stderr(usage);
     return 2;
   }
