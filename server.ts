@@ -3,7 +3,8 @@
  * it: configuration -> key store -> rate limiter -> app -> server -> listen), printing one line with the URL it listens on
  * (always, even with LOG_LEVEL=silent, because with PORT=0 it is the only way to learn the
  * port), with the version and the single file's SHA-256; SIGTERM/SIGINT drain and exit 0.
- * `keys <command>` manages the key file (see lib/keys/key-admin.ts); `--version` prints the
+ * `keys <command>` manages the key file (see lib/keys/key-admin.ts), `policies check FILE`
+ * checks a policies file (lib/policies/policy-admin.ts); `--version` prints the
  * version and the SHA-256 (lib/server/build-info.ts). The same code runs as `node --import tsx server.ts`, as
  * `dist/server.js` and bundled into the single file `dist/credential-generator.mjs`.
  * @module
@@ -13,6 +14,7 @@ import { projectRoot, readFromEmbedded, readFromProject } from './lib/http/asset
 import { EMBEDDED_ASSETS } from './lib/http/embedded-assets.ts';
 import { checkNodeInternals, internalsRefusal } from './lib/http/node-internals.ts';
 import { runKeysCli } from './lib/keys/key-admin.ts';
+import { runPoliciesCli } from './lib/policies/policy-admin.ts';
 import { buildOf, versionLine } from './lib/server/build-info.ts';
 import { parseConfig } from './lib/server/config.ts';
 import { ConfigError } from './lib/server/env.ts';
@@ -46,6 +48,7 @@ function usage(): string {
   const program = invokedAs();
   return `usage: ${program} [serve]            run the service (configured by environment variables)
        ${program} keys <command>     manage API keys (${program} keys --help)
+       ${program} policies check FILE  check a policies file: each policy's bits or its error
        ${program} health             exit 0 if the service configured here answers /health
        ${program} --version          the version and the SHA-256 of the single file
 `;
@@ -145,6 +148,15 @@ switch (command) {
       stdout: (text) => void process.stdout.write(text),
       stderr: (text) => void process.stderr.write(text),
       program: keysCommand(),
+    });
+    break;
+  case 'policies':
+    process.exitCode = runPoliciesCli(rest, {
+      env: process.env,
+      cwd: process.cwd(),
+      stdout: (text) => void process.stdout.write(text),
+      stderr: (text) => void process.stderr.write(text),
+      program: process.env.npm_lifecycle_event === 'policies' ? invokedAs() : `${invokedAs()} policies`,
     });
     break;
   case 'health':

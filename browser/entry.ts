@@ -7,9 +7,15 @@
  * dist/browser/service-api.js; see browser/rollup.config.mjs.
  * @module
  */
-import { defaultRandom, ENTROPY_FLOOR_META, generate as generateCore, parseEntropyFloor } from '../lib/core/index.ts';
-import type { ErrorBody, GenerateResponse, GenerateSettings } from '../lib/core/index.ts';
-import { describe as describeService } from '../lib/service/describe.ts';
+import {
+  defaultRandom,
+  ENTROPY_FLOOR_META,
+  generate as generateCore,
+  parseEntropyFloor,
+  POLICIES_META,
+} from '../lib/core/index.ts';
+import type { ErrorBody, GenerateResponse, GenerateSettings, StoredPolicy } from '../lib/core/index.ts';
+import { describe as describeService, type DescribedPolicy } from '../lib/service/describe.ts';
 
 export type GenerateResult =
   { readonly ok: true; readonly data: GenerateResponse } | { readonly ok: false; readonly error: ErrorBody };
@@ -53,7 +59,53 @@ function servedFloor(): number {
   return content == null ? 0 : (parseEntropyFloor(content) ?? 0);
 }
 
-const SETTINGS: GenerateSettings = Object.freeze({ minEntropyBits: servedFloor() });
+/** A policy as the server writes it into the page (lib/http/assets.ts, withPolicies). */
+type ServedPolicy = StoredPolicy & DescribedPolicy;
+
+function isServedPolicy(value: unknown): value is ServedPolicy {
+  if (value === null || typeof value !== 'object') return false;
+  const p = value as Record<string, unknown>;
+  const entropy = p.entropy as Record<string, unknown> | null;
+  return (
+    typeof p.name === 'string' &&
+    (p.mode === 'password' || p.mode === 'passphrase') &&
+    p.options !== null &&
+    typeof p.options === 'object' &&
+    (p.minBits === undefined || typeof p.minBits === 'number') &&
+    (p.description === null || typeof p.description === 'string') &&
+    entropy !== null &&
+    typeof entropy === 'object' &&
+    typeof entropy.bits === 'number' &&
+    typeof entropy.label === 'string' &&
+    typeof entropy.level === 'number'
+  );
+}
+
+/**
+ * The server's named policies, read once as the script loads, like the floor: the server
+ * writes them into `<meta name="policies">` when it serves the page, so `generate()` accepts
+ * `{mode, policy}` as the server would. No such `<meta>`, or one the server did not write
+ * (anything but a list of policies): none, and a request naming a policy is the 400 of a
+ * service without policies.
+ */
+function servedPolicies(): readonly ServedPolicy[] {
+  if (typeof document !== 'object') return [];
+  const content = document.querySelector(`meta[name="${POLICIES_META}"]`)?.getAttribute('content');
+  if (content == null) return [];
+  try {
+    const list: unknown = JSON.parse(content);
+    return Array.isArray(list) && list.every(isServedPolicy) ? list : [];
+  } catch {
+    return [];
+  }
+}
+
+const POLICIES = servedPolicies();
+
+const SETTINGS: GenerateSettings = Object.freeze({
+  minEntropyBits: servedFloor(),
+  policies: POLICIES.length === 0 ? null : new Map(POLICIES.map((p) => [p.name, p])),
+});
 
 const ServiceAPI: ServiceApi = Object.freeze({
   generate(input?: unknown): GenerateResult {
@@ -68,7 +120,7 @@ const ServiceAPI: ServiceApi = Object.freeze({
   },
   describe(): Record<string, unknown> {
     try {
-      return jsonCopy(describeService(SETTINGS));
+      return jsonCopy(describeService({ minEntropyBits: SETTINGS.minEntropyBits, policies: POLICIES }));
     } catch {
       /* c8 ignore next -- describe() reads only constants; kept so the API never throws */
       return {};

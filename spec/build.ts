@@ -71,13 +71,15 @@ export function compiledRequestSchema(): Record<string, unknown> {
  *
  * Ajv's standalone output still `require`s runtime helpers (ucs2length for maxLength), which
  * fails in plain Node ESM and in the browser IIFE. A Rollup pass with the commonjs plugin
- * inlines them, leaving one self-contained ES module.
+ * inlines them, leaving one self-contained ES module. The policies file's schema
+ * (spec/policies.schema.json, lib/policies/) is compiled the same way.
  */
-async function buildValidator(): Promise<string> {
-  new Ajv2020(VALIDATOR_OPTIONS).compile(readJson('spec/generate-request.schema.json') as object);
+async function buildValidator(file = 'spec/generate-request.schema.json'): Promise<string> {
+  new Ajv2020(VALIDATOR_OPTIONS).compile(readJson(file) as object);
   const ajv = new Ajv({ ...VALIDATOR_OPTIONS, code: { source: true, esm: false, lines: true } });
   ajv.addVocabulary(nextVocabulary);
-  const validate = ajv.compile(compiledRequestSchema());
+  const { $schema: _dialect, ...schema } = readJson(file) as Record<string, unknown>;
+  const validate = ajv.compile(schema);
   const cjs = standaloneCode(ajv, validate);
   // The temp file must sit inside the project so node-resolve finds ajv's runtime helpers.
   const dir = mkdtempSync(join(ROOT, 'node_modules', '.cg-build-'));
@@ -96,7 +98,7 @@ async function buildValidator(): Promise<string> {
     if (/(^|[^"'\w.])require\s*\(|\beval\s*\(|new Function/m.test(code)) {
       throw new Error('validator still needs require/eval/new Function');
     }
-    return `// @ts-nocheck\n${HEADER('spec/generate-request.schema.json')}${code}`;
+    return `// @ts-nocheck\n${HEADER(file)}${code}`;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -268,6 +270,8 @@ function buildWordlistModule(): string {
 export async function buildArtifacts(): Promise<Record<string, string>> {
   return {
     'lib/generated/validator.generated.ts': await buildValidator(),
+    // The policies file's shape (POLICIES_FILE); its options are checked by the request's.
+    'lib/generated/policies-validator.generated.ts': await buildValidator('spec/policies.schema.json'),
     'lib/generated/schema.generated.ts': buildSchemaModule(),
     'lib/generated/options.generated.ts': buildOptionsModule(),
     'lib/generated/wordlist.generated.ts': buildWordlistModule(),

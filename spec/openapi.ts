@@ -465,7 +465,7 @@ function describeSchema(): Json {
     description:
       'Every option, default and limit this server supports, derived from the request schema and the server constants. The same object as `ServiceAPI.describe()` in the browser (whose rate limit is the default).',
     type: 'object',
-    required: ['service', 'endpoint', 'request', 'modes', 'entropy', 'limits'],
+    required: ['service', 'endpoint', 'request', 'policies', 'modes', 'entropy', 'limits'],
     additionalProperties: false,
     properties: {
       service: { type: 'string', const: 'credential-generator' },
@@ -475,7 +475,22 @@ function describeSchema(): Json {
         auth: text,
         contentType: { type: 'string', const: 'application/json' },
       }),
-      request: object({ mode: field, count: field, minBits: field, options: field }),
+      request: object({ mode: field, count: field, minBits: field, options: field, policy: field }),
+      policies: {
+        description:
+          'The named policies of this server (POLICIES_FILE), in file order; empty without one. A request `{"mode": <its mode>, "policy": <its name>}` generates with the policy\'s stored options. Each with its exact entropy, computed when the file was loaded.',
+        type: 'array',
+        maxItems: 256,
+        items: object(
+          {
+            name: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]{0,63}$' },
+            mode: { type: 'string', enum: ['password', 'passphrase'] },
+            description: { anyOf: [{ type: 'string', maxLength: 200 }, { type: 'null' }] },
+            entropy: ref('schemas', 'Entropy'),
+          },
+          { additionalProperties: false },
+        ),
+      },
       modes: object(
         {
           password: mode({
@@ -615,6 +630,18 @@ function readinessSchema(): Json {
         description:
           '`in-process` (no Redis), `shared` (Redis answering) or `fallback` (Redis out: each instance limits on its own, and is still ready).',
         enum: ['in-process', 'shared', 'fallback'],
+      },
+      policies: {
+        description:
+          'Only with POLICIES_FILE: how many named policies are in use, and `stale` with the reason when the file as it is now was rejected (the last good set stays in use; the instance is still ready).',
+        type: 'object',
+        required: ['state', 'count'],
+        additionalProperties: false,
+        properties: {
+          state: { enum: ['loaded', 'stale'] },
+          count: { type: 'integer', minimum: 0 },
+          reason: { type: 'string', maxLength: 2048 },
+        },
       },
     },
   };

@@ -4,7 +4,7 @@
  * @module
  */
 import { defaultRandom, type RandomSource } from './random.ts';
-import { validateRequest, type ErrorBody, type ValidRequest } from './validate.ts';
+import { validateRequest, type ErrorBody, type Validation, type ValidRequest } from './validate.ts';
 import { cachedPlanPassword, generatePasswords, isPlan, type PasswordMetadata, type PasswordPlan } from './password.ts';
 import {
   cachedPlanPassphrase,
@@ -23,7 +23,8 @@ import {
 import { floorError } from './_entropy-floor.ts';
 import type { Entropy } from './entropy.ts';
 
-export type Metadata = PasswordMetadata | RulesMetadata | PassphraseMetadata;
+/** A credential's metadata: what its options give, and the policy named, if one was. */
+export type Metadata = (PasswordMetadata | RulesMetadata | PassphraseMetadata) & { readonly policy?: string };
 
 export interface Credential {
   readonly value: string;
@@ -43,11 +44,35 @@ export interface GenerateResponse {
 export type GenerateOutcome =
   { readonly status: 200; readonly body: GenerateResponse } | { readonly status: 400; readonly body: ErrorBody };
 
+/**
+ * A named policy as the generator uses it: a stored request, the options and minBits a request
+ * naming it generates with (the operator's POLICIES_FILE; lib/policies/ reads and checks it).
+ */
+export interface StoredPolicy {
+  readonly mode: 'password' | 'passphrase';
+  readonly options: { readonly [key: string]: unknown };
+  readonly minBits?: number;
+}
+
+/**
+ * The name of the `<meta>` in which the server gives the home page its policies (their stored
+ * requests, descriptions and entropy, as JSON): lib/http/assets.ts writes it, browser/entry.ts
+ * reads it, so the page's ServiceAPI generates with them without a network request.
+ */
+export const POLICIES_META = 'policies';
+
+/** The policies a request may name (a ReadonlyMap fits). */
+export interface PolicyLookup {
+  get(name: string): StoredPolicy | undefined;
+}
+
 /** What the caller of the generator (the server, the page's ServiceAPI) decides, not the request. */
 export interface GenerateSettings {
   /** The service's entropy floor in bits (MIN_ENTROPY_BITS; 0 to MAX_MIN_BITS, checked by the
    * caller): requests whose options give fewer bits are refused (_entropy-floor.ts). */
   readonly minEntropyBits?: number;
+  /** The named policies (absent or null: none configured, and a request naming one is a 400). */
+  readonly policies?: PolicyLookup | null;
 }
 
 const NO_SETTINGS: GenerateSettings = Object.freeze({});
@@ -75,24 +100,85 @@ function valuesOf(plan: Plan, request: ValidRequest, random: RandomSource): stri
   return generatePasswords(plan as PasswordPlan, random, request.count);
 }
 
+/** A request ready to draw: checked, resolved, planned and above the floor. */
+type Prepared =
+  | { readonly ok: true; readonly request: ValidRequest; readonly plan: Plan; readonly metadata: Metadata }
+  | { readonly ok: false; readonly error: ErrorBody };
+
+const refused = (error: string, field: string): { readonly ok: false; readonly error: ErrorBody } => ({
+  ok: false,
+  error: { error, status: 400, field },
+});
+
+/** The stored request a request naming a policy stands for, or the 400 that names the field. */
+function resolvePolicy(
+  request: ValidRequest,
+  name: string,
+  policies: PolicyLookup | null | undefined,
+): Validation | { readonly ok: false; readonly error: ErrorBody } {
+  if (policies === null || policies === undefined)
+    return refused('policy: this service has no policies configured (POLICIES_FILE)', 'policy');
+  const stored = policies.get(name);
+  // The name is not echoed (the contract's messages never repeat a submitted value).
+  if (stored === undefined) return refused('policy: no policy of that name (GET /generate lists them)', 'policy');
+  if (stored.mode !== request.mode) return refused(`mode: that policy is of mode ${stored.mode}`, 'mode');
+  // Checked again as a request, so a policy is never more than what a request could send
+  // (lib/policies/ has checked it at load; this costs one validation of a small object).
+  return validateRequest({ mode: stored.mode, count: request.count, minBits: stored.minBits, options: stored.options });
+}
+
+/**
+ * Everything before the draw: the schema and defaults, the policy a request names (replaced by
+ * its stored request), the plan and its exact bits, the entropy floor.
+ */
+function prepare(input: unknown, settings: GenerateSettings): Prepared {
+  const checked = validateRequest(input);
+  if (!checked.ok) return { ok: false, error: checked.error };
+  let { request } = checked;
+  const name = request.policy;
+  if (name !== undefined) {
+    const resolved = resolvePolicy(request, name, settings.policies);
+    if (!resolved.ok) return resolved;
+    request = resolved.request;
+  }
+  const plan = planOf(request);
+  if (!('bits' in plan)) return { ok: false, error: plan };
+  // The floor is decided from the plan's exact bits, before any draw.
+  const belowFloor = floorError(plan.bits, request.minBits, settings.minEntropyBits ?? 0);
+  if (belowFloor !== null) return { ok: false, error: belowFloor };
+  // The plan's metadata is shared by every request of these options: a policy's is a copy.
+  const metadata = name === undefined ? plan.metadata : { ...plan.metadata, policy: name };
+  return { ok: true, request, plan, metadata };
+}
+
 export function generate(
   input: unknown,
   random: RandomSource = defaultRandom,
   settings: GenerateSettings = NO_SETTINGS,
 ): GenerateOutcome {
-  const checked = validateRequest(input);
-  if (!checked.ok) return { status: 400, body: checked.error };
-  const { request } = checked;
-  const plan = planOf(request);
-  if (!('bits' in plan)) return { status: 400, body: plan };
-  // The floor is decided from the plan's exact bits, before any draw.
-  const belowFloor = floorError(plan.bits, request.minBits, settings.minEntropyBits ?? 0);
-  if (belowFloor !== null) return { status: 400, body: belowFloor };
+  const prepared = prepare(input, settings);
+  if (!prepared.ok) return { status: 400, body: prepared.error };
+  const { request, plan, metadata } = prepared;
   const values = valuesOf(plan, request, random);
-  const { entropy, metadata } = plan;
+  const { entropy } = plan;
   const results = values.map((value): Credential => ({ value, entropy, metadata }));
   return {
     status: 200,
     body: { mode: request.mode, count: values.length, value: values[0], entropy, metadata, results },
   };
+}
+
+/**
+ * What `generate` would answer about a request's strength, without drawing anything: its exact
+ * entropy (unrounded bits too), or the 400 it would get. For checks made ahead of any request,
+ * such as a named policy's when its file is loaded (lib/policies/).
+ */
+export function plannedEntropy(
+  input: unknown,
+  settings: GenerateSettings = NO_SETTINGS,
+):
+  | { readonly ok: true; readonly bits: number; readonly entropy: Entropy }
+  | { readonly ok: false; readonly error: ErrorBody } {
+  const prepared = prepare(input, settings);
+  return prepared.ok ? { ok: true, bits: prepared.plan.bits, entropy: prepared.plan.entropy } : prepared;
 }

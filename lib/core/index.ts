@@ -8,7 +8,11 @@
  */
 export {
   generate,
+  plannedEntropy,
+  POLICIES_META,
   type GenerateOutcome,
+  type PolicyLookup,
+  type StoredPolicy,
   type GenerateResponse,
   type GenerateSettings,
   type Credential,

@@ -38,9 +38,14 @@ export interface RulesRequest {
 /** `minBits` is the request's entropy floor (0: none); `rules` is set when the options carry
  * `passwordRules`, and the class options are then all at their defaults (the schema refuses
  * them beside it) and unused. */
-export type ValidRequest =
+export type ValidRequest = (
   | { mode: 'password'; count: number; minBits: number; options: PasswordOptions; rules: RulesRequest | null }
-  | { mode: 'passphrase'; count: number; minBits: number; options: PassphraseOptions };
+  | { mode: 'passphrase'; count: number; minBits: number; options: PassphraseOptions }
+) & {
+  /** The named policy asked for (its options are then the schema's defaults, unused:
+   * generate.ts replaces the request by the stored one); absent without one. */
+  policy?: string;
+};
 
 export type Validation = { ok: true; request: ValidRequest } | { ok: false; error: ErrorBody };
 
@@ -140,6 +145,9 @@ function describeError(err: AjvError, mode: unknown): Validation {
       return invalid(`${field} must be between ${String(own.minimum)} and ${String(own.maximum)}`, field);
     case 'maxLength':
       return invalid(`${field} must be at most ${String(own.maxLength)} characters`, field);
+    case 'pattern':
+      // Only policy has a pattern at the request's level; the value is not echoed.
+      return invalid(`${field} must be a policy name: a-z, 0-9, ".", "_" or "-", at most 64, first a-z or 0-9`, field);
     case 'type':
       return describeType(own, field);
     case 'false schema':
@@ -221,6 +229,7 @@ export function validateRequest(input: unknown): Validation {
   const count = accepted.count === undefined ? COUNT_DEFAULT : (accepted.count as number);
   const minBits = accepted.minBits === undefined ? MIN_BITS_DEFAULT : (accepted.minBits as number);
   const given = accepted.options as Json | undefined;
+  if (accepted.policy !== undefined) return withPolicy(accepted.mode, count, accepted.policy as string);
   if (accepted.mode === 'passphrase') {
     return { ok: true, request: { mode: 'passphrase', count, minBits, options: withPassphraseOptionsDefaults(given) } };
   }
@@ -230,4 +239,25 @@ export function validateRequest(input: unknown): Validation {
       ? null
       : { text: options.passwordRules, length: given?.length as number | undefined };
   return { ok: true, request: { mode: 'password', count, minBits, options, rules } };
+}
+
+/** A request naming a policy: the schema has refused options and minBits beside it, so they
+ * are the defaults here; generate.ts resolves the name to the stored request. */
+function withPolicy(mode: unknown, count: number, policy: string): Validation {
+  return mode === 'passphrase'
+    ? {
+        ok: true,
+        request: { mode, count, minBits: MIN_BITS_DEFAULT, options: withPassphraseOptionsDefaults(undefined), policy },
+      }
+    : {
+        ok: true,
+        request: {
+          mode: 'password',
+          count,
+          minBits: MIN_BITS_DEFAULT,
+          options: withPasswordOptionsDefaults(undefined),
+          rules: null,
+          policy,
+        },
+      };
 }

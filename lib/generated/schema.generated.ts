@@ -3,7 +3,7 @@ export const requestSchema = {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://credential-generator.invalid/schemas/generate-request.schema.json",
   "title": "GenerateRequest",
-  "description": "Body of POST /generate and the input of ServiceAPI.generate(): a password request or a passphrase request, told apart by mode (oneOf), each with the options of its mode; count and minBits are shared. Only mode is required; omitted optional fields take their default; a present but invalid value is rejected, never clamped or replaced by its default.",
+  "description": "Body of POST /generate and the input of ServiceAPI.generate(): a password request or a passphrase request, told apart by mode (oneOf), each with the options of its mode; count and minBits are shared; policy names an operator-defined stored request in their place. Only mode is required; omitted optional fields take their default; a present but invalid value is rejected, never clamped or replaced by its default.",
   "type": "object",
   "required": [
     "mode"
@@ -34,6 +34,11 @@ export const requestSchema = {
     },
     "options": {
       "description": "Settings for the chosen mode: the options of mode password (PasswordOptions) or of mode passphrase (PassphraseOptions). Each option left out, or all of them when options is omitted, takes its default."
+    },
+    "policy": {
+      "description": "The name of a policy the operator defined in the service's policies file (POLICIES_FILE; GET /generate lists them): the request generates with that policy's stored options and minBits, and metadata.policy names it. mode must be the policy's mode; options and minBits cannot be sent with it. An unknown name, or a service without policies, is a 400 naming policy.",
+      "type": "string",
+      "pattern": "^[a-z0-9][a-z0-9._-]{0,63}$"
     }
   },
   "oneOf": [
@@ -70,6 +75,15 @@ export const requestSchema = {
       }
     }
   ],
+  "dependentSchemas": {
+    "policy": {
+      "description": "A policy is a stored request: its options and minBits come from the policies file, so a request cannot send its own.",
+      "properties": {
+        "options": false,
+        "minBits": false
+      }
+    }
+  },
   "$defs": {
     "PasswordOptions": {
       "title": "PasswordOptions",
@@ -376,6 +390,9 @@ export const responseSchema = {
               }
             }
           }
+        },
+        "policy": {
+          "$ref": "#/$defs/PolicyName"
         }
       }
     },
@@ -413,6 +430,9 @@ export const responseSchema = {
         "unicodeAsAsciiPrintable": {
           "description": "True when the rule said unicode, which was read as ascii-printable.",
           "type": "boolean"
+        },
+        "policy": {
+          "$ref": "#/$defs/PolicyName"
         }
       }
     },
@@ -502,8 +522,16 @@ export const responseSchema = {
           "type": "integer",
           "minimum": 1,
           "maximum": 128
+        },
+        "policy": {
+          "$ref": "#/$defs/PolicyName"
         }
       }
+    },
+    "PolicyName": {
+      "description": "The named policy (request field policy) the credential was made with; absent when the request sent its options itself. The rest of the metadata is what those options give.",
+      "type": "string",
+      "pattern": "^[a-z0-9][a-z0-9._-]{0,63}$"
     }
   }
 } as const;

@@ -49,6 +49,7 @@ function requireValidator () {
 	const schema11 = {"properties":{"mode":{"enum":["password","passphrase"]}}};
 	const schema13 = {"properties":{"separator":{"enum":["hyphen","underscore","dot","space","digit","symbol"]},"wordList":{"enum":["eff-large","bip39-english","bip39-japanese","bip39-korean","bip39-spanish","bip39-chinese-simplified","bip39-chinese-traditional","bip39-french","bip39-italian","bip39-czech","bip39-portuguese"]}}};
 	const func2 = /*@__PURE__*/ requireUcs2length().default;
+	const pattern0 = new RegExp("^[a-z0-9][a-z0-9._-]{0,63}$", "u");
 
 	function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 	let vErrors = null;
@@ -818,7 +819,7 @@ function requireValidator () {
 	else {
 	const _errs47 = errors;
 	for(const key2 in data){
-	if(!((((key2 === "mode") || (key2 === "count")) || (key2 === "minBits")) || (key2 === "options"))){
+	if(!(((((key2 === "mode") || (key2 === "count")) || (key2 === "minBits")) || (key2 === "options")) || (key2 === "policy"))){
 	validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 	return false;
 	}
@@ -893,6 +894,52 @@ function requireValidator () {
 	}
 	else {
 	var valid9 = true;
+	}
+	if(valid9){
+	if(data.policy !== undefined){
+	let data28 = data.policy;
+	const _errs54 = errors;
+	if(errors === _errs54){
+	if(typeof data28 === "string"){
+	if(!pattern0.test(data28)){
+	validate10.errors = [{instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9._-]{0,63}$"+"\""}];
+	return false;
+	}
+	}
+	else {
+	validate10.errors = [{instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+	return false;
+	}
+	}
+	var valid9 = _errs54 === errors;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data.policy !== undefined){
+	if(data && typeof data == "object" && !Array.isArray(data)){
+	if(data.options !== undefined){
+	var valid11 = false;
+	validate10.errors = [{instancePath:instancePath+"/options",schemaPath:"#/dependentSchemas/policy/properties/options/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+	return false;
+	}
+	else {
+	var valid11 = true;
+	}
+	if(valid11){
+	if(data.minBits !== undefined){
+	var valid11 = false;
+	validate10.errors = [{instancePath:instancePath+"/minBits",schemaPath:"#/dependentSchemas/policy/properties/minBits/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+	return false;
+	}
+	else {
+	var valid11 = true;
+	}
+	}
+	}
+	}
+	}
 	}
 	}
 	}

@@ -19,11 +19,12 @@ import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { describe } from '../service/describe.ts';
 import type { KeyVerifier } from '../keys/key-store.ts';
+import type { OfferedPolicies } from '../policies/policy-store.ts';
 import type { Logger } from '../log/logger.ts';
 import type { BuildIdentity, RequestMetrics } from '../metrics/service-metrics.ts';
 import type { ClientLimits } from '../rate-limit/client-limits.ts';
 import type { RateLimitState } from '../rate-limit/token-bucket.ts';
-import { assetReply, type Asset } from './assets.ts';
+import { assetReply, withPoliciesAsset, type Asset } from './assets.ts';
 import { clientAddress, clientKeyOf } from './client-key.ts';
 import { isAnsweredEarly } from './early-close.ts';
 import { ERRORS } from './errors.ts';
@@ -45,6 +46,8 @@ export interface AppOptions {
   readonly tls: boolean;
   /** The service's entropy floor in bits (MIN_ENTROPY_BITS); 0 when absent. */
   readonly minEntropyBits?: number;
+  /** The named policies (POLICIES_FILE), watched; absent: none configured. */
+  readonly policies?: OfferedPolicies;
   /** The running build, shown by GET /health (absent: status only). */
   readonly build?: BuildIdentity;
   /** Where the request path reports (absent: nowhere). */
@@ -110,7 +113,8 @@ export function createApp(options: AppOptions): App {
       limits,
       responder: reply,
       fail,
-      settings: { minEntropyBits: options.minEntropyBits ?? 0 },
+      // The store answers for the set in use at each request: a reload takes effect at once.
+      settings: { minEntropyBits: options.minEntropyBits ?? 0, policies: options.policies ?? null },
       metrics: options.metrics,
     }),
     peek,
@@ -236,9 +240,25 @@ function clientKey(req: IncomingMessage, trustProxyHops: number): string {
  */
 function readiness(options: AppOptions, draining: () => boolean): { status: number; body: string } {
   const state = draining() ? 'draining' : options.keys.configured ? 'ready' : 'no-key';
+  // A rejected rewrite of the policies file does not make the instance unready: it serves the
+  // last good set, and says why the file as it is now is not in use.
+  const policies = options.policies === undefined ? '' : `,"policies":${JSON.stringify(options.policies.status())}`;
   return {
     status: state === 'ready' ? 200 : 503,
-    body: `{"status":"${state}","rateLimitStore":"${options.limits.state}"}`,
+    body: `{"status":"${state}","rateLimitStore":"${options.limits.state}"${policies}}`,
+  };
+}
+
+/** A value computed from the policy set in use, again only when the set changes. */
+function perPolicySet<T>(
+  policies: OfferedPolicies | undefined,
+  make: (set: OfferedPolicies | undefined) => T,
+): () => T {
+  let made: { set: unknown; value: T } | null = null;
+  return () => {
+    const set = policies?.list();
+    if (made === null || made.set !== set) made = { set, value: make(policies) };
+    return made.value;
   };
 }
 
@@ -268,13 +288,19 @@ function routesOf(
     },
     allow: 'GET, HEAD',
   });
-  routes.set('/generate', {
-    get: fixed(
-      json,
-      JSON.stringify(
-        describe({ rateLimitPerMinute: options.limits.limit, minEntropyBits: options.minEntropyBits ?? 0 }),
-      ),
+  const description = perPolicySet(options.policies, (policies) =>
+    JSON.stringify(
+      describe({
+        rateLimitPerMinute: options.limits.limit,
+        minEntropyBits: options.minEntropyBits ?? 0,
+        policies: policies?.list(),
+      }),
     ),
+  );
+  routes.set('/generate', {
+    get: (x) => {
+      reply.send(x, 200, json, description(), peek(x));
+    },
     post: (x) => {
       void generate.handle(x);
     },
@@ -288,8 +314,13 @@ function routesOf(
         : asset.kind === 'download'
           ? reply.sets.download(name)
           : json;
+    // The home page offers the policies in use (its ServiceAPI generates with them).
+    const page =
+      options.policies === undefined || asset.kind !== 'page' || asset.contentType !== 'text/html; charset=utf-8'
+        ? null
+        : perPolicySet(options.policies, (policies) => withPoliciesAsset(asset, policies?.current() ?? new Map()));
     const get: Handler = (x) => {
-      const chosen = assetReply(asset, x.req.headers['accept-encoding']);
+      const chosen = assetReply(page === null ? asset : page(), x.req.headers['accept-encoding']);
       reply.send(x, 200, headers, chosen.body, peek(x), chosen.headers);
     };
     routes.set(asset.route, { get, allow: 'GET, HEAD' });

@@ -27,7 +27,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, brotliDecompressSync, constants, gzipSync } from 'node:zlib';
-import { ENTROPY_FLOOR_META } from '../core/index.ts';
+import { ENTROPY_FLOOR_META, POLICIES_META, type StoredPolicy } from '../core/index.ts';
 import { chooseEncoding, type Compressed } from './accept-encoding.ts';
 
 export type AssetKind = 'page' | 'document' | 'download';
@@ -127,6 +127,42 @@ function withFloor(page: Buffer, settings: PageSettings): Buffer {
   return Buffer.from(text.slice(0, at) + meta + text.slice(at + FLOOR_META_AS_BUILT.length), 'utf8');
 }
 
+/** Text as the value of a double-quoted HTML attribute. */
+function attribute(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * The home page (as loadAssets made it) offering `policies`: a `<meta name="policies">` after
+ * the floor's, holding each policy's stored request, description and entropy as JSON, which
+ * the page's ServiceAPI reads (browser/entry.ts) to generate with them in the page, as the
+ * floor. A set with no policy leaves the page as it is.
+ */
+export function withPolicies(page: Buffer, policies: ReadonlyMap<string, PagePolicy>): Buffer {
+  if (policies.size === 0) return page;
+  const text = page.toString('utf8');
+  const floor = new RegExp(`<meta name="${ENTROPY_FLOOR_META}" content="[^"]*">`).exec(text);
+  if (floor === null) return page; // a part of the page other than its HTML
+  const listed = [...policies.values()].map((p) => ({
+    name: p.name,
+    mode: p.mode,
+    options: p.options,
+    ...(p.minBits === undefined ? {} : { minBits: p.minBits }),
+    description: p.description,
+    entropy: p.entropy,
+  }));
+  const meta = `<meta name="${POLICIES_META}" content="${attribute(JSON.stringify(listed))}">`;
+  const at = floor.index + floor[0].length;
+  return Buffer.from(`${text.slice(0, at)}\n  ${meta}${text.slice(at)}`, 'utf8');
+}
+
+/** What the page is told of a policy: enough to generate with it. */
+export interface PagePolicy extends StoredPolicy {
+  readonly name: string;
+  readonly description: string | null;
+  readonly entropy: { readonly bits: number; readonly label: string; readonly level: number };
+}
+
 /** Reads every listed file through `read` (file path relative to the project root -> bytes,
  * or null when it does not exist), the home page with `page` written into it. */
 export function loadAssets(read: (file: string) => Buffer | null, page: PageSettings = { minEntropyBits: 0 }): Asset[] {
@@ -169,6 +205,15 @@ export function assetReply(
   return coding === 'identity'
     ? { body: asset.body, headers: ['Vary', 'Accept-Encoding'] }
     : { body: asset.encoded[coding], headers: ['Content-Encoding', coding, 'Vary', 'Accept-Encoding'] };
+}
+
+/** The home page `asset` offering `policies` (withPolicies), in every coding: compressed here
+ * once per policy set (the caller keeps it until the set changes). */
+export function withPoliciesAsset(asset: Asset, policies: ReadonlyMap<string, PagePolicy>): Asset {
+  const body = withPolicies(asset.body, policies);
+  if (body === asset.body) return asset;
+  const encoded = Object.freeze({ br: compressNow(body, 'br'), gzip: compressNow(body, 'gzip') });
+  return Object.freeze({ ...asset, body, encoded });
 }
 
 /** `read` for loadAssets over a project checkout. */

@@ -23,6 +23,8 @@ export interface Config {
   readonly keysFile: string;
   /** True when API_KEYS_FILE was set explicitly (a missing file is then worth a warning). */
   readonly keysFileExplicit: boolean;
+  /** Absolute path of the named policies (POLICIES_FILE), watched; null: none. */
+  readonly policiesFile: string | null;
   /** The single plain key from API_KEY, or null. */
   readonly apiKey: string | null;
   readonly rateLimitPerMinute: number;
@@ -137,6 +139,9 @@ export function parseConfig(env: Env, cwd: string): Config {
   // by a running server; "if present" only decides whether its absence is worth a warning.
   const keysFile = resolve(cwd, explicitFile ?? 'keys.json');
 
+  const policies = read(env, 'POLICIES_FILE');
+  const policiesFile = policies === undefined ? null : resolve(cwd, policies);
+
   const apiKey = read(env, 'API_KEY') ?? null;
   if (apiKey !== null && (apiKey.length < 16 || apiKey.length > 256 || !/^[\x21-\x7e]+$/.test(apiKey))) {
     // Never echo the value: it is a secret.
@@ -187,6 +192,7 @@ export function parseConfig(env: Env, cwd: string): Config {
     host,
     keysFile,
     keysFileExplicit: explicitFile !== undefined,
+    policiesFile,
     apiKey,
     rateLimitPerMinute,
     minEntropyBits,

@@ -4,7 +4,8 @@
  * server.ts runs it for the process (and owns the signals, the exit and the "listening on"
  * line); the tests run it in-process, on a free port, with their own environment and log sink.
  *
- * A start that cannot go on (a bad variable, a missing asset, an unusable key file, a port in
+ * A start that cannot go on (a bad variable, a missing asset, an unusable key file, an invalid
+ * policy, a port in
  * use, the redis package missing) rejects with a StartError whose message is the one line
  * the operator sees.
  * @module
@@ -16,6 +17,7 @@ import { createApp, type App } from '../http/app.ts';
 import { AssetError, loadAssets, type Asset } from '../http/assets.ts';
 import { KeyStore, KeyStoreError } from '../keys/key-store.ts';
 import { Logger, type Sink } from '../log/logger.ts';
+import { PolicyStore, PolicyStoreError } from '../policies/policy-store.ts';
 import { ServiceMetrics } from '../metrics/service-metrics.ts';
 import { LocalLimits, SharedLimits, type ClientLimits } from '../rate-limit/client-limits.ts';
 import { RateLimiter } from '../rate-limit/token-bucket.ts';
@@ -100,6 +102,20 @@ function keysOf(config: Config, logger: Logger, keysCommand: string, metrics: Se
     });
   }
   return keys;
+}
+
+/** The named policies, when POLICIES_FILE is set: every one valid, or the start stops with one
+ * line naming the policy and the field. */
+function policiesOf(config: Config, logger: Logger): PolicyStore | null {
+  if (config.policiesFile === null) return null;
+  const policies = new PolicyStore({ file: config.policiesFile, minEntropyBits: config.minEntropyBits, logger });
+  try {
+    policies.start();
+  } catch (error) {
+    if (error instanceof PolicyStoreError) throw new StartError(`configuration error: ${error.message}`);
+    throw error;
+  }
+  return policies;
 }
 
 /** In-process buckets, or buckets shared through Redis with the in-process ones as fallback;
@@ -210,8 +226,17 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const build = options.build ?? buildOf(import.meta.url);
   const metrics = config.metrics === null ? null : new ServiceMetrics(build, { tls: config.tls !== null });
   const keys = keysOf(config, logger, options.keysCommand, metrics);
+  let policies: PolicyStore | null;
+  try {
+    policies = policiesOf(config, logger);
+  } catch (error) {
+    keys.close();
+    metrics?.close();
+    throw error;
+  }
   const limits = await limitsOf(config, logger, metrics).catch((error: unknown) => {
     keys.close();
+    policies?.close();
     metrics?.close();
     throw error;
   });
@@ -223,6 +248,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     trustProxyHops: config.trustProxyHops,
     tls: config.tls !== null,
     minEntropyBits: config.minEntropyBits,
+    policies: policies ?? undefined,
     build,
     metrics: metrics ?? undefined,
   });
@@ -237,6 +263,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   let metricsListener: MetricsListener | null = null;
   const closeAll = async (): Promise<void> => {
     keys.close();
+    policies?.close();
     certificates?.close();
     await metricsListener?.close();
     metrics?.close();

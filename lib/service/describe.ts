@@ -33,6 +33,16 @@ export interface DescribeSettings {
   rateLimitPerMinute?: number;
   /** The service's entropy floor in bits (the server's MIN_ENTROPY_BITS; 0 for none). */
   minEntropyBits?: number;
+  /** The named policies a request may give in `policy` (POLICIES_FILE; none when absent). */
+  policies?: readonly DescribedPolicy[];
+}
+
+/** A named policy as GET /generate lists it: what it is for and its exact strength, not its options. */
+export interface DescribedPolicy {
+  readonly name: string;
+  readonly mode: 'password' | 'passphrase';
+  readonly description: string | null;
+  readonly entropy: { readonly bits: number; readonly label: string; readonly level: number };
 }
 
 type Json = { [key: string]: unknown };
@@ -126,7 +136,15 @@ export function describe(settings: DescribeSettings = {}): Json {
       count: fieldOf(properties.count),
       minBits: fieldOf(properties.minBits),
       options: fieldOf({ type: OPTIONS_TYPE, ...properties.options }),
+      policy: fieldOf(properties.policy),
     },
+    // Each a copy, so a caller that edits the description cannot edit the set in use.
+    policies: (settings.policies ?? []).map((p) => ({
+      name: p.name,
+      mode: p.mode,
+      description: p.description,
+      entropy: { bits: p.entropy.bits, label: p.entropy.label, level: p.entropy.level },
+    })),
     modes: {
       password: {
         description: $defs.PasswordOptions.description,

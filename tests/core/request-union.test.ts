@@ -25,7 +25,7 @@ describe('the request union reports the same first error as before', () => {
     [
       'a mode of the wrong type beside an unusual field name: the field, not echoed',
       { mode: null, 'a b': 1 },
-      bad('the request has a field that is not allowed (allowed: mode, count, minBits, options)'),
+      bad('the request has a field that is not allowed (allowed: mode, count, minBits, options, policy)'),
     ],
     [
       'an unknown mode beside a bad count: the mode',

@@ -174,7 +174,7 @@ describe('validateRequest: defaults and normalisation', () => {
   it('does not echo an unusual field name, and still says what is wrong', () => {
     const long = 'x'.repeat(100);
     assert.deepEqual(generate({ mode: 'password', [long]: 1 }).body, {
-      error: 'the request has a field that is not allowed (allowed: mode, count, minBits, options)',
+      error: 'the request has a field that is not allowed (allowed: mode, count, minBits, options, policy)',
       status: 400,
     });
     assert.deepEqual(generate({ mode: 'password', options: { 'a b"<script>': 1 } }).body, {

@@ -30,6 +30,7 @@ describe('parseConfig', () => {
       host: '127.0.0.1',
       keysFile: join(dir, 'keys.json'),
       keysFileExplicit: false,
+      policiesFile: null,
       apiKey: null,
       rateLimitPerMinute: 20,
       minEntropyBits: 0,

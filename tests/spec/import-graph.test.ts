@@ -22,6 +22,7 @@ const FLOORS: Readonly<Record<string, number>> = Object.freeze({
   metrics: 1,
   service: 2,
   keys: 2,
+  policies: 2,
   'rate-limit': 2,
   http: 3,
   server: 4,

@@ -63,6 +63,7 @@ describe('Postman collection', () => {
       'POST /generate password  inherit',
       'POST /generate passphrase  inherit',
       'POST /generate password  noauth',
+      'POST /generate password  inherit',
     ]);
     for (const item of requests) {
       assert.equal(item.request.url.raw, `{{baseUrl}}/${item.request.url.path.join('/')}`);
@@ -73,6 +74,7 @@ describe('Postman collection', () => {
     assert.deepEqual(bodyOf(requests[9]).options, { wordList: 'bip39-spanish', maxLength: 24 }, 'a list and a bound');
     assert.equal(bodyOf(requests[10]).options.length, LIMITS.length.minimum - 1, 'bad length case');
     assert.equal(typeof bodyOf(requests[11]).minBits, 'number', 'a minBits 400');
+    assert.equal(typeof bodyOf(requests[13]).policy, 'string', 'a named policy (unknown: a 400 on policy)');
   });
 
   it('checks status and body shape in every request, and headers after every request', () => {
@@ -91,6 +93,7 @@ describe('Postman collection', () => {
     assert.match(testCode(requests[10]), /options\.length/);
     assert.match(testCode(requests[11]), /minBits: these options give/);
     assert.match(testCode(requests[12]), /WWW-Authenticate/);
+    assert.match(testCode(requests[13]), /body\.field\)\.to\.eql\('policy'\)/);
     const common = testCode(collection);
     for (const h of [
       'Cache-Control',
