@@ -197,6 +197,7 @@ async function metricsListenerOf(
   metrics: ServiceMetrics | null,
   server: Server,
   limits: ClientLimits,
+  logger: Logger,
 ): Promise<MetricsListener | null> {
   if (config.metrics === null || metrics === null) return null;
   const { host, port } = config.metrics;
@@ -209,7 +210,7 @@ async function metricsListenerOf(
     });
   };
   try {
-    return await startMetricsListener(host, port, render);
+    return await startMetricsListener(host, port, render, logger);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     throw new StartError(
@@ -274,7 +275,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     throw new StartError(`cannot listen on ${config.host}:${config.port} (${code}); check PORT and HOST`);
   });
-  metricsListener = await metricsListenerOf(config, metrics, server, limits).catch(async (error: unknown) => {
+  metricsListener = await metricsListenerOf(config, metrics, server, limits, logger).catch(async (error: unknown) => {
     await new Promise((done) => server.close(done));
     await closeAll();
     throw error;

@@ -16,6 +16,7 @@ import { checkNodeInternals, HOOKS, internalsRefusal } from '../../lib/http/node
 import { withReplyCap } from '../../lib/http/outstanding-replies.ts';
 import { Logger } from '../../lib/log/logger.ts';
 import { startInProcess } from '../helpers/in-process.ts';
+import { removeNodeHook } from '../helpers/remove-node-hook.mjs';
 import { randomApiKey, type RunningServer } from '../helpers/server.ts';
 
 const MB = 2 ** 20;
@@ -154,6 +155,18 @@ describe('T6: the Node internals on this line', () => {
     assert.equal(await checkNodeInternals(), null);
     assert.ok(performance.now() - started < 1_000);
   });
+
+  for (const hook of Object.values(HOOKS)) {
+    it(`T6: the self-check names ${hook} when it is taken away in this process, and finds it again once it is back`, async () => {
+      const restore = await removeNodeHook(hook);
+      try {
+        assert.equal(await checkNodeInternals(), hook);
+      } finally {
+        restore();
+      }
+      assert.equal(await checkNodeInternals(), null);
+    });
+  }
 
   it('T6: a refusal is one line naming the hook', () => {
     const line = internalsRefusal(HOOKS.readStop, 'v99.0.0');
