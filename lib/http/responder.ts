@@ -108,9 +108,13 @@ export class Responder {
   private readonly logProbes: boolean;
   private readonly draining: () => boolean;
   private readonly metrics: RequestMetrics;
+  /** Large bodies in chunks: over TLS only, where a write is encrypted into a copy of its own.
+   * Plain TCP takes the file's one shared buffer as it is, so there it would save nothing. */
+  private readonly chunked: boolean;
 
   constructor(options: ResponderOptions) {
     this.sets = headerSets(options.tls);
+    this.chunked = options.tls;
     this.policy = policyOf(options.limit);
     this.logger = options.logger;
     this.logRequests = options.logger.infoEnabled;
@@ -160,7 +164,8 @@ export class Responder {
     if (x.close) closeAfterReply(x.req.socket);
     res.writeHead(status, headers);
     // node drops the body itself for HEAD
-    if (typeof body === 'string' || body.length <= WRITE_CHUNK || x.req.method === 'HEAD') res.end(body);
+    if (!this.chunked || typeof body === 'string' || body.length <= WRITE_CHUNK || x.req.method === 'HEAD')
+      res.end(body);
     else writeWithBackpressure(res, body);
     this.log(x, status);
   }

@@ -6,7 +6,7 @@
  * Before the fix every connection was accepted, and each held its replies (S1 bounds a
  * connection, not how many there are): RSS +140 to +174 MB over a 94 to 100 MB baseline on
  * the development machine. Now the per-address cap (MAX_CONNECTIONS_PER_ADDRESS, 64 by
- * default) refuses the rest at accept (lib/http/connection-caps.ts): about +46 MB.
+ * default) refuses the rest at accept (lib/http/connection-caps.ts): +43 to +46 MB in four runs.
  *
  * A second client, from another loopback address (127.0.0.2, which the kernel routes to the
  * server's 127.0.0.1), fetches and generates on fresh connections all the while: every one of

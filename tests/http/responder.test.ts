@@ -5,9 +5,11 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
-import { createServer, get, type ServerResponse } from 'node:http';
+import { createServer, get, request, type ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
-import { WRITE_CHUNK, writeWithBackpressure } from '../../lib/http/responder.ts';
+import { exchangeOf, Responder, WRITE_CHUNK, writeWithBackpressure } from '../../lib/http/responder.ts';
+import { Logger } from '../../lib/log/logger.ts';
+import type { RateLimitState } from '../../lib/rate-limit/token-bucket.ts';
 
 /** A reply that takes nothing until told to drain. */
 class StalledReply extends EventEmitter {
@@ -67,5 +69,46 @@ describe('writeWithBackpressure', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('Responder.send', () => {
+  const state: RateLimitState = { allowed: true, limit: 20, remaining: 20, resetSeconds: 0, retryAfterSeconds: 0 };
+
+  /** What `send` hands the reply for a large body: write calls before end, per server kind. */
+  async function writesOf(tls: boolean, method: string): Promise<{ writes: number; bytes: number }> {
+    const body = randomBytes(3 * WRITE_CHUNK);
+    const reply = new Responder({ tls, limit: 20, logger: new Logger('silent'), draining: () => false });
+    let writes = 0;
+    const server = createServer((req, res) => {
+      const write = res.write.bind(res);
+      res.write = ((chunk: Buffer) => {
+        writes++;
+        return write(chunk);
+      }) as typeof res.write;
+      reply.send(exchangeOf(req, res, '127.0.0.1', 'id'), 200, reply.sets.json, body, state);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const bytes = await new Promise<number>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path: '/', method, agent: false }, (res) => {
+          let n = 0;
+          res.on('data', (c: Buffer) => (n += c.length));
+          res.on('end', () => resolve(n));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      return { writes, bytes };
+    } finally {
+      server.close();
+    }
+  }
+
+  it('writes a large body in chunks over TLS, whole over plain TCP, and not at all for HEAD', async () => {
+    assert.deepEqual(await writesOf(true, 'GET'), { writes: 2, bytes: 3 * WRITE_CHUNK });
+    assert.deepEqual(await writesOf(false, 'GET'), { writes: 0, bytes: 3 * WRITE_CHUNK });
+    assert.deepEqual(await writesOf(true, 'HEAD'), { writes: 0, bytes: 0 });
   });
 });
