@@ -6,6 +6,7 @@
  * @module
  */
 import { BoundedCache } from './bounded-cache.ts';
+import { PlanMemo } from './plan-memo.ts';
 import { strength, type Entropy } from './entropy.ts';
 import type { RandomSource } from './random.ts';
 import {
@@ -45,29 +46,38 @@ const parseCache = new BoundedCache<string, RulesParse>(PARSE_CACHE_LIMIT);
 
 /**
  * Plans by canonical rule text and length (and whether the rule said `unicode`, which only
- * the metadata records), so every spelling of one rule shares its plan.
- * Two caches because plans differ in size by three orders of magnitude:
- * - a rejection plan holds the allowed codes, their signatures and at most 95 atoms, and its
- *   metadata JSON: measured 2-5 KB, so 256 of them stay near 1 MB;
- * - an exact-sampler plan also holds its table: the exact sampler's 2^k x length BigInts
- *   (count.ts): at the limits (8 required sets, 128 characters) 32,768 numbers of at most 848
- *   bits, about 4.5 MB at most (2.5 MB measured for the costliest rule the fuzz test knows);
- *   the exact-sequences sampler's 4 x length x (characters of its distinct chain shapes)
- *   (sequence-sample.ts): at most about 20,000 numbers, under 3 MB; the exact-full sampler's
- *   table has at most 32,768 entries (FULL_SAMPLER_LIMIT). So 4 of them bound that cache to about 18 MB. Rules
- *   users write for an exact sampler are rarely that large (three single characters required
- *   at length 8: 9 KB). A miss costs a plan, at most ~30 ms without max-sequential and ~100 ms
- *   with it (docs/password-rules.md), which the rate limit bounds like any other request.
- * A plan can still be refused after the checks (max-sequential 1 can leave no password at a
- * length): those refusals are kept too, small and keyed alike, so a refused rule is not planned
- * again on every request.
+ * the metadata records), so every spelling of one rule shares its plan. One memo for every
+ * plan, bounded by their estimated bytes (planBytes) and with frequency admission, so one
+ * client cycling costly rules cannot flush the plans others use (plan-memo.ts). A plan costs
+ * at most the work budget to make (PLAN_WORK_BUDGET: about 25-60 ms at worst,
+ * docs/password-rules.md), and its table at most a few MB (the exact sampler's 2^k x length
+ * BigInts at 8 required sets and length 128: 32,768 numbers, about 4 MB), so 16 MB hold at least
+ * four of the largest and thousands of the usual 2-5 KB. Refusals made after the checks
+ * (max-sequential 1 can leave no password at a length; the budget) are kept too, small and
+ * keyed alike, so a refused rule is not planned again on every request. Counted keys: 2,048
+ * of at most about 1 KB each, halved every 16,384 lookups.
  */
-const REJECTION_PLAN_CACHE_LIMIT = 256;
-const EXACT_PLAN_CACHE_LIMIT = 4;
-const REFUSED_PLAN_CACHE_LIMIT = 256;
-const rejectionPlans = new BoundedCache<string, RulesPasswordPlan>(REJECTION_PLAN_CACHE_LIMIT);
-const exactPlans = new BoundedCache<string, RulesPasswordPlan>(EXACT_PLAN_CACHE_LIMIT);
-const refusedPlans = new BoundedCache<string, RulesError>(REFUSED_PLAN_CACHE_LIMIT);
+const PLAN_MEMO_BYTES = 16 * 2 ** 20;
+const plans = new PlanMemo<RulesPasswordPlan | RulesError>(PLAN_MEMO_BYTES, 2048, 16_384);
+
+/** An upper bound on a plan's memory: its BigInt tables (each number at most the size of
+ * |allowed|^length, plus V8's 16-byte header), the key and 2 KB for the rest (codes,
+ * signatures, atoms, metadata). */
+export function planBytes(plan: RulesPasswordPlan | RulesError, key: string): number {
+  const fixed = 2048 + 2 * key.length;
+  if (!isRulesPasswordPlan(plan)) return fixed;
+  const p = plan.rules;
+  const perNumber = 16 + 8 * Math.ceil((p.length * Math.log2(p.codes.length) + 8) / 64);
+  let numbers = 3 * (p.length + 1);
+  if (p.completions !== null) numbers += p.length * p.completions[0].length;
+  const s = p.sequenceTables;
+  if (s !== null) {
+    numbers += s.totals.length;
+    for (const table of new Set(s.tableOf)) numbers += 4 * p.length * table.jump[0].length;
+  }
+  if (p.fullTables !== null) numbers += p.fullTables.w.length;
+  return fixed + numbers * perNumber;
+}
 
 function wrap(rules: RulesPlan): RulesPasswordPlan {
   return Object.freeze({ rules, bits: rules.bits, entropy: strength(rules.bits), metadata: rules.metadata });
@@ -102,12 +112,11 @@ export function cachedPlanRules(request: RulesRequest): RulesPasswordPlan | Rule
   // The canonical text says ascii-printable for unicode too; the metadata tells them apart, so
   // the key does as well.
   const key = `${String(length)}|${rule.unicodeAsAsciiPrintable ? 'u' : 'a'}|${rule.text}`;
-  // Which cache a plan belongs in is only known once it is made: look in both, then file it.
-  const known = rejectionPlans.get(key) ?? exactPlans.get(key) ?? refusedPlans.get(key);
+  const known = plans.get(key);
   if (known !== undefined) return known;
   const plan = makePlan({ rule, length });
-  if (!isRulesPasswordPlan(plan)) return refusedPlans.getOrMake(key, plan, (p) => p);
-  return (plan.rules.sampler === 'rejection' ? rejectionPlans : exactPlans).getOrMake(key, plan, (p) => p);
+  plans.offer(key, plan, planBytes(plan, key));
+  return plan;
 }
 
 export function isRulesPasswordPlan(p: RulesPasswordPlan | RulesError): p is RulesPasswordPlan {

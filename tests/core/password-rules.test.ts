@@ -169,7 +169,7 @@ describe('passwordRules: caches', () => {
       assert.ok(isRulesPasswordPlan(plan));
       assert.equal(plan.metadata.length, Math.max(24, 8 + (i % 100)));
     }
-    // An exact-sampler plan is filed in its own, smaller cache and found there again.
+    // An exact-sampler plan (a table of its own) is kept in the same memo and found there again.
     const sparse = { text: 'required: [a]; required: [b]; required: [c]; allowed: ascii-printable', length: 8 };
     const first = cachedPlanRules(sparse);
     assert.ok(isRulesPasswordPlan(first) && first.rules.sampler === 'exact');
