@@ -5,23 +5,36 @@
  */
 import { defaultRandom, type RandomSource } from './random.ts';
 import { validateRequest, type ErrorBody, type ValidRequest } from './validate.ts';
-import { cachedPlanPassword, generatePasswords, isPlan, type PasswordMetadata, type PasswordPlan } from './password.ts';
 import {
-  cachedPlanPassphrase,
+  generatePasswords,
+  isPlan,
+  PASSWORD_PLAN_BYTES,
+  passwordPlanKey,
+  planPassword,
+  type PasswordMetadata,
+  type PasswordPlan,
+} from './password.ts';
+import {
   generatePassphrases,
   isPassphrasePlan,
+  PASSPHRASE_PLAN_BYTES,
+  passphrasePlanKey,
+  planPassphrase,
   type PassphraseMetadata,
   type PassphrasePlan,
 } from './passphrase.ts';
 import {
-  cachedPlanRules,
   generateRulesPasswords,
   isRulesPasswordPlan,
+  planRulesRequest,
   type RulesMetadata,
   type RulesPasswordPlan,
 } from './password-rules.ts';
 import { floorError } from './entropy-floor.ts';
 import type { Entropy } from './entropy.ts';
+import { remember, type PlanStore } from './plan-store.ts';
+
+export type { PlanStore };
 
 export type Metadata = PasswordMetadata | RulesMetadata | PassphraseMetadata;
 
@@ -48,24 +61,29 @@ export interface GenerateSettings {
   /** The service's entropy floor in bits (MIN_ENTROPY_BITS; 0 to MAX_MIN_BITS, checked by the
    * caller): requests whose options give fewer bits are refused (entropy-floor.ts). */
   readonly minEntropyBits?: number;
+  /** Where plans are kept between requests (the server's memo, lib/http/plan-memo.ts); without
+   * one every request plans afresh. */
+  readonly plans?: PlanStore;
 }
 
 const NO_SETTINGS: GenerateSettings = Object.freeze({});
 
 type Plan = PasswordPlan | RulesPasswordPlan | PassphrasePlan;
 
-/** The request's plan (pool or rule tables, entropy, metadata); or the 400 of options nothing
- * can be made for. */
-function planOf(request: ValidRequest): Plan | ErrorBody {
+/** The request's plan (pool or rule tables, entropy, metadata), from the store when it holds
+ * it; or the 400 of options nothing can be made for. */
+function planOf(request: ValidRequest, store: PlanStore | undefined): Plan | ErrorBody {
   if (request.mode === 'passphrase') {
-    const plan = cachedPlanPassphrase(request.options);
+    const o = request.options;
+    const plan = remember(store, passphrasePlanKey(o), o, planPassphrase, () => PASSPHRASE_PLAN_BYTES);
     return isPassphrasePlan(plan) ? plan : { ...plan };
   }
   if (request.rules !== null) {
-    const plan = cachedPlanRules(request.rules);
+    const plan = planRulesRequest(request.rules, store);
     return isRulesPasswordPlan(plan) ? plan : { ...plan };
   }
-  const plan = cachedPlanPassword(request.options);
+  const o = request.options;
+  const plan = remember(store, passwordPlanKey(o), o, planPassword, () => PASSWORD_PLAN_BYTES);
   return isPlan(plan) ? plan : { ...plan };
 }
 
@@ -83,7 +101,7 @@ export function generate(
   const checked = validateRequest(input);
   if (!checked.ok) return { status: 400, body: checked.error };
   const { request } = checked;
-  const plan = planOf(request);
+  const plan = planOf(request, settings.plans);
   if (!('bits' in plan)) return { status: 400, body: plan };
   // The floor is decided from the plan's exact bits, before any draw.
   const belowFloor = floorError(plan.bits, request.minBits, settings.minEntropyBits ?? 0);

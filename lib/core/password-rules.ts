@@ -1,12 +1,12 @@
 /**
  * Mode password with `options.passwordRules`: the request path around lib/core/rules/ (parse,
  * plan, sample; docs/password-rules.md). It adds what a request needs: the rule's own default
- * length when the request gives none, the response's entropy and metadata, and caches, so a
- * rule used again costs a lookup instead of a parse and a plan.
+ * length when the request gives none, the response's entropy and metadata, and the keys under
+ * which a caller's plan store keeps parses and plans, so a rule used again costs a lookup
+ * instead of a parse and a plan.
  * @module
  */
-import { BoundedCache } from './bounded-cache.ts';
-import { PlanMemo } from './plan-memo.ts';
+import { remember, type PlanStore } from './plan-store.ts';
 import { strength, type Entropy } from './entropy.ts';
 import type { RandomSource } from './random.ts';
 import {
@@ -19,7 +19,6 @@ import {
   type PasswordRules,
   type RulesError,
   type RulesMetadata,
-  type RulesParse,
   type RulesPlan,
 } from './rules/index.ts';
 import type { RulesRequest } from './validate.ts';
@@ -35,30 +34,24 @@ export interface RulesPasswordPlan {
 }
 
 /**
- * Parses by the text exactly as sent, so a repeated rule is not parsed again (a parse costs
- * 15-70 us, a lookup well under 1). An entry is the key (at most 1,024 code points, 4 KB) and
- * a parse result (a normalised rule: at most 9 sets of at most 95 characters and a canonical
- * text of about 1,000 characters at most, or an error of under 200): under 8 KB, so 256
- * entries stay under 2 MB.
- */
-const PARSE_CACHE_LIMIT = 256;
-const parseCache = new BoundedCache<string, RulesParse>(PARSE_CACHE_LIMIT);
-
-/**
- * Plans by canonical rule text and length (and whether the rule said `unicode`, which only
- * the metadata records), so every spelling of one rule shares its plan. One memo for every
- * plan, bounded by their estimated bytes (planBytes) and with frequency admission, so one
- * client cycling costly rules cannot flush the plans others use (plan-memo.ts). A plan costs
- * at most the work budget to make (PLAN_WORK_BUDGET: about 25-60 ms at worst,
+ * The plan store's keys (plan-store.ts). Parses by the text exactly as sent, so a repeated
+ * rule is not parsed again (a parse costs 15-70 us, a lookup well under 1): an entry is the key
+ * (at most 1,024 code points, 4 KB) and a parse result (a normalised rule: at most 9 sets of at
+ * most 95 characters and a canonical text of about 1,000 characters at most, or an error of
+ * under 200): under 8 KB. Plans by canonical rule text and length (and whether the rule said
+ * `unicode`, which only the metadata records), so every spelling of one rule shares its plan.
+ * A plan costs at most the work budget to make (PLAN_WORK_BUDGET: about 16-60 ms at worst,
  * docs/password-rules.md), and its table at most a few MB (the exact sampler's 2^k x length
- * BigInts at 8 required sets and length 128: 32,768 numbers, about 4 MB), so 16 MB hold at least
- * four of the largest and thousands of the usual 2-5 KB. Refusals made after the checks
- * (max-sequential 1 can leave no password at a length; the budget) are kept too, small and
- * keyed alike, so a refused rule is not planned again on every request. Counted keys: 2,048
- * of at most about 1 KB each, halved every 16,384 lookups.
+ * BigInts at 8 required sets and length 128: 32,768 numbers, about 4 MB). Refusals made after
+ * the checks (max-sequential 1 can leave no password at a length; the budget) are kept too,
+ * small and keyed alike, so a refused rule is not planned again on every request.
  */
-const PLAN_MEMO_BYTES = 16 * 2 ** 20;
-const plans = new PlanMemo<RulesPasswordPlan | RulesError>(PLAN_MEMO_BYTES, 2048, 16_384);
+const parseKey = (text: string) => `rules-text ${text}`;
+const PARSE_BYTES = 8192;
+const planKey = (rule: PasswordRules, length: number) =>
+  // The canonical text says ascii-printable for unicode too; the metadata tells them apart, so
+  // the key does as well.
+  `rules ${String(length)}|${rule.unicodeAsAsciiPrintable ? 'u' : 'a'}|${rule.text}`;
 
 /** An upper bound on a plan's memory: its BigInt tables (each number at most the size of
  * |allowed|^length, plus V8's 16-byte header), the key and 2 KB for the rest (codes,
@@ -99,24 +92,18 @@ function makePlan({ rule, length }: PlanInput): RulesPasswordPlan | RulesError {
  * The plan for a `passwordRules` request, or the 400 body that explains why there is none:
  * a parse error, a rule the service cannot satisfy, or a length outside the rule's bounds.
  * Every error keeps the field the rules module gives it (`options.passwordRules`, or
- * `options.length` for a length).
+ * `options.length` for a length). Parses and plans are kept in `store` when there is one.
  */
-export function cachedPlanRules(request: RulesRequest): RulesPasswordPlan | RulesError {
-  const parsed = parseCache.getOrMake(request.text, request.text, parsePasswordRules);
+export function planRulesRequest(request: RulesRequest, store?: PlanStore): RulesPasswordPlan | RulesError {
+  const parsed = remember(store, parseKey(request.text), request.text, parsePasswordRules, () => PARSE_BYTES);
   if (!parsed.ok) return parsed.error;
   const { rule } = parsed;
   const infeasible = checkPasswordRules(rule);
   if (infeasible !== null) return infeasible;
   const length = resolveRulesLength(rule, request.length);
   if (typeof length !== 'number') return length;
-  // The canonical text says ascii-printable for unicode too; the metadata tells them apart, so
-  // the key does as well.
-  const key = `${String(length)}|${rule.unicodeAsAsciiPrintable ? 'u' : 'a'}|${rule.text}`;
-  const known = plans.get(key);
-  if (known !== undefined) return known;
-  const plan = makePlan({ rule, length });
-  plans.offer(key, plan, planBytes(plan, key));
-  return plan;
+  const key = planKey(rule, length);
+  return remember(store, key, { rule, length }, makePlan, (plan) => planBytes(plan, key));
 }
 
 export function isRulesPasswordPlan(p: RulesPasswordPlan | RulesError): p is RulesPasswordPlan {

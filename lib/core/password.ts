@@ -14,7 +14,6 @@
  * password, still well under a millisecond.
  * @module
  */
-import { BoundedCache } from './bounded-cache.ts';
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES, type ClassName } from './charsets.ts';
 import { passwordBits, strength, type Entropy } from './entropy.ts';
 import type { RandomSource } from './random.ts';
@@ -92,18 +91,19 @@ export function planPassword(o: PasswordOptions): PasswordPlan | ErrorBody {
 }
 
 /**
- * Plans are pure functions of the options. Planning costs about 3 us (the exact count in
- * BigInt), 11 % of the server's CPU for a whole request, so plans are cached by their options;
- * bounded because `excludedCharacters` makes the option sets unbounded.
+ * The plan store's key for an option set: every option that changes the plan. Planning costs
+ * about 3 us (the exact count in BigInt), 11 % of the server's CPU for a whole request, so the
+ * server keeps plans by this key (plan-store.ts).
  */
-const planCache = new BoundedCache<string, PasswordPlan | ErrorBody>(512);
-
-export function cachedPlanPassword(o: PasswordOptions): PasswordPlan | ErrorBody {
-  const key =
-    `${o.length} ${o.includeLowercase} ${o.includeUppercase} ${o.includeNumbers} ` +
-    `${o.includeSymbols} ${o.avoidAmbiguous} ${o.excludedCharacters}`;
-  return planCache.getOrMake(key, o, planPassword);
+export function passwordPlanKey(o: PasswordOptions): string {
+  return (
+    `password ${o.length} ${o.includeLowercase} ${o.includeUppercase} ${o.includeNumbers} ` +
+    `${o.includeSymbols} ${o.avoidAmbiguous} ${o.excludedCharacters}`
+  );
 }
+
+/** A plan's bytes, at most: its pool and class bits, metadata and the key (about 1 KB). */
+export const PASSWORD_PLAN_BYTES = 2048;
 
 export function isPlan(p: PasswordPlan | ErrorBody): p is PasswordPlan {
   return 'pool' in p;

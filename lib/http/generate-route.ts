@@ -15,6 +15,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { BODY_LIMIT_BYTES, defaultRandom, generate, type GenerateSettings } from '../core/index.ts';
+import { PlanMemo } from './plan-memo.ts';
 import type { KeyVerifier } from '../keys/key-store.ts';
 import { NO_METRICS, type KeyCheckFailure, type RequestMetrics } from '../metrics/service-metrics.ts';
 import type { Authentication, ClientLimits } from '../rate-limit/client-limits.ts';
@@ -33,7 +34,7 @@ export class GenerateRoute {
   private readonly reply: Responder;
   /** Anything unexpected: a 500, and the error in the log. */
   private readonly fail: (x: Exchange, error: unknown) => void;
-  /** The service's policy for the generator: its entropy floor. */
+  /** The service's policy for the generator: its entropy floor, and the plan memo. */
   private readonly settings: GenerateSettings;
   private readonly metrics: RequestMetrics;
 
@@ -49,7 +50,9 @@ export class GenerateRoute {
     this.limits = options.limits;
     this.reply = options.responder;
     this.fail = options.fail;
-    this.settings = options.settings;
+    // The one memo of the process's plans (plan-memo.ts), unless the caller brings its own.
+    this.settings =
+      options.settings.plans === undefined ? { ...options.settings, plans: new PlanMemo() } : options.settings;
     this.metrics = options.metrics ?? NO_METRICS;
   }
 

@@ -2,19 +2,27 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from '../../lib/core/generate.ts';
 import {
-  cachedPlanPassword,
   generatePassword,
   generatePasswords,
   isPlan,
+  passwordPlanKey,
   planPassword,
   type PasswordPlan,
 } from '../../lib/core/password.ts';
 import { createRandom } from '../../lib/core/random.ts';
-import { validateRequest, type PasswordOptions } from '../../lib/core/validate.ts';
+import { validateRequest, type PassphraseOptions, type PasswordOptions } from '../../lib/core/validate.ts';
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES } from '../../lib/core/charsets.ts';
 import { scriptedFill, seededFill, seededRandom } from '../helpers/seeded.ts';
 import { requestSchema } from '../../lib/generated/schema.generated.ts';
-import { cachedPlanPassphrase, planPassphrase } from '../../lib/core/passphrase.ts';
+import { passphrasePlanKey, planPassphrase } from '../../lib/core/passphrase.ts';
+import { remember } from '../../lib/core/plan-store.ts';
+import { mapStore } from '../helpers/map-store.ts';
+
+/** Plans through a store, as generate() gets them with the server's memo. */
+const store = mapStore();
+const cachedPlanPassword = (o: PasswordOptions) => remember(store, passwordPlanKey(o), o, planPassword, () => 0);
+const cachedPlanPassphrase = (o: PassphraseOptions) =>
+  remember(store, passphrasePlanKey(o), o, planPassphrase, () => 0);
 
 function options(given: Partial<PasswordOptions> = {}): PasswordOptions {
   const r = validateRequest({ mode: 'password', options: given });
@@ -97,11 +105,14 @@ describe('password pool', () => {
     assert.equal((symbolsGone as { field: string }).field, 'options.excludedCharacters');
   });
 
-  it('caches plans per option set and stays bounded', () => {
+  it('keys plans by option set: one plan for equal options, another for any change', () => {
     const o = options({ length: 33 });
     assert.equal(cachedPlanPassword(o), cachedPlanPassword({ ...o }));
-    for (let i = 0; i < 600; i++) cachedPlanPassword(options({ excludedCharacters: `${i}` }));
+    const before = store.size;
+    for (let i = 0; i < 60; i++) cachedPlanPassword(options({ excludedCharacters: `${i}` }));
+    assert.equal(store.size, before + 60);
     assert.ok(isPlan(cachedPlanPassword(o)));
+    assert.ok(passwordPlanKey(o).startsWith('password '));
   });
 });
 

@@ -1,13 +1,12 @@
 /**
  * Security finding T4 (issue 28): a rule's plan costs at most the work budget, a rule over it
- * is a 400 naming options.passwordRules before any of the costly work is done, and one client
- * cycling costly rules does not flush the plan memo for the others.
+ * is a 400 naming options.passwordRules before any of the costly work is done. That one client
+ * cannot flush the plan memo for the others: tests/http/plan-memo.test.ts.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from '../../../lib/core/generate.ts';
-import { cachedPlanRules, isRulesPasswordPlan, planBytes } from '../../../lib/core/password-rules.ts';
-import { PlanMemo } from '../../../lib/core/plan-memo.ts';
+import { isRulesPasswordPlan, planBytes, planRulesRequest } from '../../../lib/core/password-rules.ts';
 import { isRulesPlan, parsePasswordRules, type PasswordRules } from '../../../lib/core/rules/index.ts';
 import { PLAN_WORK_BUDGET, planPasswordRules } from '../../../lib/core/rules/plan.ts';
 
@@ -82,32 +81,12 @@ describe('T4: the cost of a plan is bounded', () => {
     assert.match(refused.error, new RegExp(`takes ${plan.work} work units, over the budget of ${plan.work - 1}$`));
     assert.ok(isRulesPlan(planPasswordRules(rule, 8, undefined, plan.work)));
   });
-
-  it('T4: one client cycling costly rules, each requested as often as the other client asks for its own, does not flush that plan', () => {
-    // Eight single required characters over ascii-printable at length 64: rejection keeps about
-    // 1 draw in 290, so each plan holds the exact sampler's table, 64 x 2^8 numbers (about 1.2 MB
-    // by the memo's estimate): twenty of them are half again the memo's 16 MB.
-    const costly = (c: string) => ({
-      text: `${[...`abcdefg${c}`].map((x) => `required: [${x}]`).join('; ')}; allowed: ascii-printable`,
-      length: 64,
-    });
-    const mine = costly('h');
-    const first = cachedPlanRules(mine);
-    assert.ok(isRulesPasswordPlan(first) && first.rules.sampler === 'exact');
-    assert.equal(cachedPlanRules(mine), first);
-    for (const c of 'ijklmnopqrstuvwxyzAB') {
-      const other = costly(c);
-      assert.ok(isRulesPasswordPlan(cachedPlanRules(other)));
-      cachedPlanRules(other);
-    }
-    assert.equal(cachedPlanRules(mine), first, 'the plan requested as often survives');
-  });
 });
 
 describe('planBytes: what the memo counts a plan as', () => {
   it("grows with the sampler's table: a refusal and a rejection plan are small, the exact tables are counted whole", () => {
     const at = (text: string, length: number) => {
-      const plan = cachedPlanRules({ text, length });
+      const plan = planRulesRequest({ text, length });
       return [plan, planBytes(plan, `${length}|${text}`)] as const;
     };
     const [refusal, refusalBytes] = at('maxlength: 6', 8);
@@ -126,67 +105,5 @@ describe('planBytes: what the memo counts a plan as', () => {
     const [full, fullBytes] = at('required: [b]; allowed: [abc]; max-sequential: 1', 24);
     assert.ok(isRulesPasswordPlan(full) && full.rules.sampler === 'exact-full');
     assert.ok(fullBytes > 2048 + 24 * 2 * 3 * 4 * 24);
-  });
-});
-
-describe('PlanMemo', () => {
-  it('keeps what fits, and a new key displaces only entries requested less often than it', () => {
-    const memo = new PlanMemo<string>(100, 16, 1000);
-    assert.equal(memo.get('a'), undefined);
-    assert.ok(memo.offer('a', 'A', 60));
-    assert.equal(memo.get('a'), 'A');
-    assert.equal(memo.frequency('a'), 2);
-    // b is new (requested once): it would have to evict a (twice), so it is not kept.
-    assert.equal(memo.get('b'), undefined);
-    assert.equal(memo.offer('b', 'B', 60), false);
-    assert.equal(memo.get('a'), 'A');
-    // Requested more often than a, b takes its place.
-    for (let i = 0; i < 3; i++) memo.get('b');
-    assert.ok(memo.offer('b', 'B', 60));
-    assert.equal(memo.get('a'), undefined);
-    assert.equal(memo.get('b'), 'B');
-    assert.equal(memo.bytes, 60);
-    assert.equal(memo.size, 1);
-    // Too big for the bound, or already there: not kept.
-    assert.equal(memo.offer('c', 'C', 101), false);
-    assert.equal(memo.offer('b', 'B', 10), false);
-  });
-
-  it('evicts least recently used first, and only as many as it needs', () => {
-    const memo = new PlanMemo<number>(30, 16, 1000);
-    for (const k of ['x', 'y', 'z']) {
-      memo.get(k);
-      assert.ok(memo.offer(k, 1, 10));
-    }
-    memo.get('x'); // x is now the most recent; y the least
-    memo.get('w');
-    memo.get('w');
-    assert.ok(memo.offer('w', 2, 10));
-    assert.equal(memo.get('y'), undefined);
-    assert.equal(memo.get('x'), 1);
-    assert.equal(memo.get('z'), 1);
-    assert.equal(memo.size, 3);
-  });
-
-  it('ages its counts: halved every window, and the table of counted keys stays bounded', () => {
-    const memo = new PlanMemo<number>(10, 4, 8);
-    for (let i = 0; i < 4; i++) memo.get('a');
-    assert.equal(memo.frequency('a'), 4);
-    for (let i = 0; i < 4; i++) memo.get('b'); // the 8th lookup halves: a 2, b 1 then counted
-    assert.equal(memo.frequency('a'), 2);
-    // Four keys counted at most: new keys age the table, and are dropped while it stays full.
-    const many = new PlanMemo<number>(10, 2, 1000);
-    many.get('p');
-    many.get('p');
-    many.get('p');
-    many.get('q');
-    many.get('q');
-    many.get('q');
-    many.get('r'); // full: halving leaves p and q at 1, so r is not counted
-    assert.equal(many.frequency('r'), 0);
-    assert.equal(many.frequency('p'), 1);
-    many.get('s'); // full again: halving drops p and q, s is counted
-    assert.equal(many.frequency('s'), 1);
-    assert.equal(many.frequency('p'), 0);
   });
 });
