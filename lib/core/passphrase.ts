@@ -89,14 +89,13 @@ export interface PassphrasePlan {
 }
 
 /**
- * The plan store's key for an option set: every option that changes the plan. The server
- * keeps plans by it (plan-store.ts): it writes a plan's entropy and metadata as JSON once per
- * plan object (lib/http/response-json.ts), which saves more than 2 us a request, and a bounded
- * plan's count is BigInt work. Refusals are kept too.
+ * The plan store's key for an option set: every option, generated from the schema
+ * (spec/build.ts), so no option can be missing from it. The server keeps plans by it
+ * (plan-store.ts): it writes a plan's entropy and metadata as JSON once per plan object
+ * (lib/http/response-json.ts), which saves more than 2 us a request, and a bounded plan's
+ * count is BigInt work. Refusals are kept too.
  */
-export function passphrasePlanKey(o: PassphraseOptions): string {
-  return `passphrase ${o.wordCount} ${o.separator} ${o.capitalize} ${o.addNumber} ${o.wordList} ${o.minLength} ${o.maxLength}`;
-}
+export { passphraseOptionsKey as passphrasePlanKey } from '../generated/options.generated.ts';
 
 /** A plan's bytes, at most: its options, letter range, metadata and key (about 1 KB; the word
  * array is the list's own, shared by every plan of that list, wordlists.ts). */

@@ -91,16 +91,12 @@ export function planPassword(o: PasswordOptions): PasswordPlan | ErrorBody {
 }
 
 /**
- * The plan store's key for an option set: every option that changes the plan. Planning costs
- * about 3 us (the exact count in BigInt), 11 % of the server's CPU for a whole request, so the
- * server keeps plans by this key (plan-store.ts).
+ * The plan store's key for an option set: every option, generated from the schema
+ * (spec/build.ts), so no option can be missing from it. Planning costs about 3 us (the exact
+ * count in BigInt), 11 % of the server's CPU for a whole request, so the server keeps plans
+ * by this key (plan-store.ts).
  */
-export function passwordPlanKey(o: PasswordOptions): string {
-  return (
-    `password ${o.length} ${o.includeLowercase} ${o.includeUppercase} ${o.includeNumbers} ` +
-    `${o.includeSymbols} ${o.avoidAmbiguous} ${o.excludedCharacters}`
-  );
-}
+export { passwordOptionsKey as passwordPlanKey } from '../generated/options.generated.ts';
 
 /** A plan's bytes, at most: its pool and class bits, metadata and the key (about 1 KB). */
 export const PASSWORD_PLAN_BYTES = 2048;

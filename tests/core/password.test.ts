@@ -112,7 +112,7 @@ describe('password pool', () => {
     for (let i = 0; i < 60; i++) cachedPlanPassword(options({ excludedCharacters: `${i}` }));
     assert.equal(store.size, before + 60);
     assert.ok(isPlan(cachedPlanPassword(o)));
-    assert.ok(passwordPlanKey(o).startsWith('password '));
+    assert.ok(passwordPlanKey(o).startsWith('PasswordOptions '));
   });
 });
 
@@ -245,6 +245,32 @@ describe('plan caches follow the schema', () => {
     if (node.type === 'string') return ['abc'];
     return [];
   }
+
+  for (const [def, key] of [
+    ['PasswordOptions', passwordPlanKey],
+    ['PassphraseOptions', passphrasePlanKey],
+  ] as const) {
+    it(`${def}: the store key, generated from the schema, changes with every one option`, () => {
+      const properties = requestSchema.$defs[def].properties as Record<string, Record<string, unknown>>;
+      const defaults = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, v.default]));
+      const base = (key as (o: unknown) => string)(defaults);
+      assert.ok(base.startsWith(`${def} `));
+      for (const [name, node] of Object.entries(properties)) {
+        for (const value of [...otherValues(node), ...(node.type === 'string' && !node.enum ? ['a b', ''] : [])]) {
+          if (value === defaults[name]) continue;
+          assert.notEqual((key as (o: unknown) => string)({ ...defaults, [name]: value }), base, `${def}.${name}`);
+        }
+      }
+    });
+  }
+
+  it('free text cannot make two option sets share a key (it is length-prefixed)', () => {
+    const o = options();
+    assert.notEqual(
+      passwordPlanKey({ ...o, excludedCharacters: 'a', passwordRules: 'b' }),
+      passwordPlanKey({ ...o, excludedCharacters: 'a 1:b', passwordRules: undefined }),
+    );
+  });
 
   for (const [def, cached, plain] of [
     ['PasswordOptions', cachedPlanPassword, planPassword],
