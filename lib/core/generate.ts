@@ -70,12 +70,16 @@ const NO_SETTINGS: GenerateSettings = Object.freeze({});
 
 type Plan = PasswordPlan | RulesPasswordPlan | PassphrasePlan;
 
+// Made once, not per request (an arrow written in the call would be a new function each time).
+const passwordBytes = () => PASSWORD_PLAN_BYTES;
+const passphraseBytes = () => PASSPHRASE_PLAN_BYTES;
+
 /** The request's plan (pool or rule tables, entropy, metadata), from the store when it holds
  * it; or the 400 of options nothing can be made for. */
 function planOf(request: ValidRequest, store: PlanStore | undefined): Plan | ErrorBody {
   if (request.mode === 'passphrase') {
     const o = request.options;
-    const plan = remember(store, passphrasePlanKey(o), o, planPassphrase, () => PASSPHRASE_PLAN_BYTES);
+    const plan = remember(store, passphrasePlanKey(o), o, planPassphrase, passphraseBytes);
     return isPassphrasePlan(plan) ? plan : { ...plan };
   }
   if (request.rules !== null) {
@@ -83,7 +87,7 @@ function planOf(request: ValidRequest, store: PlanStore | undefined): Plan | Err
     return isRulesPasswordPlan(plan) ? plan : { ...plan };
   }
   const o = request.options;
-  const plan = remember(store, passwordPlanKey(o), o, planPassword, () => PASSWORD_PLAN_BYTES);
+  const plan = remember(store, passwordPlanKey(o), o, planPassword, passwordBytes);
   return isPlan(plan) ? plan : { ...plan };
 }
 

@@ -47,7 +47,7 @@ export interface RulesPasswordPlan {
  * small and keyed alike, so a refused rule is not planned again on every request.
  */
 const parseKey = (text: string) => `rules-text ${text}`;
-const PARSE_BYTES = 8192;
+const parseBytes = () => 8192;
 const planKey = (rule: PasswordRules, length: number) =>
   // The canonical text says ascii-printable for unicode too; the metadata tells them apart, so
   // the key does as well.
@@ -95,7 +95,7 @@ function makePlan({ rule, length }: PlanInput): RulesPasswordPlan | RulesError {
  * `options.length` for a length). Parses and plans are kept in `store` when there is one.
  */
 export function planRulesRequest(request: RulesRequest, store?: PlanStore): RulesPasswordPlan | RulesError {
-  const parsed = remember(store, parseKey(request.text), request.text, parsePasswordRules, () => PARSE_BYTES);
+  const parsed = remember(store, parseKey(request.text), request.text, parsePasswordRules, parseBytes);
   if (!parsed.ok) return parsed.error;
   const { rule } = parsed;
   const infeasible = checkPasswordRules(rule);

@@ -10,7 +10,8 @@
  * of 4 exact-sampler plans, five rules did it). Here a new plan may only take the room of
  * entries used less often than it was requested lately (frequency admission, as in TinyLFU):
  * - an entry counts its hits; a miss counts its key in a bounded table of recent misses;
- *   every `window` lookups all counts are halved, so old popularity fades;
+ *   every `window` misses all counts are halved, so old popularity fades where new plans
+ *   compete for room (a hit costs a Map lookup and an increment, nothing more);
  * - a plan made on a miss is kept outright while it fits in the free bytes; else entries used
  *   less often than it was requested, oldest first, are evicted to make room, and if they do
  *   not free enough it is served once and dropped, evicting nothing.
@@ -27,7 +28,7 @@
 export const PLAN_MEMO_BYTES = 16 * 2 ** 20;
 /** Default number of missed keys counted at once (a key is at most about 1 KB: 2 MB). */
 export const PLAN_MEMO_COUNTED_KEYS = 2048;
-/** Default lookups between two halvings of every count. */
+/** Default misses between two halvings of every count. */
 export const PLAN_MEMO_WINDOW = 16_384;
 
 interface Entry {
@@ -44,7 +45,8 @@ export class PlanMemo {
   readonly #countedKeys: number;
   readonly #window: number;
   #bytes = 0;
-  #lookups = 0;
+  /** Misses since the last halving. */
+  #sinceHalving = 0;
 
   constructor(maxBytes = PLAN_MEMO_BYTES, countedKeys = PLAN_MEMO_COUNTED_KEYS, window = PLAN_MEMO_WINDOW) {
     this.#maxBytes = maxBytes;
@@ -52,14 +54,15 @@ export class PlanMemo {
     this.#window = window;
   }
 
-  /** The value for `key`, or undefined; counts the request either way. */
+  /** The value for `key`, or undefined; counts the request either way. A hit costs a Map
+   * lookup and an increment, no more: it is every request's path. */
   get(key: string): object | undefined {
-    if (++this.#lookups >= this.#window) this.#age();
     const entry = this.#entries.get(key);
     if (entry !== undefined) {
       entry.uses++;
       return entry.value;
     }
+    if (++this.#sinceHalving >= this.#window) this.#age();
     const n = this.#misses.get(key);
     if (n !== undefined) this.#misses.set(key, n + 1);
     else {
@@ -110,7 +113,7 @@ export class PlanMemo {
 
   /** Halves every count, forgetting missed keys that reach 0. */
   #age(): void {
-    this.#lookups = 0;
+    this.#sinceHalving = 0;
     for (const entry of this.#entries.values()) entry.uses >>= 1;
     for (const [k, n] of this.#misses) {
       if (n > 1) this.#misses.set(k, n >> 1);

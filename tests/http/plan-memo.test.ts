@@ -78,15 +78,17 @@ describe('PlanMemo', () => {
     assert.equal(memo.size, 3);
   });
 
-  it('ages its counts: halved every window, and the table of missed keys stays bounded', () => {
-    const memo = new PlanMemo(10, 4, 8);
+  it('ages its counts: halved every window of misses, and the table of missed keys stays bounded', () => {
+    const memo = new PlanMemo(10, 16, 8);
     for (let i = 0; i < 4; i++) memo.get('a');
     assert.equal(memo.frequency('a'), 4);
     for (let i = 0; i < 4; i++) memo.get('b'); // the 8th lookup halves a to 2
     assert.equal(memo.frequency('a'), 2);
     assert.ok(memo.offer('b', B, 5));
-    for (let i = 0; i < 8; i++) memo.get('b'); // a window of hits: b's uses halve too
-    assert.ok(memo.frequency('b') < 8);
+    for (let i = 0; i < 8; i++) memo.get('b'); // hits: counted, and no halving
+    assert.equal(memo.frequency('b'), 10); // 2 when kept (its misses, halved once), then 8 hits
+    for (let i = 0; i < 8; i++) memo.get(`miss ${i}`); // a window of misses halves b's uses too
+    assert.equal(memo.frequency('b'), 5);
     const many = new PlanMemo(10, 2, 1000);
     for (let i = 0; i < 3; i++) many.get('p');
     for (let i = 0; i < 3; i++) many.get('q');
