@@ -119,14 +119,17 @@ export interface SequenceTerms {
  * misses S) reduced to its sequence shape (sequences.ts) and counted once per distinct shape;
  * an alphabet the limit cannot bind is counted by its size as above. The terms collapse to at
  * most 2^k signed coefficients, fewer when alphabets share a shape. Finding them takes no
- * BigInt work beyond the signs, so the plan prices a count (plan.ts, planWork) before making it.
+ * BigInt work beyond the signs, so the plan prices a count (plan.ts, countPlan) before making
+ * it; null as soon as there are more than `maxShapes` distinct shapes, each of which would cost
+ * a series, so a rule far over the budget is refused without finding all 2^k of them.
  */
 export function sequenceTerms(
   codes: Uint16Array,
   signatures: Uint8Array,
   k: number,
   maxSequence: number,
-): SequenceTerms {
+  maxShapes = Infinity,
+): SequenceTerms | null {
   const bySize = new Map<number, bigint>();
   const byShape = new Map<string, { shape: SequenceShape; coefficient: bigint }>();
   for (let s = 0; s < 1 << k; s++) {
@@ -136,8 +139,9 @@ export function sequenceTerms(
     if (shape === null) bySize.set(alphabet.length, (bySize.get(alphabet.length) ?? 0n) + sign);
     else {
       const entry = byShape.get(shape.key);
-      if (entry === undefined) byShape.set(shape.key, { shape, coefficient: sign });
-      else entry.coefficient += sign;
+      if (entry !== undefined) entry.coefficient += sign;
+      else if (byShape.size >= maxShapes) return null;
+      else byShape.set(shape.key, { shape, coefficient: sign });
     }
   }
   return { bySize, byShape };

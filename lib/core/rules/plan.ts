@@ -187,12 +187,13 @@ export function isRulesPlan(p: RulesPlan | RulesError): p is RulesPlan {
 
 /**
  * What a plan may cost, in work units: one unit is one BigInt addition, subtraction or
- * multiplication of the counting and table code (planWork). A request whose plan would take
- * more is refused before any of that work is done, with the reason, so the cost of a request
- * does not depend on what the client sends (security finding T4) and the answer does not
- * depend on the machine's load. The 434-rule corpus needs at most 136,064 units over every
- * length it allows (tests/core/rules/corpus.test.ts); the budget is over 3 times that. A
- * plan at the budget takes 25-60 ms of CPU (docs/password-rules.md, "Cost of a plan").
+ * multiplication of the counting and table code (countPlan, tableWork). A request whose plan
+ * would take more is refused before any of that work is done, with the reason, so the cost of
+ * a request does not depend on what the client sends (security finding T4) and the answer
+ * does not depend on the machine's load. The 434-rule corpus needs at most 135,680 units at
+ * any length it allows (fedex.com at 128; tests/core/corpus-lengths.integration.ts); the
+ * budget is 3.7 times that. A plan at the budget took 16-20 ms of CPU, up to 57 ms on a
+ * loaded machine (docs/password-rules.md, "The work budget").
  */
 export const PLAN_WORK_BUDGET = 500_000;
 
@@ -229,8 +230,9 @@ export interface Counts extends CountPlan {
 }
 
 /** What the counts of a rule at length L are made of and what they cost, with no BigInt work
- * done: the plan checks the cost against the budget before it counts. */
-export function countPlan(rule: PasswordRules, L: number): CountPlan {
+ * done: the plan checks the cost against the budget before it counts. A work of Infinity: the
+ * shapes alone were found to exceed `budget`, and the rest was not priced. */
+export function countPlan(rule: PasswordRules, L: number, budget = Infinity): CountPlan {
   const k = rule.required.length;
   const maxRun = Math.min(rule.maxRepeating ?? L, L);
   const maxSequence = Math.min(rule.maxSequential ?? L, L);
@@ -242,7 +244,9 @@ export function countPlan(rule: PasswordRules, L: number): CountPlan {
   let work = new Set(outsideCounts(atoms, k)).size * runLimitedWork(L);
   if (shape === null)
     return { maxRun, maxSequence, codes, signatures, atoms, shape, terms: null, work: work + runLimitedWork(L) };
-  const terms = sequenceTerms(codes, signatures, k, maxSequence);
+  // Each distinct shape costs at least a series: past the budget's worth, stop looking.
+  const terms = sequenceTerms(codes, signatures, k, maxSequence, Math.floor((budget - work) / (L * (L + 1))));
+  if (terms === null) return { maxRun, maxSequence, codes, signatures, atoms, shape, terms, work: Infinity };
   for (const [n, c] of terms.bySize) if (c !== 0n && n > 0) work += runLimitedWork(L);
   // Every shape with a coefficient, and the whole alphabet's (countIgnoringRequired), costs a
   // series, and each distinct chain size a kernel.
@@ -296,8 +300,9 @@ function overBudget(rule: PasswordRules, L: number, work: number, budget: number
     rule.maxSequential !== null && rule.required.length > 0
       ? ` (${rule.required.length} required sets under max-sequential ${rule.maxSequential} split the allowed set too many ways)`
       : '';
+  const takes = Number.isFinite(work) ? String(work) : `more than ${budget}`;
   return rulesError(
-    `${RULES_FIELD}: at length ${L} the plan takes ${work} work units, over the budget of ${budget}${why}`,
+    `${RULES_FIELD}: at length ${L} the plan takes ${takes} work units, over the budget of ${budget}${why}`,
   );
 }
 
@@ -366,7 +371,7 @@ export function planPasswordRules(
   if (typeof resolved !== 'number') return resolved;
   const L = resolved;
   const k = rule.required.length;
-  const priced = countPlan(rule, L);
+  const priced = countPlan(rule, L, budget);
   if (priced.work > budget) return overBudget(rule, L, priced.work, budget);
   const c = countsOf(priced, k, L);
   if (c.count === 0n) return noPassword(rule, L);

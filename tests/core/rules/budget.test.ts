@@ -51,7 +51,7 @@ describe('T4: the cost of a plan is bounded', () => {
       assert.equal(r.body.field, 'options.passwordRules', eight);
       assert.match(
         r.body.error,
-        /^options\.passwordRules: at length 128 the plan takes \d+ work units, over the budget of 500000 \(8 required sets under max-sequential 1 split the allowed set too many ways\)$/,
+        /^options\.passwordRules: at length 128 the plan takes more than 500000 work units, over the budget of 500000 \(8 required sets under max-sequential 1 split the allowed set too many ways\)$/,
       );
     }
     process.stdout.write(`T4: ten rules refused in ${stalled.toFixed(1)} ms of CPU in all\n`);
