@@ -146,13 +146,24 @@ function tsType(node: SchemaNode): string {
  * changes both, and so that the options object is one object literal of a fixed shape (a
  * copy-and-patch loop over the keys cost ~800 instructions per request, this ~50).
  */
+/** One property's part of a plan store key: free text length-prefixed (it may hold spaces),
+ * anything else (numbers, booleans, enum words) as it prints. */
+function keyPart(key: string, node: SchemaNode): string {
+  const read = `o[${JSON.stringify(key)}]`;
+  return node.type === 'string' && !Array.isArray(node.enum) ? `\${text(${read})}` : `\${${read}}`;
+}
+
 function buildOptionsModule(): string {
   const schema = readJson('spec/generate-request.schema.json') as { $defs: Record<string, SchemaNode> };
   let out =
     HEADER('spec/generate-request.schema.json') +
     '// For each options object of the request schema: its type, and its defaults filled in.\n' +
     '// The functions take options the compiled schema has accepted: a value that is present and\n' +
-    "// not undefined is kept as it is, an absent or undefined one becomes the schema's default.\n";
+    "// not undefined is kept as it is, an absent or undefined one becomes the schema's default.\n" +
+    '// And the plan store key of each (lib/core/plan-store.ts): every property, in schema order, so\n' +
+    '// no option can be left out of it; a free-text value is length-prefixed, so no two option sets\n' +
+    '// share a key.\n' +
+    "\nconst text = (s: string | undefined): string => (s === undefined ? '-' : `${s.length}:${s}`);\n";
   for (const [name, def] of Object.entries(schema.$defs)) {
     if (def.type !== 'object' || typeof def.properties !== 'object' || def.properties === null) continue;
     const properties = Object.entries(def.properties as Record<string, SchemaNode>);
@@ -170,7 +181,10 @@ function buildOptionsModule(): string {
       `export interface ${name} {\n${fields.join('\n')}\n}\n\n` +
       `export function with${name}Defaults(given: { readonly [key: string]: unknown } | undefined): ${name} {\n` +
       `  if (given === undefined) {\n    return {\n${absent.join('\n')}\n    };\n  }\n` +
-      `  return {\n${given.join('\n')}\n  };\n}\n`;
+      `  return {\n${given.join('\n')}\n  };\n}\n` +
+      `\n/** The plan store key of ${name}: every property, in schema order. */\n` +
+      `export function ${name[0].toLowerCase()}${name.slice(1)}Key(o: ${name}): string {\n` +
+      `  return \`${name} ${properties.map(([key, node]) => keyPart(key, node)).join(' ')}\`;\n}\n`;
   }
   return out;
 }

@@ -5,23 +5,36 @@
  */
 import { defaultRandom, type RandomSource } from './random.ts';
 import { validateRequest, type ErrorBody, type Validation, type ValidRequest } from './validate.ts';
-import { cachedPlanPassword, generatePasswords, isPlan, type PasswordMetadata, type PasswordPlan } from './password.ts';
 import {
-  cachedPlanPassphrase,
+  generatePasswords,
+  isPlan,
+  PASSWORD_PLAN_BYTES,
+  passwordPlanKey,
+  planPassword,
+  type PasswordMetadata,
+  type PasswordPlan,
+} from './password.ts';
+import {
   generatePassphrases,
   isPassphrasePlan,
+  PASSPHRASE_PLAN_BYTES,
+  passphrasePlanKey,
+  planPassphrase,
   type PassphraseMetadata,
   type PassphrasePlan,
 } from './passphrase.ts';
 import {
-  cachedPlanRules,
   generateRulesPasswords,
   isRulesPasswordPlan,
+  planRulesRequest,
   type RulesMetadata,
   type RulesPasswordPlan,
 } from './password-rules.ts';
 import { floorError } from './_entropy-floor.ts';
 import type { Entropy } from './entropy.ts';
+import { remember, type PlanStore } from './plan-store.ts';
+
+export type { PlanStore };
 
 /** A credential's metadata: what its options give, and the policy named, if one was. */
 export type Metadata = (PasswordMetadata | RulesMetadata | PassphraseMetadata) & { readonly policy?: string };
@@ -73,24 +86,33 @@ export interface GenerateSettings {
   readonly minEntropyBits?: number;
   /** The named policies (absent or null: none configured, and a request naming one is a 400). */
   readonly policies?: PolicyLookup | null;
+  /** Where plans are kept between requests (the server's memo, lib/http/plan-memo.ts); without
+   * one every request plans afresh. */
+  readonly plans?: PlanStore;
 }
 
 const NO_SETTINGS: GenerateSettings = Object.freeze({});
 
 type Plan = PasswordPlan | RulesPasswordPlan | PassphrasePlan;
 
-/** The request's plan (pool or rule tables, entropy, metadata); or the 400 of options nothing
- * can be made for. */
-function planOf(request: ValidRequest): Plan | ErrorBody {
+// Made once, not per request (an arrow written in the call would be a new function each time).
+const passwordBytes = () => PASSWORD_PLAN_BYTES;
+const passphraseBytes = () => PASSPHRASE_PLAN_BYTES;
+
+/** The request's plan (pool or rule tables, entropy, metadata), from the store when it holds
+ * it; or the 400 of options nothing can be made for. */
+function planOf(request: ValidRequest, store: PlanStore | undefined): Plan | ErrorBody {
   if (request.mode === 'passphrase') {
-    const plan = cachedPlanPassphrase(request.options);
+    const o = request.options;
+    const plan = remember(store, passphrasePlanKey(o), o, planPassphrase, passphraseBytes);
     return isPassphrasePlan(plan) ? plan : { ...plan };
   }
   if (request.rules !== null) {
-    const plan = cachedPlanRules(request.rules);
+    const plan = planRulesRequest(request.rules, store);
     return isRulesPasswordPlan(plan) ? plan : { ...plan };
   }
-  const plan = cachedPlanPassword(request.options);
+  const o = request.options;
+  const plan = remember(store, passwordPlanKey(o), o, planPassword, passwordBytes);
   return isPlan(plan) ? plan : { ...plan };
 }
 
@@ -141,7 +163,7 @@ function prepare(input: unknown, settings: GenerateSettings): Prepared {
     if (!resolved.ok) return resolved;
     request = resolved.request;
   }
-  const plan = planOf(request);
+  const plan = planOf(request, settings.plans);
   if (!('bits' in plan)) return { ok: false, error: plan };
   // The floor is decided from the plan's exact bits, before any draw.
   const belowFloor = floorError(plan.bits, request.minBits, settings.minEntropyBits ?? 0);

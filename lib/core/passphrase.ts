@@ -18,7 +18,6 @@
  * character on either side, so joining them composes nothing further.
  * @module
  */
-import { BoundedCache } from './bounded-cache.ts';
 import { FIXED_SEPARATORS, SEPARATOR_SETS } from './charsets.ts';
 import { log2BigInt, passphraseBits, strength, type Entropy } from './entropy.ts';
 import { between, drawWithin, wordLengths, type WordLengths } from './passphrase-length.ts';
@@ -90,17 +89,17 @@ export interface PassphrasePlan {
 }
 
 /**
- * Plans are cached by their options: the server writes a plan's entropy and metadata as JSON
- * once per plan object (lib/http/response-json.ts), which saves more than 2 us a request, and a
- * bounded plan's count is BigInt work. Refusals are kept too. Bounded because the bounds make
- * tens of thousands of option sets.
+ * The plan store's key for an option set: every option, generated from the schema
+ * (spec/build.ts), so no option can be missing from it. The server keeps plans by it
+ * (plan-store.ts): it writes a plan's entropy and metadata as JSON once per plan object
+ * (lib/http/response-json.ts; docs/benchmark.md, The core and the 3 % rule), and a bounded
+ * plan's count is BigInt work. Refusals are kept too.
  */
-const planCache = new BoundedCache<string, PassphrasePlan | ErrorBody>(512);
+export { passphraseOptionsKey as passphrasePlanKey } from '../generated/options.generated.ts';
 
-export function cachedPlanPassphrase(o: PassphraseOptions): PassphrasePlan | ErrorBody {
-  const key = `${o.wordCount} ${o.separator} ${o.capitalize} ${o.addNumber} ${o.wordList} ${o.minLength} ${o.maxLength}`;
-  return planCache.getOrMake(key, o, planPassphrase);
-}
+/** A plan's bytes, at most: its options, letter range, metadata and key, with room to spare
+ * (the word array is the list's own, shared by every plan of that list, wordlists.ts). */
+export const PASSPHRASE_PLAN_BYTES = 2048;
 
 export function isPassphrasePlan(plan: PassphrasePlan | ErrorBody): plan is PassphrasePlan {
   return 'bits' in plan;

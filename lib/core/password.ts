@@ -14,7 +14,6 @@
  * password, still well under a millisecond.
  * @module
  */
-import { BoundedCache } from './bounded-cache.ts';
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES, type ClassName } from './charsets.ts';
 import { passwordBits, strength, type Entropy } from './entropy.ts';
 import type { RandomSource } from './random.ts';
@@ -78,7 +77,7 @@ export function planPassword(o: PasswordOptions): PasswordPlan | ErrorBody {
   return Object.freeze({
     length: o.length,
     pool,
-    classBit, // not frozen: V8 reads a frozen array slower, +0.6 to 1.3 us a count=20 request
+    classBit, // not frozen: V8 reads a frozen array slower (docs/benchmark.md, The core and the 3 % rule)
     allClasses: (1 << classes.length) - 1,
     bits,
     entropy: strength(bits),
@@ -92,18 +91,15 @@ export function planPassword(o: PasswordOptions): PasswordPlan | ErrorBody {
 }
 
 /**
- * Plans are pure functions of the options. Planning costs about 3 us (the exact count in
- * BigInt), 11 % of the server's CPU for a whole request, so plans are cached by their options;
- * bounded because `excludedCharacters` makes the option sets unbounded.
+ * The plan store's key for an option set: every option, generated from the schema
+ * (spec/build.ts), so no option can be missing from it. Planning (the exact count in BigInt) is
+ * a measurable share of a whole request (docs/benchmark.md, The core and the 3 % rule), so the
+ * server keeps plans by this key (plan-store.ts).
  */
-const planCache = new BoundedCache<string, PasswordPlan | ErrorBody>(512);
+export { passwordOptionsKey as passwordPlanKey } from '../generated/options.generated.ts';
 
-export function cachedPlanPassword(o: PasswordOptions): PasswordPlan | ErrorBody {
-  const key =
-    `${o.length} ${o.includeLowercase} ${o.includeUppercase} ${o.includeNumbers} ` +
-    `${o.includeSymbols} ${o.avoidAmbiguous} ${o.excludedCharacters}`;
-  return planCache.getOrMake(key, o, planPassword);
-}
+/** A plan's bytes, at most: its pool and class bits, metadata and the key, with room to spare. */
+export const PASSWORD_PLAN_BYTES = 2048;
 
 export function isPlan(p: PasswordPlan | ErrorBody): p is PasswordPlan {
   return 'pool' in p;

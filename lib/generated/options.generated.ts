@@ -2,6 +2,11 @@
 // For each options object of the request schema: its type, and its defaults filled in.
 // The functions take options the compiled schema has accepted: a value that is present and
 // not undefined is kept as it is, an absent or undefined one becomes the schema's default.
+// And the plan store key of each (lib/core/plan-store.ts): every property, in schema order, so
+// no option can be left out of it; a free-text value is length-prefixed, so no two option sets
+// share a key.
+
+const text = (s: string | undefined): string => (s === undefined ? '-' : `${s.length}:${s}`);
 
 /** Options of mode password: either the character classes (every enabled class appears at least once in every password) or passwordRules, not both. */
 export interface PasswordOptions {
@@ -40,6 +45,11 @@ export function withPasswordOptionsDefaults(given: { readonly [key: string]: unk
   };
 }
 
+/** The plan store key of PasswordOptions: every property, in schema order. */
+export function passwordOptionsKey(o: PasswordOptions): string {
+  return `PasswordOptions ${o["length"]} ${o["includeLowercase"]} ${o["includeUppercase"]} ${o["includeNumbers"]} ${o["includeSymbols"]} ${o["avoidAmbiguous"]} ${text(o["excludedCharacters"])} ${text(o["passwordRules"])}`;
+}
+
 /** Options of mode passphrase. Words are drawn uniformly from the list wordList names, by default the EFF large wordlist without its 4 hyphenated words (7,772 words), and output composed to Unicode NFC. minLength and maxLength bound the whole passphrase's length; the passphrase is then uniform over exactly the ones that fit. */
 export interface PassphraseOptions {
   "wordCount": number;
@@ -72,4 +82,9 @@ export function withPassphraseOptionsDefaults(given: { readonly [key: string]: u
     "minLength": given["minLength"] === undefined ? undefined : (given["minLength"] as number),
     "maxLength": given["maxLength"] === undefined ? undefined : (given["maxLength"] as number),
   };
+}
+
+/** The plan store key of PassphraseOptions: every property, in schema order. */
+export function passphraseOptionsKey(o: PassphraseOptions): string {
+  return `PassphraseOptions ${o["wordCount"]} ${o["separator"]} ${o["capitalize"]} ${o["addNumber"]} ${o["wordList"]} ${o["minLength"]} ${o["maxLength"]}`;
 }

@@ -16,6 +16,7 @@
 import { isUtf8 } from 'node:buffer';
 import { defaultRandom, generate, type GenerateSettings } from '../core/index.ts';
 import { BODY_LIMIT_BYTES } from '../service/limits.ts';
+import { PlanMemo } from './plan-memo.ts';
 import type { KeyVerifier } from '../keys/key-store.ts';
 import { NO_METRICS, type KeyCheckFailure, type RequestMetrics } from '../metrics/service-metrics.ts';
 import type { Authentication, ClientLimits } from '../rate-limit/client-limits.ts';
@@ -34,7 +35,7 @@ export class GenerateRoute {
   private readonly reply: Responder;
   /** Anything unexpected: a 500, and the error in the log. */
   private readonly fail: (x: Exchange, error: unknown) => void;
-  /** The service's policy for the generator: its entropy floor. */
+  /** The service's policy for the generator: its entropy floor, and the plan memo. */
   private readonly settings: GenerateSettings;
   private readonly metrics: RequestMetrics;
 
@@ -50,7 +51,9 @@ export class GenerateRoute {
     this.limits = options.limits;
     this.reply = options.responder;
     this.fail = options.fail;
-    this.settings = options.settings;
+    // The one memo of the process's plans (plan-memo.ts), unless the caller brings its own.
+    this.settings =
+      options.settings.plans === undefined ? { ...options.settings, plans: new PlanMemo() } : options.settings;
     this.metrics = options.metrics ?? NO_METRICS;
   }
 

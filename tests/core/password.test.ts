@@ -2,19 +2,27 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from '../../lib/core/generate.ts';
 import {
-  cachedPlanPassword,
   generatePassword,
   generatePasswords,
   isPlan,
+  passwordPlanKey,
   planPassword,
   type PasswordPlan,
 } from '../../lib/core/password.ts';
 import { createRandom } from '../../lib/core/random.ts';
-import { validateRequest, type PasswordOptions } from '../../lib/core/validate.ts';
+import { validateRequest, type PassphraseOptions, type PasswordOptions } from '../../lib/core/validate.ts';
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES } from '../../lib/core/charsets.ts';
 import { scriptedFill, seededFill, seededRandom } from '../helpers/seeded.ts';
 import { requestSchema } from '../../lib/generated/schema.generated.ts';
-import { cachedPlanPassphrase, planPassphrase } from '../../lib/core/passphrase.ts';
+import { passphrasePlanKey, planPassphrase } from '../../lib/core/passphrase.ts';
+import { remember } from '../../lib/core/plan-store.ts';
+import { mapStore } from '../helpers/map-store.ts';
+
+/** Plans through a store, as generate() gets them with the server's memo. */
+const store = mapStore();
+const cachedPlanPassword = (o: PasswordOptions) => remember(store, passwordPlanKey(o), o, planPassword, () => 0);
+const cachedPlanPassphrase = (o: PassphraseOptions) =>
+  remember(store, passphrasePlanKey(o), o, planPassphrase, () => 0);
 
 function options(given: Partial<PasswordOptions> = {}): PasswordOptions {
   const r = validateRequest({ mode: 'password', options: given });
@@ -97,11 +105,14 @@ describe('password pool', () => {
     assert.equal((symbolsGone as { field: string }).field, 'options.excludedCharacters');
   });
 
-  it('caches plans per option set and stays bounded', () => {
+  it('keys plans by option set: one plan for equal options, another for any change', () => {
     const o = options({ length: 33 });
     assert.equal(cachedPlanPassword(o), cachedPlanPassword({ ...o }));
-    for (let i = 0; i < 600; i++) cachedPlanPassword(options({ excludedCharacters: `${i}` }));
+    const before = store.size;
+    for (let i = 0; i < 60; i++) cachedPlanPassword(options({ excludedCharacters: `${i}` }));
+    assert.equal(store.size, before + 60);
     assert.ok(isPlan(cachedPlanPassword(o)));
+    assert.ok(passwordPlanKey(o).startsWith('PasswordOptions '));
   });
 });
 
@@ -234,6 +245,32 @@ describe('plan caches follow the schema', () => {
     if (node.type === 'string') return ['abc'];
     return [];
   }
+
+  for (const [def, key] of [
+    ['PasswordOptions', passwordPlanKey],
+    ['PassphraseOptions', passphrasePlanKey],
+  ] as const) {
+    it(`${def}: the store key, generated from the schema, changes with every one option`, () => {
+      const properties = requestSchema.$defs[def].properties as Record<string, Record<string, unknown>>;
+      const defaults = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, v.default]));
+      const base = (key as (o: unknown) => string)(defaults);
+      assert.ok(base.startsWith(`${def} `));
+      for (const [name, node] of Object.entries(properties)) {
+        for (const value of [...otherValues(node), ...(node.type === 'string' && !node.enum ? ['a b', ''] : [])]) {
+          if (value === defaults[name]) continue;
+          assert.notEqual((key as (o: unknown) => string)({ ...defaults, [name]: value }), base, `${def}.${name}`);
+        }
+      }
+    });
+  }
+
+  it('free text cannot make two option sets share a key (it is length-prefixed)', () => {
+    const o = options();
+    assert.notEqual(
+      passwordPlanKey({ ...o, excludedCharacters: 'a', passwordRules: 'b' }),
+      passwordPlanKey({ ...o, excludedCharacters: 'a 1:b', passwordRules: undefined }),
+    );
+  });
 
   for (const [def, cached, plain] of [
     ['PasswordOptions', cachedPlanPassword, planPassword],

@@ -15,7 +15,9 @@ export const LAST_PRINTABLE = 0x7e;
 
 /** BIT[i] = the mask of the character with code 0x20 + i: one lookup, no BigInt arithmetic,
  * on the parser's per-character path. */
-const BIT: readonly bigint[] = Array.from({ length: LAST_PRINTABLE - FIRST_PRINTABLE + 1 }, (_, i) => 1n << BigInt(i));
+const BIT: readonly bigint[] = Object.freeze(
+  Array.from({ length: LAST_PRINTABLE - FIRST_PRINTABLE + 1 }, (_, i) => 1n << BigInt(i)),
+);
 
 /** The mask of one character; `code` must be printable ASCII. */
 export function bitOf(code: number): bigint {
@@ -66,12 +68,12 @@ export function maskOf(characters: string): bigint {
   return mask;
 }
 
-const CANONICAL_NAMES: readonly [string, bigint][] = [
+const CANONICAL_NAMES: readonly (readonly [string, bigint])[] = Object.freeze([
   ['lower', LOWER_MASK],
   ['upper', UPPER_MASK],
   ['digit', DIGIT_MASK],
   ['special', SPECIAL_MASK],
-];
+] as const);
 
 /**
  * The canonical spelling of a non-empty set as a property value: `ascii-printable` for all 95

@@ -106,35 +106,53 @@ export function countRulePasswords(atoms: readonly Atom[], k: number, maxRun: nu
   return total;
 }
 
+/** The inclusion-exclusion terms of a count under max-sequential: signed coefficients by
+ * alphabet size (alphabets the limit cannot bind) and by sequence shape (sequences.ts). */
+export interface SequenceTerms {
+  readonly bySize: ReadonlyMap<number, bigint>;
+  readonly byShape: ReadonlyMap<string, { readonly shape: SequenceShape; readonly coefficient: bigint }>;
+}
+
 /**
- * The same count under a max-sequential limit as well: inclusion-exclusion over the required
- * sets again, each restricted alphabet (the allowed codes, ascending, whose signature misses S)
- * reduced to its sequence shape (sequences.ts) and counted once per distinct shape; an
- * alphabet the limit cannot bind is counted by its size as above. The terms collapse to at most
- * 2^k signed coefficients, fewer when alphabets share a shape.
+ * The terms of the count under a max-sequential limit as well: inclusion-exclusion over the
+ * required sets again, each restricted alphabet (the allowed codes, ascending, whose signature
+ * misses S) reduced to its sequence shape (sequences.ts) and counted once per distinct shape;
+ * an alphabet the limit cannot bind is counted by its size as above. The terms collapse to at
+ * most 2^k signed coefficients, fewer when alphabets share a shape. Finding them takes no
+ * BigInt work beyond the signs, so the plan prices a count (plan.ts, countPlan) before making
+ * it; null as soon as there are more than `maxShapes` distinct shapes, each of which would cost
+ * a series, so a rule far over the budget is refused without finding all 2^k of them.
  */
-export function countWithSequences(
+export function sequenceTerms(
   codes: Uint16Array,
   signatures: Uint8Array,
   k: number,
-  counter: SequenceCounter,
-): bigint {
+  maxSequence: number,
+  maxShapes = Infinity,
+): SequenceTerms | null {
   const bySize = new Map<number, bigint>();
   const byShape = new Map<string, { shape: SequenceShape; coefficient: bigint }>();
   for (let s = 0; s < 1 << k; s++) {
     const sign = popcount(s) & 1 ? -1n : 1n;
     const alphabet = codes.filter((_, j) => (signatures[j] & s) === 0);
-    const shape = sequenceShape(alphabet, counter.maxSequence);
+    const shape = sequenceShape(alphabet, maxSequence);
     if (shape === null) bySize.set(alphabet.length, (bySize.get(alphabet.length) ?? 0n) + sign);
     else {
       const entry = byShape.get(shape.key);
-      if (entry === undefined) byShape.set(shape.key, { shape, coefficient: sign });
-      else entry.coefficient += sign;
+      if (entry !== undefined) entry.coefficient += sign;
+      else if (byShape.size >= maxShapes) return null;
+      else byShape.set(shape.key, { shape, coefficient: sign });
     }
   }
+  return { bySize, byShape };
+}
+
+/** The count under max-repeating, max-sequential and the required sets: the sum of the terms. */
+export function countWithSequences(terms: SequenceTerms, counter: SequenceCounter): bigint {
   let total = 0n;
-  for (const [n, c] of bySize) if (c !== 0n && n > 0) total += c * runLimitedCount(n, counter.maxRun, counter.length);
-  for (const { shape, coefficient } of byShape.values())
+  for (const [n, c] of terms.bySize)
+    if (c !== 0n && n > 0) total += c * runLimitedCount(n, counter.maxRun, counter.length);
+  for (const { shape, coefficient } of terms.byShape.values())
     if (coefficient !== 0n) total += coefficient * counter.count(shape);
   return total;
 }

@@ -108,11 +108,11 @@ const PROPERTY_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 /** Why a limit of 0 is refused: what it would forbid. */
-const ZERO_LIMIT: Readonly<Record<string, string>> = {
+const ZERO_LIMIT: Readonly<Record<string, string>> = Object.freeze({
   'max-repeating': 'would allow no character at all',
   'max-consecutive': 'would allow no character at all',
   'max-sequential': 'would allow no letter or digit at all',
-};
+});
 
 const smaller = (a: number | null, b: number) => (a === null ? b : Math.min(a, b));
 

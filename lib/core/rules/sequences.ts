@@ -37,11 +37,11 @@
  */
 
 /** The ranges a sequence lives in: digits, upper-case and lower-case letters. */
-const RANGES: readonly (readonly [number, number])[] = [
+const RANGES: readonly (readonly [number, number])[] = Object.freeze([
   [0x30, 0x39],
   [0x41, 0x5a],
   [0x61, 0x7a],
-];
+] as const);
 
 /** 1, 2 or 3 for a code in 0-9, A-Z, a-z; 0 for any other. */
 export function rangeOf(code: number): number {

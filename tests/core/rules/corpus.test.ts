@@ -18,6 +18,7 @@ import {
   type RulesPlan,
 } from '../../../lib/core/rules/index.ts';
 import { defaultRandom } from '../../../lib/core/random.ts';
+import { PLAN_WORK_BUDGET } from '../../../lib/core/rules/plan.ts';
 import { generate } from '../../../lib/core/generate.ts';
 import { readRule, violation } from '../../helpers/rules-checker.ts';
 
@@ -108,6 +109,8 @@ describe('the corpus of 434 real rules', () => {
         plans.push([which, p]);
       }
       for (const [which, p] of plans) {
+        // The work budget (T4) has room to spare for every real rule: a third of it at most.
+        assert.ok(p.work * 3 <= PLAN_WORK_BUDGET, `${site} (${which} length ${p.length}): ${p.work} work units`);
         if (p.sampler === 'exact') exactPlans[which]++;
         for (let i = 0; i < PER_LENGTH; i++) {
           const password = generateRulesPassword(p, defaultRandom);
