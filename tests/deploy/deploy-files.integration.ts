@@ -149,8 +149,8 @@ describe('Dockerfile', () => {
 
   it('runs as a non-root user, listens on all addresses, keeps keys on a volume, exposes the port, and execs node directly', () => {
     const users = runtime.filter((l) => l.startsWith('USER '));
-    assert.deepEqual(users, ['USER node']);
-    assert.ok(runtime.indexOf('USER node') < runtime.findIndex((l) => l.startsWith('ENTRYPOINT')));
+    assert.deepEqual(users, ['USER 1000:1000'], "the node user by number (Kubernetes' runAsNonRoot needs one)");
+    assert.ok(runtime.indexOf('USER 1000:1000') < runtime.findIndex((l) => l.startsWith('ENTRYPOINT')));
     const env = runtime.find((l) => l.startsWith('ENV '))!;
     assert.match(env, /HOST=0\.0\.0\.0/);
     assert.match(env, /PORT=8080/);
