@@ -12,6 +12,13 @@
  *   a link there is never its own), or resolved first (`links: 'resolve'`: certbot's `live/`
  *   names are links into `archive/`); then the directory of the name and that of the resolved
  *   file are both judged, since whoever can write the first can point the link elsewhere.
+ *   One link layout is accepted even where links are refused: the one of a Kubernetes Secret or
+ *   ConfigMap volume (kubelet's atomic writer), `NAME -> ..data/NAME`, `..data -> ..<stamp>`,
+ *   `..<stamp>/NAME` a regular file, all in the one directory, which is then judged as the
+ *   name's directory, and `..<stamp>` as the file's.
+ * - A directory that its mode lets group or others write but that is on a read-only mount
+ *   (access(2) answers EROFS: no one in this mount namespace can change it) is not a problem:
+ *   Kubernetes mounts those volumes read-only, with a root of mode 1777.
  * - Its directory must not be writable by group or others, sticky bit or not: in a sticky
  *   directory such as /tmp anyone can still create the file while it is absent, or squat the
  *   lock file. Each directory above it must not be writable by group or others unless sticky
@@ -23,17 +30,19 @@
  * @module
  */
 import {
+  accessSync,
   closeSync,
   constants,
   fstatSync,
   lstatSync,
   openSync,
   readFileSync,
+  readlinkSync,
   realpathSync,
   statSync,
   type Stats,
 } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 const WRITABLE_BY_OTHERS = 0o022;
 const READABLE_BY_OTHERS = 0o004;
@@ -69,6 +78,17 @@ function ownerProblem(uid: number, owners: readonly number[] | null): string | n
   return `belongs to uid ${uid}, not to this server's user (uid ${owners[0]}) or root`;
 }
 
+/** True only when the kernel says no one may write `dir`: it is on a read-only mount. Any
+ * other answer (writable, EACCES for this user) leaves the mode bits to judge it. */
+export function onReadOnlyMount(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return false;
+  } catch (error) {
+    return errnoOf(error) === 'EROFS';
+  }
+}
+
 /**
  * Why the directory `dir` (and those above it) cannot hold a trusted file, or null.
  * Throws the file system's error (ENOENT when it does not exist).
@@ -79,7 +99,7 @@ export function directoryProblem(dir: string, owners: readonly number[] | null):
     const st = statSync(d);
     const mode = st.mode & 0o7777;
     const writable = (mode & WRITABLE_BY_OTHERS) !== 0 && (d === real || (mode & STICKY) === 0);
-    if (writable)
+    if (writable && !onReadOnlyMount(d))
       return `is in ${d === real ? d : `${real}, below ${d}`}, which is writable by group or others (mode ${octal(mode)})`;
     const owner = ownerProblem(st.uid, owners);
     if (owner !== null) return `is in ${d === real ? d : `${real}, below ${d}`}, which ${owner}`;
@@ -116,12 +136,36 @@ function openFailure(file: string, code: string, hint: string): string {
 
 /** The file a name stands for: itself, or with `resolve` the end of its links (the name's own
  * directory is judged too). Null when nothing is there. */
+/** The file a name stands for in a Kubernetes Secret or ConfigMap volume's layout (see the
+ * module comment), or null when the name is not such a link. Only the exact layout passes:
+ * the link texts are read, not followed, so no link may lead anywhere else. */
+export function atomicWriterTarget(file: string): string | null {
+  const dir = dirname(file);
+  const name = basename(file);
+  try {
+    if (!lstatSync(file).isSymbolicLink() || readlinkSync(file) !== `..data/${name}`) return null;
+    const data = join(dir, '..data');
+    if (!lstatSync(data).isSymbolicLink()) return null;
+    const stamp = readlinkSync(data);
+    if (!/^\.\.[^/]+$/.test(stamp) || stamp === '..data' || stamp === '..') return null;
+    if (!lstatSync(join(dir, stamp)).isDirectory()) return null; // lstat: not a link to one
+    return join(dir, stamp, name);
+  } catch {
+    return null;
+  }
+}
+
 function target(
   file: string,
   links: 'refuse' | 'resolve',
   owners: readonly number[] | null,
 ): { path: string } | { reason: string } | null {
-  if (links === 'refuse') return { path: file };
+  if (links === 'refuse') {
+    const mounted = atomicWriterTarget(file);
+    if (mounted === null) return { path: file }; // a link is refused by O_NOFOLLOW below
+    const named = directoryProblem(dirname(file), owners);
+    return named === null ? { path: mounted } : { reason: named };
+  }
   let path: string;
   try {
     path = realpathSync(file);

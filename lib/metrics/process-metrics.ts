@@ -72,10 +72,10 @@ export function windowOf(h: IntervalHistogram): LoopWindow {
 }
 
 /** Figures of /proc/self/status, bytes (null off Linux). */
-function procStatus(): { rss: number; vsize: number; data: number } | null {
+function procStatus(proc: string): { rss: number; vsize: number; data: number } | null {
   let text: string;
   try {
-    text = readFileSync('/proc/self/status', 'utf8');
+    text = readFileSync(`${proc}/status`, 'utf8');
   } catch {
     return null;
   }
@@ -92,18 +92,18 @@ export function maxFds(text: string): number | null {
   return m === null ? null : Number(m[1]);
 }
 
-function readMaxFds(): number | null {
+function readMaxFds(proc: string): number | null {
   try {
-    return maxFds(readFileSync('/proc/self/limits', 'utf8'));
+    return maxFds(readFileSync(`${proc}/limits`, 'utf8'));
   } catch {
     return null;
   }
 }
 
 /** Open file descriptors: the entries of /proc/self/fd less the one reading it. */
-function openFds(): number | null {
+function openFds(proc: string): number | null {
   try {
-    return readdirSync('/proc/self/fd').length - 1;
+    return readdirSync(`${proc}/fd`).length - 1;
   } catch {
     return null;
   }
@@ -119,6 +119,8 @@ function activeHandles(): readonly object[] | null {
 export interface ProcessMetricsOptions {
   /** The event-loop window, ms (tests shorten it). */
   readonly windowMs?: number;
+  /** Where the process's /proc entries are (tests name a missing one: a system without). */
+  readonly proc?: string;
 }
 
 export class ProcessMetrics {
@@ -137,10 +139,14 @@ export class ProcessMetrics {
   private lastWindow: LoopWindow | null = null;
   private lag = 0;
   private readonly startSeconds = Date.now() / 1000 - process.uptime();
-  private readonly maxFds = readMaxFds();
-  private readonly linux = procStatus() !== null;
+  private readonly proc: string;
+  private readonly maxFds: number | null;
+  private readonly linux: boolean;
 
   constructor(r: Registry, options: ProcessMetricsOptions = {}) {
+    this.proc = options.proc ?? '/proc/self';
+    this.maxFds = readMaxFds(this.proc);
+    this.linux = procStatus(this.proc) !== null;
     const counter = (name: string, help: string): CounterChild => r.register(new Counter(name, help)).child();
     const gauge = (name: string, help: string, labels: readonly string[] = []): Gauge => {
       const g = r.register(new Gauge(name, help, labels));
@@ -240,13 +246,13 @@ export class ProcessMetrics {
     this.cpu.value = (cpu.user + cpu.system) / 1e6;
     this.set('process_start_time_seconds', Math.round(this.startSeconds));
     const memory = process.memoryUsage();
-    const status = this.linux ? procStatus() : null;
+    const status = this.linux ? procStatus(this.proc) : null;
     this.set('process_resident_memory_bytes', memory.rss);
     if (status !== null) {
       this.set('process_virtual_memory_bytes', status.vsize);
       this.set('process_heap_bytes', status.data);
     }
-    const fds = this.linux ? openFds() : null;
+    const fds = this.linux ? openFds(this.proc) : null;
     if (fds !== null) this.set('process_open_fds', fds);
     if (this.maxFds !== null) this.set('process_max_fds', this.maxFds);
     this.set('nodejs_eventloop_lag_seconds', this.lag);

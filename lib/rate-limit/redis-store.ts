@@ -71,7 +71,7 @@ export interface AsyncRateLimitStore {
 export class RedisPackageMissingError extends Error {
   constructor(setting = 'RATE_LIMIT_REDIS_URL') {
     super(
-      `${setting} is set but the redis package is not installed: run npm install redis@${REDIS_PACKAGE_VERSION} next to the server`,
+      `${setting} is set but the redis package is not installed: run npm install --save-exact redis@${REDIS_PACKAGE_VERSION} next to the server`,
     );
     this.name = 'RedisPackageMissingError';
   }

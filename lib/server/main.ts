@@ -11,7 +11,7 @@
  * @module
  */
 import { X509Certificate } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type App } from '../http/app.ts';
 import { AssetError, loadAssets, type Asset } from '../http/assets.ts';
@@ -219,6 +219,21 @@ async function metricsListenerOf(
   }
 }
 
+/** Requests in flight, and those finished once the drain began (answered, or their client
+ * gone): what the shutdown's last line reports. A 'close' listener per request, which the
+ * response emits exactly once whether the reply was sent or the connection died. */
+function countRequests(server: Server): { inFlight: number; drained: number; draining: boolean } {
+  const counts = { inFlight: 0, drained: 0, draining: false };
+  server.on('request', (_req, res: ServerResponse) => {
+    counts.inFlight++;
+    res.once('close', () => {
+      counts.inFlight--;
+      if (counts.draining) counts.drained++;
+    });
+  });
+  return counts;
+}
+
 export async function startService(options: StartOptions): Promise<RunningService> {
   const config = configOf(options.env, options.cwd);
   const logger = new Logger(config.logLevel, options.sink);
@@ -281,6 +296,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     throw error;
   });
   certificates?.start();
+  const requests = countRequests(server);
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `${config.tls === null ? 'http' : 'https'}://${host}:${address.port}`,
@@ -291,7 +307,13 @@ export async function startService(options: StartOptions): Promise<RunningServic
     build,
     metricsUrl: metricsListener?.url ?? null,
     stop: async (onStopAccepting) => {
+      const started = performance.now();
+      requests.draining = true;
       const clean = await shutdown(server, app, undefined, onStopAccepting);
+      const ms = Math.round(performance.now() - started);
+      if (!clean) logger.error('shutdown grace period over; open connections were cut');
+      // The last line of every stop: what the drain did (tests/server/shutdown-summary.test.ts).
+      logger.info('shutdown complete', { drained: requests.drained, cut: requests.inFlight, ms });
       await closeAll();
       return clean;
     },

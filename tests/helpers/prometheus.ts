@@ -74,7 +74,15 @@ async function get(url: string): Promise<unknown> {
   return body.data;
 }
 
-export async function startPrometheus(targets: readonly string[]): Promise<PrometheusServer> {
+export interface PrometheusOptions {
+  /** Rule files to load (absolute paths), evaluated every second like the scrapes. */
+  readonly ruleFiles?: readonly string[];
+}
+
+export async function startPrometheus(
+  targets: readonly string[],
+  options: PrometheusOptions = {},
+): Promise<PrometheusServer> {
   const dir = mkdtempSync(join(tmpdir(), 'cg-prometheus-'));
   const config = join(dir, 'prometheus.yml');
   writeFileSync(
@@ -83,6 +91,8 @@ export async function startPrometheus(targets: readonly string[]): Promise<Prome
       'global:',
       '  scrape_interval: 1s',
       '  scrape_timeout: 1s',
+      '  evaluation_interval: 1s',
+      ...(options.ruleFiles === undefined ? [] : ['rule_files:', ...options.ruleFiles.map((f) => `  - '${f}'`)]),
       'scrape_configs:',
       '  - job_name: credential-generator',
       '    static_configs:',

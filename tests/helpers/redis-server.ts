@@ -81,6 +81,9 @@ export interface RedisStartOptions {
   password?: string;
   /** Use this port (e.g. one a test already pointed a client at); default: a free one. */
   port?: number;
+  /** 'aof': appendonly yes (fsync every second, Redis's default), written to its temp dir and
+   * read back on a restart; default none (save "" and appendonly no). */
+  persistence?: 'none' | 'aof';
 }
 
 export async function startRedis(options: RedisStartOptions = {}): Promise<RedisServer> {
@@ -101,7 +104,7 @@ export async function startRedis(options: RedisStartOptions = {}): Promise<Redis
         '--save',
         '',
         '--appendonly',
-        'no',
+        options.persistence === 'aof' ? 'yes' : 'no',
         '--dir',
         dir,
         '--daemonize',

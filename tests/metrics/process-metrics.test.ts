@@ -113,6 +113,18 @@ describe('process and runtime metrics', () => {
     }
   });
 
+  it('leaves out the /proc figures where there is no /proc', async () => {
+    const metrics = new ServiceMetrics(BUILD, { proc: '/nonexistent/proc/self' });
+    try {
+      const families = await render(metrics);
+      for (const name of ['process_virtual_memory_bytes', 'process_heap_bytes', 'process_open_fds', 'process_max_fds'])
+        assert.equal(families.has(name), false, name);
+      assert.ok(sample(families, 'process_resident_memory_bytes')! > 0, 'from process.memoryUsage()');
+    } finally {
+      metrics.close();
+    }
+  });
+
   it('reads the soft open-files limit from /proc/self/limits', () => {
     const limits =
       'Limit                     Soft Limit           Hard Limit           Units     \n' +

@@ -161,7 +161,7 @@ describe('Redis Cluster link (scripted cluster)', () => {
         logger: captureLogger('warn').logger,
         importRedis: () => Promise.reject(notFound),
       }),
-      /^RedisPackageMissingError: RATE_LIMIT_REDIS_CLUSTER_NODES is set but the redis package is not installed: run npm install redis@6\.3\.1 next to the server$/,
+      /^RedisPackageMissingError: RATE_LIMIT_REDIS_CLUSTER_NODES is set but the redis package is not installed: run npm install --save-exact redis@6\.3\.1 next to the server$/,
     );
   });
 

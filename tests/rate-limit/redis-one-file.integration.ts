@@ -102,7 +102,7 @@ describe('one-file deployment: redis resolved beside the file', { skip: skip ?? 
     assert.equal(outcome.code, 1);
     assert.equal(
       outcome.stderr,
-      `RATE_LIMIT_REDIS_URL is set but the redis package is not installed: run npm install redis@${REDIS_PACKAGE_VERSION} next to the server\n`,
+      `RATE_LIMIT_REDIS_URL is set but the redis package is not installed: run npm install --save-exact redis@${REDIS_PACKAGE_VERSION} next to the server\n`,
     );
   });
 

@@ -287,7 +287,7 @@ describe('the redis package', () => {
         assert.ok(error instanceof RedisPackageMissingError);
         assert.equal(
           error.message,
-          'RATE_LIMIT_REDIS_URL is set but the redis package is not installed: run npm install redis@6.3.1 next to the server',
+          'RATE_LIMIT_REDIS_URL is set but the redis package is not installed: run npm install --save-exact redis@6.3.1 next to the server',
         );
         assert.ok(!error.message.includes('\n'));
         return true;
