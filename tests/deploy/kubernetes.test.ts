@@ -6,7 +6,7 @@
  * (kustomization resources and patches, selectors to pod labels, Service and NetworkPolicy
  * ports to named container ports, volume mounts to volumes, probes to ports).
  *
- * The YAML parser is js-yaml 4, already in node_modules (ESLint's dependency; no types, so it
+ * The YAML parser is js-yaml 4, a devDependency (test-only; no types of its own, so it
  * is loaded through createRequire). YAML 1.1/1.2 differences (0440 octal or decimal) are
  * avoided in the manifests: modes are written in decimal.
  */
