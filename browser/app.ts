@@ -7,7 +7,8 @@
  * The parts live in browser/home/, one concern each: the option form built from describe()
  * (option-form.ts, controls.ts, the site-rules field rules-field.ts), reading it into a request
  * (request.ts), rendering results (results.ts), the meter and label table (strength.ts),
- * errors next to their field (field-errors.ts), the service's entropy floor (floor.ts),
+ * errors next to their field (field-errors.ts), the service's entropy floor (floor.ts), the
+ * service's named policies (policies.ts),
  * copying (copy.ts) and the curl line (curl.ts). Rollup bundles them into this one script.
  *
  * Runs after service-api.js (both `defer`, in order). Nothing here touches the network; the
@@ -23,6 +24,7 @@ import { curlCommand } from './home/curl.ts';
 import { createErrorDisplay } from './home/field-errors.ts';
 import { createFloorGuard } from './home/floor.ts';
 import { buildOptionForm } from './home/option-form.ts';
+import { createPolicyPicker } from './home/policies.ts';
 import { readRequest } from './home/request.ts';
 import { createResultsView } from './home/results.ts';
 import { createStrengthView } from './home/strength.ts';
@@ -38,9 +40,10 @@ function start(api: ServiceApi): void {
   const errors = createErrorDisplay(d, form, options);
   const results = createResultsView(d, { errors, strength, copier, status });
   const floor = createFloorGuard(api, d, options);
+  const policies = createPolicyPicker(d, options);
 
   function generateNow(): void {
-    const request = readRequest(options);
+    const request = policies.apply(readRequest(options));
     const result = api.generate(request);
     results.render(result, request.mode);
     options.rules.showRead(request.mode === 'password' ? result : null);
@@ -54,7 +57,9 @@ function start(api: ServiceApi): void {
     generateNow();
   });
   form.addEventListener('input', (event) => {
-    if ((event.target as HTMLInputElement | null)?.name === 'mode') options.showPanel();
+    const name = (event.target as HTMLInputElement | null)?.name;
+    if (name === 'mode') options.showPanel();
+    policies.changed(name);
     generateNow();
   });
   const copyCurl = byId<HTMLButtonElement>('copy-curl');

@@ -65,6 +65,8 @@ export interface Description {
   entropy: { labels: LabelRow[] };
   /** minEntropyBits: the service's floor (0: none). */
   limits: { minEntropyBits: number };
+  /** The serving instance's named policies (none: empty). */
+  policies: { name: string; mode: string; description: string | null; entropy: Entropy }[];
 }
 
 export type Mode = keyof Description['modes'];
@@ -92,6 +94,8 @@ export interface Metadata {
   maxLength?: number;
   separator?: string;
   addNumber?: boolean;
+  /** The named policy the credential was made with. */
+  policy?: string;
 }
 
 export interface Credential {
@@ -115,4 +119,6 @@ export interface FormRequest {
   mode: Mode;
   count?: unknown;
   options?: Record<string, unknown>;
+  /** A named policy (policies.ts): then no options. */
+  policy?: string;
 }

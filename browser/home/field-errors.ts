@@ -24,6 +24,7 @@ const TOP_LEVEL_SLOTS: Readonly<Record<string, string>> = {
   mode: 'error-mode',
   count: 'error-count',
   minBits: 'error-minBits',
+  policy: 'error-policy',
 };
 
 /** The inputs to mark invalid for the field the API named. */

@@ -122,11 +122,6 @@ function valuesOf(plan: Plan, request: ValidRequest, random: RandomSource): stri
   return generatePasswords(plan as PasswordPlan, random, request.count);
 }
 
-/** A request ready to draw: checked, resolved, planned and above the floor. */
-type Prepared =
-  | { readonly ok: true; readonly request: ValidRequest; readonly plan: Plan; readonly metadata: Metadata }
-  | { readonly ok: false; readonly error: ErrorBody };
-
 const refused = (error: string, field: string): { readonly ok: false; readonly error: ErrorBody } => ({
   ok: false,
   error: { error, status: 400, field },
@@ -150,27 +145,25 @@ function resolvePolicy(
 }
 
 /**
- * Everything before the draw: the schema and defaults, the policy a request names (replaced by
- * its stored request), the plan and its exact bits, the entropy floor.
+ * The request to plan: the input checked and given its defaults, or, when it names a policy,
+ * the policy's stored request (with `policy` set to the name). Allocates nothing more than the
+ * validation for a request without a policy: this is every request's path.
  */
-function prepare(input: unknown, settings: GenerateSettings): Prepared {
+function requestOf(input: unknown, settings: GenerateSettings): Validation {
   const checked = validateRequest(input);
-  if (!checked.ok) return { ok: false, error: checked.error };
-  let { request } = checked;
-  const name = request.policy;
-  if (name !== undefined) {
-    const resolved = resolvePolicy(request, name, settings.policies);
-    if (!resolved.ok) return resolved;
-    request = resolved.request;
-  }
+  if (!checked.ok) return checked;
+  const name = checked.request.policy;
+  if (name === undefined) return checked;
+  const resolved = resolvePolicy(checked.request, name, settings.policies);
+  if (resolved.ok) resolved.request.policy = name; // a fresh object of our own
+  return resolved;
+}
+
+/** The request's plan, if the floor allows it (decided from the exact bits, before any draw). */
+function plannedWithin(request: ValidRequest, settings: GenerateSettings): Plan | ErrorBody {
   const plan = planOf(request, settings.plans);
-  if (!('bits' in plan)) return { ok: false, error: plan };
-  // The floor is decided from the plan's exact bits, before any draw.
-  const belowFloor = floorError(plan.bits, request.minBits, settings.minEntropyBits ?? 0);
-  if (belowFloor !== null) return { ok: false, error: belowFloor };
-  // The plan's metadata is shared by every request of these options: a policy's is a copy.
-  const metadata = name === undefined ? plan.metadata : { ...plan.metadata, policy: name };
-  return { ok: true, request, plan, metadata };
+  if (!('bits' in plan)) return plan;
+  return floorError(plan.bits, request.minBits, settings.minEntropyBits ?? 0) ?? plan;
 }
 
 export function generate(
@@ -178,11 +171,16 @@ export function generate(
   random: RandomSource = defaultRandom,
   settings: GenerateSettings = NO_SETTINGS,
 ): GenerateOutcome {
-  const prepared = prepare(input, settings);
-  if (!prepared.ok) return { status: 400, body: prepared.error };
-  const { request, plan, metadata } = prepared;
+  const checked = requestOf(input, settings);
+  if (!checked.ok) return { status: 400, body: checked.error };
+  const { request } = checked;
+  const plan = plannedWithin(request, settings);
+  if (!('bits' in plan)) return { status: 400, body: plan };
   const values = valuesOf(plan, request, random);
   const { entropy } = plan;
+  // The plan's metadata is shared by every request of these options: a policy's is a copy.
+  const metadata: Metadata =
+    request.policy === undefined ? plan.metadata : { ...plan.metadata, policy: request.policy };
   const results = values.map((value): Credential => ({ value, entropy, metadata }));
   return {
     status: 200,
@@ -201,6 +199,8 @@ export function plannedEntropy(
 ):
   | { readonly ok: true; readonly bits: number; readonly entropy: Entropy }
   | { readonly ok: false; readonly error: ErrorBody } {
-  const prepared = prepare(input, settings);
-  return prepared.ok ? { ok: true, bits: prepared.plan.bits, entropy: prepared.plan.entropy } : prepared;
+  const checked = requestOf(input, settings);
+  if (!checked.ok) return checked;
+  const plan = plannedWithin(checked.request, settings);
+  return 'bits' in plan ? { ok: true, bits: plan.bits, entropy: plan.entropy } : { ok: false, error: plan };
 }

@@ -57,31 +57,36 @@ export function shownName(name: string): string {
   return JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}...` : name);
 }
 
-/** The first schema error, as `field` (dotted, relative to `base`) and words. */
-function schemaError(errors: readonly AjvError[] | null | undefined, base: string): { field: string; error: string } {
+/**
+ * The first schema error, as `field` (dotted, inside the policy, or of the file when `base` is
+ * '') and words. The schema nests no object with required or additional properties below a
+ * policy or the file itself, so those errors name a field of that level.
+ */
+function schemaError(errors: Validator['errors'], base: string): { field: string; error: string } {
   /* c8 ignore next -- ajv reports at least one error when validation fails */
   const e = errors?.[0] ?? { instancePath: '', keyword: '', params: {}, message: 'is invalid' };
-  const path = e.instancePath
-    .split('/')
-    .slice(1)
-    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
-  const rest = path.slice(base === '' ? 0 : 2);
-  let field = rest.join('.');
-  let words = e.message ?? 'is invalid';
-  if (e.keyword === 'additionalProperties') {
-    const extra = String(e.params.additionalProperty);
-    field = field === '' ? extra : `${field}.${extra}`;
-    words = 'is not a field of a policy (mode, options, minBits, description)';
-    if (base === '') words = 'is not a field of the policies file (policies)';
-  } else if (e.keyword === 'required') {
-    field = field === '' ? String(e.params.missingProperty) : `${field}.${String(e.params.missingProperty)}`;
-    words = 'is required';
-  } else if (e.keyword === 'type') {
-    words = `must be ${e.params.type === 'object' ? 'an' : 'a'} ${String(e.params.type)}`;
-  } else if (e.keyword === 'enum') {
-    words = `must be one of ${((e.params.allowedValues as unknown[] | undefined) ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
+  const path = e.instancePath.split('/').slice(base === '' ? 1 : 3);
+  let field = path.join('.');
+  let words: string;
+  switch (e.keyword) {
+    case 'additionalProperties':
+      field = String(e.params.additionalProperty);
+      words = `is not a field of ${base === '' ? 'the policies file (policies)' : 'a policy (mode, options, minBits, description)'}`;
+      break;
+    case 'required':
+      field = String(e.params.missingProperty);
+      words = 'is required';
+      break;
+    case 'type':
+      words = `must be ${e.params.type === 'object' ? 'an' : 'a'} ${String(e.params.type)}`;
+      break;
+    case 'enum':
+      words = `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+      break;
+    default:
+      words = String(e.message);
   }
-  return { field: field === '' ? '(file)' : field, error: `${field === '' ? 'the file' : field} ${words}` };
+  return { field, error: `${field} ${words}` };
 }
 
 /** One policy judged by steps 1 to 4. */
@@ -101,6 +106,8 @@ function judge(name: string, value: unknown, minEntropyBits: number): PolicyVerd
   };
   const request = { mode: stored.mode, options: stored.options, minBits: stored.minBits };
   const planned = plannedEntropy(request, { minEntropyBits });
+  // Every refusal of a request built this way names its field; `options` is the fallback.
+  /* c8 ignore next */
   if (!planned.ok) return refuse(planned.error.field ?? 'options', planned.error.error);
   const policy: Policy = Object.freeze({
     name,

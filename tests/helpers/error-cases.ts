@@ -373,6 +373,32 @@ export const ERROR_CASES: readonly ErrorCase[] = [
     input: { mode: 'passphrase', minBits: 256, options: { wordCount: 9 } },
     expected: WORDS,
   },
+  // Named policies, on a service (or page) without any: the schema first, then the lookup.
+  {
+    name: 'policy without policies configured',
+    input: { mode: 'password', policy: 'db-root', count: 2 },
+    expected: e('policy: this service has no policies configured (POLICIES_FILE)', 'policy'),
+  },
+  {
+    name: 'policy not a name',
+    input: { mode: 'password', policy: 'DB root' },
+    expected: e('policy must be a policy name: a-z, 0-9, ".", "_" or "-", at most 64, first a-z or 0-9', 'policy'),
+  },
+  {
+    name: 'policy a number',
+    input: { mode: 'passphrase', policy: 1 },
+    expected: e('policy must be a string', 'policy'),
+  },
+  {
+    name: 'policy with options',
+    input: { mode: 'password', policy: 'db-root', options: {} },
+    expected: e('options cannot be combined with policy', 'options'),
+  },
+  {
+    name: 'policy with minBits',
+    input: { mode: 'passphrase', policy: 'wifi', minBits: 0 },
+    expected: e('minBits cannot be combined with policy', 'minBits'),
+  },
   // Word lists and length bounds: the schema's enum and bounds, then what the lists can make.
   { name: 'wordList unknown', input: pp({ wordList: 'bip39-german' }), expected: WORD_LIST },
   { name: 'wordList wrong case', input: pp({ wordList: 'BIP39-english' }), expected: WORD_LIST },

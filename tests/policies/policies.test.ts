@@ -411,6 +411,14 @@ describe('policies: the server', () => {
     }
   });
 
+  it('does not start with an invalid policy: one line naming the policy and the field', async () => {
+    const file = policiesFile({ policies: { short: { mode: 'password', options: { length: 6 } } } });
+    await assert.rejects(startInProcess({ apiKey: randomApiKey(), env: { POLICIES_FILE: file } }), {
+      name: 'StartError',
+      message: `configuration error: POLICIES_FILE ${file} policy "short", field options.length: options.length must be between 8 and 128`,
+    });
+  });
+
   it('without POLICIES_FILE: no policies listed, no /ready detail, the page as built', async () => {
     const server = await startInProcess({ apiKey: randomApiKey() });
     try {

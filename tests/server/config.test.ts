@@ -91,6 +91,7 @@ describe('parseConfig', () => {
         PORT: '0',
         HOST: '::1',
         API_KEYS_FILE: 'sub/k.json',
+        POLICIES_FILE: 'sub/policies.json',
         API_KEY: 'k'.repeat(16),
         RATE_LIMIT_PER_MINUTE: '1000',
         MIN_ENTROPY_BITS: '64.5',
@@ -107,6 +108,7 @@ describe('parseConfig', () => {
     assert.equal(c.host, '::1');
     assert.equal(c.keysFile, join(dir, 'sub', 'k.json'));
     assert.equal(c.keysFileExplicit, true);
+    assert.equal(c.policiesFile, join(dir, 'sub', 'policies.json'));
     assert.equal(c.apiKey, 'k'.repeat(16));
     assert.equal(c.rateLimitPerMinute, 1000);
     assert.equal(c.minEntropyBits, 64.5);

@@ -255,8 +255,10 @@ describe('typed clients generated from /openapi.json', () => {
         bits: bits({ mode: 'passphrase', options: { wordCount: 6, separator: 'space', capitalize: true } }),
       },
       refused: { status: 400, body: body({ mode: 'password', options: { length: 7 } }) },
+      named: { status: 400, field: 'policy' },
       described: {
         status: 200,
+        policies: 0,
         countMaximum: description.limits.count.maximum,
         wordlistSize: WORDLIST.length,
         wordCountMaximum: description.modes.passphrase.options.wordCount.maximum,
