@@ -1,38 +1,49 @@
 /**
  * PROTOTYPE of issue 29's one exact engine; nothing on the service path uses it yet (plan.ts
  * still counts with count.ts and sequences.ts). It is here so that its recurrence is checked
- * against brute force (tests/core/rules/engine.test.ts) and its cost measured on the corpus.
+ * against brute force (tests/core/rules/engine.test.ts) and its cost measured on the corpus
+ * (bench/engine-work.ts; docs/password-rules.md, "The exact engine's work").
  *
- * Every constraint compiles to one machine over character classes, and one dynamic programme
- * counts it exactly and unranks it. A class is a set of allowed characters that behave alike:
- * the characters of a chain longer than max-sequential (sequences.ts) are each a class of one,
- * with their chain neighbours as the classes a step up or down reaches; every other character
- * is grouped with those of its signature (the required sets holding it). The state after a
- * character is (U, c, m): the required sets still unhit, the character's class, and the move
- * state m, the current run length r (while max-repeating can bind) or the current sequence's
- * length q >= 2 and direction. The next character is one of: the same character (a repeat,
- * r + 1, allowed while r < max-repeating); the chain neighbour above or below (a step, q + 1 in
- * the same direction or 2 in the other, allowed while q <= max-sequential); or any other
- * character (a jump, which starts afresh). So a string is valid exactly when its walk never
- * breaks a limit and ends with U empty, and
- *   N(0, U, c, m) = [U empty],
- *   N(t, U, c, m) = J(t - 1, U) - (the jump terms of the character itself and its neighbours)
- *                   + repeat + step up + step down terms,
- *   J(t, U) = sum over classes c' of |c'| N(t, U minus sig(c'), c', fresh),
- * where "the character itself" is one member of c: the multiplicities depend on the class
- * only, so a class stands for any of its members. The count of valid strings of length L is
- * J(L - 1, all sets). Unranking a uniform integer below it walks the same terms in a fixed
- * order (jumps by class then member, repeat, up, down), taking the one whose interval holds
- * the rank: a bijection from [0, count) onto the valid strings, so the draw is uniform.
+ * Every constraint is one machine over moves, counted by inclusion-exclusion over the
+ * required sets and unranked by walking the same terms. Notation: A the allowed characters,
+ * R and S the effective max-repeating and max-sequential (the length when unset), sig(c) the
+ * required sets holding c. A chain is a maximal run of consecutive codes inside 0-9, A-Z or
+ * a-z (sequences.ts); it binds when it is longer than S, and every character outside a
+ * binding chain is free. A string is its first character and a series of moves, each a jump
+ * (to any character but the current one and its chain neighbours) or a whole step-run (j
+ * repeats, j <= R - 1; j steps up or down a binding chain, j <= S - 1), a step-run never
+ * followed by one of its own kind: that split is unique, and the string is valid exactly when
+ * every run in it keeps its limit.
  *
- * Cost: L x |U| x classes x move states, about 7 BigInt operations each. On the corpus at each
- * rule's longest length that is a median 4.8 times the work of count.ts and sequences.ts, and
- * over the plan budget for 61 of the 420 accepted rules (fedex.com at 128: 3,290,112 units
- * against 135,680), all of them rules whose chains bind. What remains before it can replace
- * them: whole repeat- and sequence-runs as moves (running sums over t, as sequences.ts does)
- * so the move states do not grow with the limits; one class for the same position of
- * identical chains and of mirrored positions; and counting, as opposed to unranking, by
- * inclusion-exclusion over U with the chain kernels of sequences.ts.
+ * Counting. For a set X of required sets let A_X be the characters in none of them, cut into
+ * pieces: the free characters (pieces of one) and the maximal runs of a binding chain's
+ * characters left in A_X. K_X(t, x, kind) is the number of ways to place t more characters of
+ * A_X after a move of that kind ended on x (the first of them not a run of the same kind);
+ * by the recurrence of sequences.ts it depends on x only through its piece's size and its
+ * place in it, and every piece size advances in lockstep with the running sums over t (so no
+ * state grows with R or S) and the jump total J_X(t) = sum over y in A_X of K_X(t, y, jump).
+ * A piece of one character stands for all the free characters at once, a position for its
+ * mirror image (up and down swapped), and a piece size for every piece of that size. Valid
+ * strings with a prefix ending in state (U, x, kind) (U the required sets not yet hit, so x is
+ * in A_X for every X in U) then number
+ *   C(U, x, kind, t) = sum over X subset of U of (-1)^|X| K_X(t, x, kind),
+ * since a string avoids the sets of X exactly when it is over A_X, and a prefix's runs never
+ * reach past x into the rest except through the kind. The count of length L is the same sum
+ * over the first character: sum over X of (-1)^|X| J_X(L - 1).
+ *
+ * Unranking a uniform integer below the count walks the moves from the first character in a
+ * fixed order (jumps by group then member, repeat-runs, up-runs, down-runs, each by length),
+ * each weighing C of the state it leads to; the weights of the moves from a state sum to its
+ * C, so the rank lands in exactly one, and the walk is a bijection from [0, count) onto the
+ * valid strings: the draw is uniform. A group is the free characters of one signature (all
+ * weigh the same) or one chained character.
+ *
+ * Cost: a table per distinct piece multiset among the A_X, ten BigInt operations per piece
+ * character per step for each distinct piece size, two more for its part of J. A count alone
+ * needs only the multisets whose inclusion-exclusion coefficient is not zero, and there pieces
+ * no longer than S are free (countWork); the unranking tables need every A_X, pieces kept
+ * (work). What remains before it replaces count.ts, sequences.ts and the three exact samplers:
+ * docs/password-rules.md, "The exact engine's work".
  * @module
  */
 import { chainsOf } from './sequences.ts';
@@ -47,202 +58,347 @@ export interface EngineSpec {
   readonly maxSequential: number | null;
 }
 
-interface CharClass {
-  readonly members: readonly number[];
+const JUMP = 0;
+const REPEAT = 1;
+const UP = 2;
+const DOWN = 3;
+
+/** A character's piece in one A_X: its size and its place in it (0 for a free character). */
+interface Piece {
+  readonly size: number;
+  readonly pos: number;
+}
+
+/** [piece size, how many pieces of that size], by size. */
+type PieceSizes = readonly (readonly [number, number])[];
+
+interface Subset {
+  readonly sign: bigint;
+  readonly key: string;
+  readonly sizes: PieceSizes;
+  readonly pieces: ReadonlyMap<number, Piece>;
+}
+
+/** A chained character's binding chain of A: its place and the chain's size. */
+interface Link {
+  readonly pos: number;
+  readonly size: number;
+}
+
+/** Characters that weigh the same as jump targets: free ones of one signature, or one
+ * chained character. */
+interface Group {
   readonly signature: number;
-  /** The class a step up or down reaches, or -1 (free characters do not step). */
-  readonly up: number;
-  readonly down: number;
+  readonly members: readonly number[];
 }
 
 export interface Machine {
   readonly length: number;
-  readonly classes: readonly CharClass[];
+  readonly maxRun: number;
+  readonly maxSequence: number;
   readonly sets: number;
-  /** Whether max-repeating can bind; run states r = 1..max-repeating if so, else one. */
-  readonly runsLimited: boolean;
-  /** Run states, then sequence states q = 2..S per direction. */
-  readonly runStates: number;
-  readonly sequenceLimit: number;
-  readonly moveStates: number;
-  /** BigInt operations the count takes: what a budget is checked against before counting. */
+  readonly signature: ReadonlyMap<number, number>;
+  /** The chained characters (in a binding chain of A). */
+  readonly links: ReadonlyMap<number, Link>;
+  readonly groups: readonly Group[];
+  /** By X (bit mask of required sets). */
+  readonly subsets: readonly Subset[];
+  /** BigInt operations of the unranking tables (every A_X, pieces kept). */
   readonly work: number;
+  /** BigInt operations of the count alone (nonzero terms, short pieces free). */
+  readonly countWork: number;
 }
 
-/** The machine of a spec: its classes and state space, and the work of counting it. */
+const popcount = (x: number) => {
+  let c = 0;
+  for (let v = x; v !== 0; v &= v - 1) c++;
+  return c;
+};
+
+const keyOf = (sizes: PieceSizes) => sizes.map(([s, m]) => `${s}x${m}`).join(',');
+
+/** Work of one piece multiset's lockstep tables: ten per character of each distinct piece size
+ * and step, two per size and step for J. */
+const tableWork = (sizes: PieceSizes, L: number) => sizes.reduce((w, [size]) => w + (10 * size + 2) * L, 0);
+
+/** The machine of a spec: its pieces by X, its groups, and the work of counting it. */
 export function compile(spec: EngineSpec): Machine {
-  const { codes, required, length } = spec;
-  const signature = (code: number) => required.reduce((s, set, i) => (set.includes(code) ? s | (1 << i) : s), 0);
+  const { codes, required, length: L } = spec;
+  const signature = new Map<number, number>();
+  for (const code of codes)
+    signature.set(
+      code,
+      required.reduce((s, set, i) => (set.includes(code) ? s | (1 << i) : s), 0),
+    );
+  const maxRun = Math.min(spec.maxRepeating ?? L, L);
+  const maxSequence = Math.min(spec.maxSequential ?? L, L);
   // A sequence is never longer than the string: a limit of the length or more cannot bind.
-  const limit = spec.maxSequential !== null && spec.maxSequential < length ? spec.maxSequential : Infinity;
-  const chained = new Set<number>();
-  for (const [start, size] of chainsOf(codes)) if (size > limit) for (let i = 0; i < size; i++) chained.add(start + i);
-  const classes: { members: number[]; signature: number; up: number; down: number }[] = [];
-  const bySignature = new Map<number, number>();
-  const classOf = new Array<number>(codes.length);
-  codes.forEach((code, j) => {
-    const sig = signature(code);
-    let c = chained.has(j) ? undefined : bySignature.get(sig);
-    if (c === undefined) {
-      c = classes.push({ members: [], signature: sig, up: -1, down: -1 }) - 1;
-      if (!chained.has(j)) bySignature.set(sig, c);
-    }
-    classes[c].members.push(code);
-    classOf[j] = c;
-  });
-  codes.forEach((code, j) => {
-    if (!chained.has(j)) return;
-    if (j + 1 < codes.length && chained.has(j + 1) && codes[j + 1] === code + 1)
-      classes[classOf[j]].up = classOf[j + 1];
-    if (j > 0 && chained.has(j - 1) && codes[j - 1] === code - 1) classes[classOf[j]].down = classOf[j - 1];
-  });
-  const runsLimited = spec.maxRepeating !== null && spec.maxRepeating < length;
-  const runStates = spec.maxRepeating !== null && runsLimited ? spec.maxRepeating : 1;
-  const sequenceLimit = chained.size > 0 ? limit : 1;
-  const moveStates = runStates + 2 * (sequenceLimit - 1);
+  const binds = spec.maxSequential !== null && spec.maxSequential < L;
+  const links = new Map<number, Link>();
+  const chains: number[][] = [];
+  for (const [start, size] of chainsOf(codes)) {
+    if (!binds || size <= maxSequence) continue;
+    const chain = codes.slice(start, start + size);
+    chains.push(chain);
+    chain.forEach((code, pos) => links.set(code, { pos, size }));
+  }
+  const free = codes.filter((code) => !links.has(code));
+  const bySignature = new Map<number, number[]>();
+  for (const code of free) {
+    const sig = signature.get(code) ?? 0;
+    const members = bySignature.get(sig);
+    if (members === undefined) bySignature.set(sig, [code]);
+    else members.push(code);
+  }
+  const groups: Group[] = [...bySignature].map(([sig, members]) => ({ signature: sig, members }));
+  for (const code of links.keys()) groups.push({ signature: signature.get(code) ?? 0, members: [code] });
+
   const sets = 2 ** required.length;
-  const states = sets * classes.length;
-  const work = length * (2 * states + 7 * states * moveStates);
-  return { length, classes, sets, runsLimited, runStates, sequenceLimit, moveStates, work };
+  const subsets: Subset[] = [];
+  const tables = new Map<string, PieceSizes>();
+  const counted = new Map<string, { sizes: PieceSizes; coefficient: number }>();
+  for (let x = 0; x < sets; x++) {
+    const inside = (code: number) => ((signature.get(code) ?? 0) & x) === 0;
+    const pieces = new Map<number, Piece>();
+    const many = new Map<number, number>();
+    const add = (size: number) => many.set(size, (many.get(size) ?? 0) + 1);
+    let freeHere = 0;
+    for (const code of free) if (inside(code)) pieces.set(code, { size: 1, pos: 0 });
+    freeHere = pieces.size;
+    if (freeHere > 0) many.set(1, freeHere);
+    let shortFree = freeHere; // pieces no longer than S, for the count alone
+    const longer = new Map<number, number>();
+    for (const chain of chains) {
+      let run: number[] = [];
+      for (const code of [...chain, -1]) {
+        if (code >= 0 && inside(code)) {
+          run.push(code);
+          continue;
+        }
+        if (run.length === 0) continue;
+        run.forEach((c, pos) => pieces.set(c, { size: run.length, pos }));
+        add(run.length);
+        if (run.length <= maxSequence) shortFree += run.length;
+        else longer.set(run.length, (longer.get(run.length) ?? 0) + 1);
+        run = [];
+      }
+    }
+    const sizes = [...many].sort((a, b) => a[0] - b[0]);
+    const key = keyOf(sizes);
+    tables.set(key, sizes);
+    subsets.push({ sign: popcount(x) & 1 ? -1n : 1n, key, sizes, pieces });
+    const folded: [number, number][] = [...(shortFree > 0 ? [[1, shortFree] as [number, number]] : []), ...longer];
+    folded.sort((a, b) => a[0] - b[0]);
+    const foldedKey = keyOf(folded);
+    const entry = counted.get(foldedKey) ?? { sizes: folded, coefficient: 0 };
+    entry.coefficient += popcount(x) & 1 ? -1 : 1;
+    counted.set(foldedKey, entry);
+  }
+  let work = 0;
+  for (const sizes of tables.values()) work += tableWork(sizes, L);
+  let countWork = 0;
+  for (const { sizes, coefficient } of counted.values()) if (coefficient !== 0) countWork += tableWork(sizes, L);
+  return { length: L, maxRun, maxSequence, sets, signature, links, groups, subsets, work, countWork };
 }
 
-/** N(t) for t = 0..length-1, flat by ((U x classes) + c) x moveStates + m, and the count. */
+/** One piece size's K(t, pos, kind) for t = 0..L-1, by kind: rows[kind][t][pos]. */
+type PieceTable = bigint[][][];
+
+interface ShapeTables {
+  readonly bySize: ReadonlyMap<number, PieceTable>;
+  /** J(t), t = 0..L-1. */
+  readonly jumps: readonly bigint[];
+}
+
+/**
+ * The recurrence of sequences.ts (runChain) for every piece size of one multiset at once, the
+ * jump total J summed as each step is made, so that no second pass is needed.
+ */
+function shapeTables(sizes: PieceSizes, maxRun: number, maxSequence: number, L: number): ShapeTables {
+  const bySize = new Map<number, PieceTable>();
+  const running = new Map<number, bigint[][][]>(); // [repeat, up, down][t][pos]
+  for (const [size] of sizes) {
+    bySize.set(size, [[], [], [], []]);
+    running.set(size, [[], [], []]);
+  }
+  const jumps: bigint[] = [];
+  for (let t = 0; t < L; t++) {
+    let total = 0n;
+    for (const [size, many] of sizes) {
+      const table = bySize.get(size) as PieceTable;
+      const run = running.get(size) as bigint[][][];
+      const rows = [0, 1, 2, 3].map(() => new Array<bigint>(size));
+      if (t === 0) for (const row of rows) row.fill(1n);
+      else fill(t, size, table, run, rows, jumps[t - 1]);
+      let sum = 0n;
+      for (let x = 0; x < size; x++) sum += rows[JUMP][x];
+      total += BigInt(many) * sum;
+      rows.forEach((row, kind) => table[kind].push(row));
+      run[0].push(accumulate(rows[REPEAT], t > 0 ? run[0][t - 1] : null, 0));
+      run[1].push(accumulate(rows[UP], t > 0 ? run[1][t - 1] : null, 1));
+      run[2].push(accumulate(rows[DOWN], t > 0 ? run[2][t - 1] : null, -1));
+    }
+    jumps.push(total);
+  }
+  return { bySize, jumps };
+
+  function fill(t: number, size: number, table: PieceTable, run: bigint[][][], rows: bigint[][], J: bigint): void {
+    const before = (kind: number, s: number) => (s >= 0 ? run[kind][s] : null);
+    const mr = Math.min(maxRun - 1, t);
+    const ms = Math.min(maxSequence - 1, t);
+    const previous = table[JUMP][t - 1];
+    // The piece is its own mirror image (pos to size - 1 - pos, up and down swapped).
+    for (let x = 0; x < (size + 1) >> 1; x++) {
+      let r = 0n;
+      if (mr > 0) r = run[0][t - 1][x] - (before(0, t - 1 - mr)?.[x] ?? 0n);
+      const mu = Math.min(ms, size - 1 - x);
+      let u = 0n;
+      if (mu > 0) {
+        const b = before(1, t - 1 - mu);
+        u = run[1][t - 1][x + 1] - (b === null || x + 1 + mu >= size ? 0n : b[x + 1 + mu]);
+      }
+      const md = Math.min(ms, x);
+      let d = 0n;
+      if (md > 0) {
+        const b = before(2, t - 1 - md);
+        d = run[2][t - 1][x - 1] - (b === null || x - 1 - md < 0 ? 0n : b[x - 1 - md]);
+      }
+      let j = J - previous[x];
+      if (x > 0) j -= previous[x - 1];
+      if (x < size - 1) j -= previous[x + 1];
+      const all = r + u + d + j;
+      const y = size - 1 - x;
+      rows[JUMP][x] = rows[JUMP][y] = all;
+      rows[REPEAT][x] = rows[REPEAT][y] = all - r;
+      rows[UP][x] = rows[DOWN][y] = all - u;
+      rows[DOWN][x] = rows[UP][y] = all - d;
+    }
+  }
+}
+
+/** row[x] plus the previous running row at x + shift (0 outside the piece or before time 0). */
+function accumulate(row: readonly bigint[], previous: readonly bigint[] | null, shift: number): bigint[] {
+  return row.map((v, x) => {
+    const y = x + shift;
+    return previous === null || y < 0 || y >= row.length ? v : v + previous[y];
+  });
+}
+
 export interface Tables {
   readonly machine: Machine;
-  readonly rows: readonly (readonly bigint[])[];
-  /** jumps[t][U] = J(t, U). */
-  readonly jumps: readonly (readonly bigint[])[];
+  readonly shapes: ReadonlyMap<string, ShapeTables>;
   readonly count: bigint;
 }
 
-const index = (m: Machine, u: number, c: number, move: number) => (u * m.classes.length + c) * m.moveStates + move;
-
-/** The move state after a repeat from `move` (or -1 when not allowed). */
-function afterRepeat(m: Machine, move: number): number {
-  if (!m.runsLimited) return 0; // unlimited repeats: nothing to track
-  const run = move < m.runStates ? move + 1 : 1; // a sequence state ends in a run of 1
-  return run < m.runStates ? run : -1;
-}
-
-/** The move state after a step in direction `dir` (+1 up, -1 down) from `move`, or -1. */
-function afterStep(m: Machine, move: number, dir: number): number {
-  const q = move >= m.runStates ? 2 + ((move - m.runStates) % (m.sequenceLimit - 1)) : 1;
-  const same = move >= m.runStates && (move - m.runStates < m.sequenceLimit - 1 ? 1 : -1) === dir;
-  const next = same ? q + 1 : 2;
-  if (next > m.sequenceLimit) return -1;
-  return m.runStates + (dir > 0 ? 0 : m.sequenceLimit - 1) + next - 2;
-}
-
-/** The terms of N(t, u, c, move) in unranking order after the jumps: [kind, class, move, U]. */
-function steps(m: Machine, u: number, c: number, move: number): [number, number, number][] {
-  const out: [number, number, number][] = [];
-  const repeat = afterRepeat(m, move);
-  if (repeat >= 0) out.push([c, repeat, u]);
-  const cls = m.classes[c];
-  for (const [target, dir] of [
-    [cls.up, 1],
-    [cls.down, -1],
-  ] as const) {
-    if (target < 0) continue;
-    const next = afterStep(m, move, dir);
-    if (next >= 0) out.push([target, next, u & ~m.classes[target].signature]);
-  }
-  return out;
-}
-
-/** The classes a jump from class c may not land on once: the character itself and its chain
- * neighbours (each one member of its class). */
-function excluded(m: Machine, c: number): number[] {
-  const cls = m.classes[c];
-  return [c, ...(cls.up >= 0 ? [cls.up] : []), ...(cls.down >= 0 ? [cls.down] : [])];
-}
-
+/** Every A_X's tables and the count. */
 export function countMachine(m: Machine): Tables {
-  const C = m.classes.length;
-  const rows: bigint[][] = [];
-  const jumps: bigint[][] = [];
-  for (let t = 0; t < m.length; t++) {
-    const row = new Array<bigint>(m.sets * C * m.moveStates);
-    for (let u = 0; u < m.sets; u++) {
-      for (let c = 0; c < C; c++) {
-        for (let move = 0; move < m.moveStates; move++) {
-          if (t === 0) {
-            row[index(m, u, c, move)] = u === 0 ? 1n : 0n;
-            continue;
-          }
-          const prev = rows[t - 1];
-          const fresh = (k: number) => prev[index(m, u & ~m.classes[k].signature, k, 0)];
-          let n = jumps[t - 1][u];
-          for (const k of excluded(m, c)) n -= fresh(k);
-          for (const [k, next, v] of steps(m, u, c, move)) n += prev[index(m, v, k, next)];
-          row[index(m, u, c, move)] = n;
-        }
-      }
+  const shapes = new Map<string, ShapeTables>();
+  for (const s of m.subsets)
+    if (!shapes.has(s.key)) shapes.set(s.key, shapeTables(s.sizes, m.maxRun, m.maxSequence, m.length));
+  let count = 0n;
+  for (const s of m.subsets) count += s.sign * (shapes.get(s.key) as ShapeTables).jumps[m.length - 1];
+  return { machine: m, shapes, count };
+}
+
+/** The count alone: only the multisets with a nonzero coefficient, short pieces free (the
+ * work compile() reports as countWork). */
+export function countOnly(spec: EngineSpec): bigint {
+  const L = spec.length;
+  const m = compile(spec);
+  const terms = new Map<string, { sizes: [number, number][]; coefficient: bigint }>();
+  for (const s of m.subsets) {
+    let short = 0;
+    const longer: [number, number][] = [];
+    for (const [size, many] of s.sizes) {
+      if (size <= m.maxSequence) short += size * many;
+      else longer.push([size, many]);
     }
-    rows.push(row);
-    const j = new Array<bigint>(m.sets);
-    for (let u = 0; u < m.sets; u++) {
-      let sum = 0n;
-      for (let c = 0; c < C; c++)
-        sum += BigInt(m.classes[c].members.length) * row[index(m, u & ~m.classes[c].signature, c, 0)];
-      j[u] = sum;
-    }
-    jumps.push(j);
+    const sizes: [number, number][] = [...(short > 0 ? [[1, short] as [number, number]] : []), ...longer];
+    const key = keyOf(sizes);
+    const entry = terms.get(key) ?? { sizes, coefficient: 0n };
+    entry.coefficient += s.sign;
+    terms.set(key, entry);
   }
-  return { machine: m, rows, jumps, count: jumps[m.length - 1][m.sets - 1] };
+  let count = 0n;
+  for (const { sizes, coefficient } of terms.values())
+    if (coefficient !== 0n) count += coefficient * shapeTables(sizes, m.maxRun, m.maxSequence, L).jumps[L - 1];
+  return count;
+}
+
+/** C(U, code, kind, t) of the module comment. */
+function completions(tables: Tables, u: number, code: number, kind: number, t: number): bigint {
+  const { subsets } = tables.machine;
+  let sum = 0n;
+  for (let x = u; ; x = (x - 1) & u) {
+    const s = subsets[x];
+    const piece = s.pieces.get(code) as Piece;
+    const table = (tables.shapes.get(s.key) as ShapeTables).bySize.get(piece.size) as PieceTable;
+    sum += s.sign * table[kind][t][piece.pos];
+    if (x === 0) return sum;
+  }
 }
 
 /** The valid string of rank `rank` (0 <= rank < count), as codes. */
 export function unrankMachine(tables: Tables, rank: bigint): number[] {
-  const { machine: m, rows } = tables;
+  const m = tables.machine;
   if (rank < 0n || rank >= tables.count) throw new RangeError('unrankMachine: rank out of range');
+  const sig = (code: number) => m.signature.get(code) ?? 0;
   const out: number[] = [];
-  let x = rank;
+  let r = rank;
   let u = m.sets - 1;
-  let c = -1;
-  let move = 0;
-  for (let t = m.length - 1; t >= 0; t--) {
-    const row = rows[t];
-    // Jumps first: by class, then by member, skipping the character itself and its neighbours.
-    const last = out.length > 0 ? out[out.length - 1] : -1;
+  let last = -1;
+  let kind = JUMP;
+  while (out.length < m.length) {
+    const t = m.length - out.length; // characters still to place
+    // Jumps: by group, then member, skipping the last character and its chain neighbours.
+    const link = m.links.get(last);
+    const near = (code: number) =>
+      code === last ||
+      (link !== undefined && ((code === last + 1 && link.pos < link.size - 1) || (code === last - 1 && link.pos > 0)));
     let taken = false;
-    for (let k = 0; k < m.classes.length && !taken; k++) {
-      const cls = m.classes[k];
-      const members = cls.members.filter((code) => c < 0 || !isNeighbour(m, c, k, code, last));
-      const each = row[index(m, u & ~cls.signature, k, 0)];
+    for (const group of m.groups) {
+      const members = last < 0 ? group.members : group.members.filter((code) => !near(code));
+      if (members.length === 0) continue;
+      const v = u & ~group.signature;
+      const each = completions(tables, v, members[0], JUMP, t - 1);
       const weight = BigInt(members.length) * each;
-      if (x < weight) {
-        out.push(members[Number(x / each)]);
-        x %= each;
-        u &= ~cls.signature;
-        c = k;
-        move = 0;
-        taken = true;
-      } else x -= weight;
-    }
-    if (taken) continue;
-    for (const [k, next, v] of steps(m, u, c, move)) {
-      const weight = row[index(m, v, k, next)];
-      if (x < weight) {
-        out.push(k === c ? last : m.classes[k].members[0]);
+      if (r < weight) {
+        last = members[Number(r / each)];
+        r %= each;
+        out.push(last);
         u = v;
-        c = k;
-        move = next;
+        kind = JUMP;
         taken = true;
         break;
       }
-      x -= weight;
+      r -= weight;
     }
-    /* c8 ignore next -- the terms' weights sum to N(t + 1, u, c, move), which the rank is below */
+    if (taken) continue;
+    // Step-runs: repeats, then up, then down, each by length.
+    const runs: [number, number][] = []; // [kind, direction]
+    if (last >= 0 && kind !== REPEAT) runs.push([REPEAT, 0]);
+    if (link !== undefined && kind !== UP) runs.push([UP, 1]);
+    if (link !== undefined && kind !== DOWN) runs.push([DOWN, -1]);
+    for (const [next, dir] of runs) {
+      const room = dir === 0 ? t : dir > 0 ? (link as Link).size - 1 - (link as Link).pos : (link as Link).pos;
+      const most = Math.min(dir === 0 ? m.maxRun - 1 : m.maxSequence - 1, room);
+      let v = u;
+      for (let j = 1; j <= most && !taken; j++) {
+        const end = last + dir * j;
+        v &= ~sig(end);
+        const weight = completions(tables, v, end, next, t - j);
+        if (r < weight) {
+          for (let i = 1; i <= j; i++) out.push(last + dir * i);
+          last = end;
+          u = v;
+          kind = next;
+          taken = true;
+        } else r -= weight;
+      }
+      if (taken) break;
+    }
+    /* c8 ignore next -- the weights of the moves sum to the state's C, which the rank is below */
     if (!taken) throw new Error('unrankMachine: weights do not add up');
   }
   return out;
-}
-
-/** Whether `code` in class k is the previous character or a chain neighbour of it (those are
- * repeats and steps, not jumps). */
-function isNeighbour(m: Machine, c: number, k: number, code: number, last: number): boolean {
-  if (code === last) return true;
-  const cls = m.classes[c];
-  return (k === cls.up && code === last + 1) || (k === cls.down && code === last - 1);
 }

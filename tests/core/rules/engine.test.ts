@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { compile, countMachine, unrankMachine, type EngineSpec } from '../../../lib/core/rules/engine.ts';
+import { compile, countMachine, countOnly, unrankMachine, type EngineSpec } from '../../../lib/core/rules/engine.ts';
 import { exactCounts } from '../../../lib/core/rules/plan.ts';
 import { violation, type CheckerRule } from '../../helpers/rules-checker.ts';
 import { seededRandom } from '../../helpers/seeded.ts';
@@ -59,6 +59,7 @@ function check(c: Case): number {
   const tables = countMachine(compile(spec));
   const label = JSON.stringify(c);
   assert.equal(tables.count, BigInt(valid.length), label);
+  assert.equal(countOnly(spec), tables.count, `${label}: the count alone`);
   const service = exactCounts(
     {
       allowed: c.alphabet,
@@ -127,6 +128,17 @@ const KINDS: Record<string, () => Case> = {
   'max-sequential (and max-repeating)': () => {
     const alphabet = pick('abcdeABC0129#', 6) || 'ab';
     const required = below(2) === 0 ? [pick(alphabet, 2)].filter((r) => r !== '') : [];
+    return {
+      alphabet,
+      required,
+      length: 1 + below(lengthFor(alphabet.length)),
+      maxRepeating: below(2) === 0 ? 1 + below(3) : null,
+      maxSequential: 1 + below(3),
+    };
+  },
+  'max-sequential with several required sets cutting the chains': () => {
+    const alphabet = pick('abcdeABCD0123#', 7) || 'ab';
+    const required = Array.from({ length: 1 + below(3) }, () => pick(alphabet, 2)).filter((r) => r !== '');
     return {
       alphabet,
       required,

@@ -1,0 +1,80 @@
+/**
+ * `node --import tsx bench/engine-work.ts [--counts]`: the exact engine's work units
+ * (lib/core/rules/engine.ts) against the current planner's (plan.ts, RulesPlan.work) for every
+ * rule of the 434-rule corpus at every length it allows; docs/password-rules.md, "The exact
+ * engine's work". Both are deterministic counts of BigInt operations, not times, so the figures
+ * do not depend on the machine. Prints the median and worst ratio and how many plans exceed the
+ * budget, for the count alone (countWork) and for the count with the unranking tables (work).
+ * With --counts it also counts every plan with the engine and checks it equals the planner's.
+ */
+import corpus from '../tests/fixtures/password-rules/password-rules.json' with { type: 'json' };
+import { isRulesPlan, parsePasswordRules, rulesLengthBounds } from '../lib/core/rules/index.ts';
+import { PLAN_WORK_BUDGET, planPasswordRules } from '../lib/core/rules/plan.ts';
+import { compile, countMachine, countOnly, type EngineSpec } from '../lib/core/rules/engine.ts';
+
+const checkCounts = process.argv.includes('--counts');
+const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * q)];
+
+interface Row {
+  site: string;
+  length: number;
+  today: number;
+  count: number;
+  tables: number;
+  sampler: string;
+}
+const rows: Row[] = [];
+let mismatches = 0;
+for (const [site, v] of Object.entries(corpus as Record<string, { 'password-rules': string }>)) {
+  const parsed = parsePasswordRules(v['password-rules']);
+  if (!parsed.ok) continue;
+  const rule = parsed.rule;
+  const { min, max } = rulesLengthBounds(rule);
+  for (let L = min; L <= max; L++) {
+    const plan = planPasswordRules(rule, L);
+    if (!isRulesPlan(plan)) continue; // refused today: not part of the comparison
+    const spec: EngineSpec = {
+      codes: [...rule.allowed].map((c) => c.charCodeAt(0)),
+      required: rule.required.map((set) => [...set].map((c) => c.charCodeAt(0))),
+      length: L,
+      maxRepeating: rule.maxRepeating,
+      maxSequential: rule.maxSequential,
+    };
+    const m = compile(spec);
+    rows.push({ site, length: L, today: plan.work, count: m.countWork, tables: m.work, sampler: plan.sampler });
+    if (checkCounts) {
+      const counted = countOnly(spec);
+      const full = plan.sampler === 'rejection' ? counted : countMachine(m).count;
+      if (counted !== plan.count || full !== plan.count) {
+        mismatches++;
+        console.log(`count differs: ${site} at ${L}`);
+      }
+    }
+  }
+}
+
+function report(label: string, pick: (r: Row) => number, subset: Row[] = rows): void {
+  const ratios = subset.map((r) => pick(r) / r.today);
+  const worst = subset.reduce((a, b) => (pick(b) > pick(a) ? b : a));
+  const worstRatio = subset.reduce((a, b) => (pick(b) / b.today > pick(a) / a.today ? b : a));
+  const over = subset.filter((r) => pick(r) > PLAN_WORK_BUDGET);
+  const overSites = new Set(over.map((r) => r.site));
+  console.log(
+    `${label}: ${subset.length} plans; ratio to today median ${quantile(ratios, 0.5).toFixed(2)}, ` +
+      `90th ${quantile(ratios, 0.9).toFixed(2)}, worst ${(pick(worstRatio) / worstRatio.today).toFixed(2)} ` +
+      `(${worstRatio.site} at ${worstRatio.length}: ${pick(worstRatio)} vs ${worstRatio.today}); ` +
+      `costliest ${worst.site} at ${worst.length}: ${pick(worst)} units (today ${worst.today}); ` +
+      `over the budget of ${PLAN_WORK_BUDGET}: ${over.length} plans of ${overSites.size} rules; ` +
+      `over today's costliest (${Math.max(...rows.map((r) => r.today))}): ${subset.filter((r) => pick(r) > Math.max(...rows.map((x) => x.today))).length} plans`,
+  );
+}
+
+const longest = new Map<string, Row>();
+for (const r of rows) if ((longest.get(r.site)?.length ?? 0) < r.length) longest.set(r.site, r);
+console.log(`today: costliest plan ${Math.max(...rows.map((r) => r.today))} units; median ${quantile(rows.map((r) => r.today), 0.5)}`);
+report('count alone, every length', (r) => r.count);
+report('count and unranking tables, every length', (r) => r.count + r.tables);
+report('count and unranking tables, each rule at its longest length', (r) => r.count + r.tables, [...longest.values()]);
+const exact = rows.filter((r) => r.sampler !== 'rejection');
+if (exact.length > 0) report('count and tables, plans that use an exact sampler today', (r) => r.count + r.tables, exact);
+if (checkCounts) console.log(`counts checked against the planner: ${rows.length} plans, ${mismatches} differ`);
