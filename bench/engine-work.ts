@@ -10,7 +10,7 @@
 import corpus from '../tests/fixtures/password-rules/password-rules.json' with { type: 'json' };
 import { isRulesPlan, parsePasswordRules, rulesLengthBounds } from '../lib/core/rules/index.ts';
 import { PLAN_WORK_BUDGET, planPasswordRules } from '../lib/core/rules/plan.ts';
-import { compile, countMachine, countOnly, type EngineSpec } from '../lib/core/rules/engine.ts';
+import { compile, countMachine, countOnly, unrankingOf, type EngineSpec } from '../lib/core/rules/engine.ts';
 
 const checkCounts = process.argv.includes('--counts');
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * q)];
@@ -41,7 +41,14 @@ for (const [site, v] of Object.entries(corpus as Record<string, { 'password-rule
       maxSequential: rule.maxSequential,
     };
     const m = compile(spec);
-    rows.push({ site, length: L, today: plan.work, count: m.countWork, tables: m.work, sampler: plan.sampler });
+    rows.push({
+      site,
+      length: L,
+      today: plan.work,
+      count: m.countWork,
+      tables: unrankingOf(m).work,
+      sampler: plan.sampler,
+    });
     if (checkCounts) {
       const counted = countOnly(spec);
       const full = plan.sampler === 'rejection' ? counted : countMachine(m).count;
@@ -71,10 +78,67 @@ function report(label: string, pick: (r: Row) => number, subset: Row[] = rows): 
 
 const longest = new Map<string, Row>();
 for (const r of rows) if ((longest.get(r.site)?.length ?? 0) < r.length) longest.set(r.site, r);
-console.log(`today: costliest plan ${Math.max(...rows.map((r) => r.today))} units; median ${quantile(rows.map((r) => r.today), 0.5)}`);
+console.log(
+  `today: costliest plan ${Math.max(...rows.map((r) => r.today))} units; median ${quantile(
+    rows.map((r) => r.today),
+    0.5,
+  )}`,
+);
 report('count alone, every length', (r) => r.count);
 report('count and unranking tables, every length', (r) => r.count + r.tables);
 report('count and unranking tables, each rule at its longest length', (r) => r.count + r.tables, [...longest.values()]);
 const exact = rows.filter((r) => r.sampler !== 'rejection');
-if (exact.length > 0) report('count and tables, plans that use an exact sampler today', (r) => r.count + r.tables, exact);
+if (exact.length > 0)
+  report('count and tables, plans that use an exact sampler today', (r) => r.count + r.tables, exact);
 if (checkCounts) console.log(`counts checked against the planner: ${rows.length} plans, ${mismatches} differ`);
+
+// The T4 rules (tests/core/rules/budget.test.ts): 8 single letters required under
+// max-sequential 1 at length 128. What the engine would price them at, and the CPU time of
+// pricing (compile, no BigInt work) against today's refusal, least of 5 over the ten.
+const EIGHTS = [
+  'bejsCHP5',
+  'adkqDGR7',
+  'cfmtBJQ2',
+  'dhnuEKS3',
+  'egovFLT4',
+  'fipwAMU6',
+  'gjrxNVW8',
+  'hkszXOY9',
+  'iluyZIK0',
+  'bmqvJRW1',
+];
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+const t4 = EIGHTS.map((eight) => {
+  const p = parsePasswordRules(
+    `allowed: lower, upper, digit; ${[...eight].map((c) => `required: [${c}]`).join('; ')}; max-sequential: 1; max-repeating: 2`,
+  );
+  if (!p.ok) throw new Error(eight);
+  return p.rule;
+});
+const least = (f: () => void) => {
+  let best = Infinity;
+  for (let i = 0; i < 5; i++) {
+    const t0 = cpuMs();
+    f();
+    best = Math.min(best, cpuMs() - t0);
+  }
+  return best;
+};
+const t4Specs = t4.map((rule) => ({
+  codes: [...rule.allowed].map((c) => c.charCodeAt(0)),
+  required: rule.required.map((set) => [...set].map((c) => c.charCodeAt(0))),
+  length: 128,
+  maxRepeating: rule.maxRepeating,
+  maxSequential: rule.maxSequential,
+}));
+const t4Work = t4Specs.map((spec) => compile(spec));
+const t4Priced = t4Specs.map((spec) => compile(spec, PLAN_WORK_BUDGET));
+const fmt = (xs: number[]) => `${Math.min(...xs)}-${Math.max(...xs)}`;
+console.log(
+  `T4 rules at 128: engine count alone ${fmt(t4Work.map((m) => m.countWork))} units, tables ${fmt(t4Work.map((m) => unrankingOf(m).work))}; ` +
+    `refused under the budget: ${t4Priced.filter((m) => m.countWork > PLAN_WORK_BUDGET).length} of 10; ` +
+    `pricing all ten under the budget, CPU least of 5: engine ${least(() => t4Specs.forEach((s) => compile(s, PLAN_WORK_BUDGET))).toFixed(1)} ms, today's refusal ${least(() => t4.forEach((r) => planPasswordRules(r, 128))).toFixed(1)} ms`,
+);

@@ -46,7 +46,7 @@
  * docs/password-rules.md, "The exact engine's work".
  * @module
  */
-import { chainsOf } from './sequences.ts';
+import { chainsOf, SequenceCounter } from './sequences.ts';
 
 export interface EngineSpec {
   /** Allowed UTF-16 codes, ascending. */
@@ -85,8 +85,9 @@ interface Link {
   readonly size: number;
 }
 
-/** Characters that weigh the same as jump targets: free ones of one signature, or one
- * chained character. */
+/** Characters that weigh the same as jump targets: the free ones of one signature, or the
+ * chained ones of one signature at the same place in the same size of piece in every A_X
+ * (mirror images count as the same place). */
 interface Group {
   readonly signature: number;
   readonly members: readonly number[];
@@ -100,12 +101,15 @@ export interface Machine {
   readonly signature: ReadonlyMap<number, number>;
   /** The chained characters (in a binding chain of A). */
   readonly links: ReadonlyMap<number, Link>;
-  readonly groups: readonly Group[];
-  /** By X (bit mask of required sets). */
-  readonly subsets: readonly Subset[];
-  /** BigInt operations of the unranking tables (every A_X, pieces kept). */
-  readonly work: number;
-  /** BigInt operations of the count alone (nonzero terms, short pieces free). */
+  readonly chains: readonly (readonly number[])[];
+  readonly free: readonly number[];
+  /** The count's inclusion-exclusion terms: piece multisets, short pieces free, by coefficient
+   * (empty when the count was found over the budget before all were seen). */
+  readonly terms: readonly { readonly sizes: PieceSizes; readonly coefficient: number }[];
+  /** Whether the count alone is cheaper by chain kernels and series than by lockstep tables. */
+  readonly byKernels: boolean;
+  /** BigInt operations of the count alone (nonzero terms, short pieces free, the cheaper way);
+   * Infinity when the multisets found so far already cost more than the budget. */
   readonly countWork: number;
 }
 
@@ -118,11 +122,22 @@ const popcount = (x: number) => {
 const keyOf = (sizes: PieceSizes) => sizes.map(([s, m]) => `${s}x${m}`).join(',');
 
 /** Work of one piece multiset's lockstep tables: ten per character of each distinct piece size
- * and step, two per size and step for J. */
-const tableWork = (sizes: PieceSizes, L: number) => sizes.reduce((w, [size]) => w + (10 * size + 2) * L, 0);
+ * and step, two per size and step for J; a piece of one has no steps up or down (seven in all). */
+const tableWork = (sizes: PieceSizes, L: number) =>
+  sizes.reduce((w, [size]) => w + (size === 1 ? 7 : 10 * size + 2) * L, 0);
 
-/** The machine of a spec: its pieces by X, its groups, and the work of counting it. */
-export function compile(spec: EngineSpec): Machine {
+/** Work of a count by the closed form of a multiset of free characters only (freeCount). */
+const freeWork = (L: number) => 3 * L;
+const onlyFree = (sizes: PieceSizes) => sizes.length === 1 && sizes[0][0] === 1;
+
+/**
+ * The machine of a spec: its chains and groups, the count's terms and the work of the count,
+ * with no BigInt work done. Finding the terms is plain arithmetic over the 2^k subsets; it
+ * stops as soon as the distinct multisets found so far would cost more than `budget` (each
+ * costs at least the cheaper of its series and its lockstep tables), so that a rule far over
+ * the budget is refused without finding all of them.
+ */
+export function compile(spec: EngineSpec, budget = Infinity): Machine {
   const { codes, required, length: L } = spec;
   const signature = new Map<number, number>();
   for (const code of codes)
@@ -143,32 +158,89 @@ export function compile(spec: EngineSpec): Machine {
     chain.forEach((code, pos) => links.set(code, { pos, size }));
   }
   const free = codes.filter((code) => !links.has(code));
-  const bySignature = new Map<number, number[]>();
-  for (const code of free) {
-    const sig = signature.get(code) ?? 0;
-    const members = bySignature.get(sig);
-    if (members === undefined) bySignature.set(sig, [code]);
-    else members.push(code);
-  }
-  const groups: Group[] = [...bySignature].map(([sig, members]) => ({ signature: sig, members }));
-  for (const code of links.keys()) groups.push({ signature: signature.get(code) ?? 0, members: [code] });
+  const base = { length: L, maxRun, maxSequence, sets: 2 ** required.length, signature, links, chains, free };
 
-  const sets = 2 ** required.length;
+  const freeSigs = free.map((code) => signature.get(code) ?? 0);
+  const chainSigs = chains.map((chain) => chain.map((code) => signature.get(code) ?? 0));
+  const counted = new Map<string, { sizes: PieceSizes; coefficient: number }>();
+  let least = 0;
+  for (let x = 0; x < base.sets; x++) {
+    let short = 0; // pieces no longer than S count as free characters
+    for (const sig of freeSigs) if ((sig & x) === 0) short++;
+    const longer: number[] = [];
+    for (const sigs of chainSigs) {
+      let run = 0;
+      for (let i = 0; i <= sigs.length; i++) {
+        if (i < sigs.length && (sigs[i] & x) === 0) run++;
+        else {
+          if (run > maxSequence) longer.push(run);
+          else short += run;
+          run = 0;
+        }
+      }
+    }
+    longer.sort((a, b) => a - b);
+    const sizes: [number, number][] = short > 0 ? [[1, short]] : [];
+    for (const size of longer) {
+      const last = sizes.length > 0 ? sizes[sizes.length - 1] : null;
+      if (last !== null && last[0] === size) last[1]++;
+      else sizes.push([size, 1]);
+    }
+    const key = keyOf(sizes);
+    let entry = counted.get(key);
+    if (entry === undefined) {
+      entry = { sizes, coefficient: 0 };
+      counted.set(key, entry);
+      if (!onlyFree(sizes) && sizes.length > 0) least += Math.min(L * (L + 1), tableWork(sizes, L));
+      if (least > budget) return { ...base, terms: [], byKernels: false, countWork: Infinity };
+    }
+    entry.coefficient += popcount(x) & 1 ? -1 : 1;
+  }
+  // An empty A_X has no string: its term is zero.
+  const terms = [...counted.values()].filter((term) => term.coefficient !== 0 && term.sizes.length > 0);
+  // The count alone, two ways: each multiset's lockstep tables, or each piece size's kernel
+  // once and a series per multiset (sequences.ts, SequenceCounter); the cheaper is used.
+  let lockstep = 0;
+  let series = 0;
+  const kernels = new Set<number>();
+  for (const { sizes } of terms) {
+    if (onlyFree(sizes)) {
+      lockstep += freeWork(L);
+      series += freeWork(L);
+      continue;
+    }
+    lockstep += tableWork(sizes, L);
+    series += L * (L + 1) + 2 * L * sizes.length;
+    for (const [size] of sizes) kernels.add(size);
+  }
+  for (const size of kernels) series += 10 * size * L;
+  return { ...base, terms, byKernels: series < lockstep, countWork: Math.min(lockstep, series) };
+}
+
+/** The unranking's view of every A_X (pieces kept, not folded) and the work of its tables. */
+export interface Unranking {
+  /** By X (bit mask of required sets). */
+  readonly subsets: readonly Subset[];
+  readonly groups: readonly Group[];
+  /** BigInt operations of the tables (one lockstep table set per distinct piece multiset). */
+  readonly work: number;
+}
+
+const unrankings = new WeakMap<Machine, Unranking>();
+
+/** The machine's pieces in every A_X and the price of its tables, with no BigInt work done. */
+export function unrankingOf(m: Machine): Unranking {
+  const known = unrankings.get(m);
+  if (known !== undefined) return known;
   const subsets: Subset[] = [];
   const tables = new Map<string, PieceSizes>();
-  const counted = new Map<string, { sizes: PieceSizes; coefficient: number }>();
-  for (let x = 0; x < sets; x++) {
-    const inside = (code: number) => ((signature.get(code) ?? 0) & x) === 0;
+  for (let x = 0; x < m.sets; x++) {
+    const inside = (code: number) => ((m.signature.get(code) ?? 0) & x) === 0;
     const pieces = new Map<number, Piece>();
     const many = new Map<number, number>();
-    const add = (size: number) => many.set(size, (many.get(size) ?? 0) + 1);
-    let freeHere = 0;
-    for (const code of free) if (inside(code)) pieces.set(code, { size: 1, pos: 0 });
-    freeHere = pieces.size;
-    if (freeHere > 0) many.set(1, freeHere);
-    let shortFree = freeHere; // pieces no longer than S, for the count alone
-    const longer = new Map<number, number>();
-    for (const chain of chains) {
+    for (const code of m.free) if (inside(code)) pieces.set(code, { size: 1, pos: 0 });
+    if (pieces.size > 0) many.set(1, pieces.size);
+    for (const chain of m.chains) {
       let run: number[] = [];
       for (const code of [...chain, -1]) {
         if (code >= 0 && inside(code)) {
@@ -177,9 +249,7 @@ export function compile(spec: EngineSpec): Machine {
         }
         if (run.length === 0) continue;
         run.forEach((c, pos) => pieces.set(c, { size: run.length, pos }));
-        add(run.length);
-        if (run.length <= maxSequence) shortFree += run.length;
-        else longer.set(run.length, (longer.get(run.length) ?? 0) + 1);
+        many.set(run.length, (many.get(run.length) ?? 0) + 1);
         run = [];
       }
     }
@@ -187,18 +257,27 @@ export function compile(spec: EngineSpec): Machine {
     const key = keyOf(sizes);
     tables.set(key, sizes);
     subsets.push({ sign: popcount(x) & 1 ? -1n : 1n, key, sizes, pieces });
-    const folded: [number, number][] = [...(shortFree > 0 ? [[1, shortFree] as [number, number]] : []), ...longer];
-    folded.sort((a, b) => a[0] - b[0]);
-    const foldedKey = keyOf(folded);
-    const entry = counted.get(foldedKey) ?? { sizes: folded, coefficient: 0 };
-    entry.coefficient += popcount(x) & 1 ? -1 : 1;
-    counted.set(foldedKey, entry);
   }
   let work = 0;
-  for (const sizes of tables.values()) work += tableWork(sizes, L);
-  let countWork = 0;
-  for (const { sizes, coefficient } of counted.values()) if (coefficient !== 0) countWork += tableWork(sizes, L);
-  return { length: L, maxRun, maxSequence, sets, signature, links, groups, subsets, work, countWork };
+  for (const sizes of tables.values()) work += tableWork(sizes, m.length);
+  const byKey = new Map<string, number[]>();
+  const sig = (code: number) => m.signature.get(code) ?? 0;
+  for (const code of m.free) {
+    const key = `free ${sig(code)}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), code]);
+  }
+  for (const code of m.links.keys()) {
+    const places = subsets.map(({ pieces }) => {
+      const piece = pieces.get(code);
+      return piece === undefined ? '-' : `${piece.size}.${Math.min(piece.pos, piece.size - 1 - piece.pos)}`;
+    });
+    const key = `${sig(code)} ${places.join(',')}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), code]);
+  }
+  const groups = [...byKey.values()].map((members) => ({ signature: sig(members[0]), members }));
+  const out = { subsets, groups, work };
+  unrankings.set(m, out);
+  return out;
 }
 
 /** One piece size's K(t, pos, kind) for t = 0..L-1, by kind: rows[kind][t][pos]. */
@@ -229,18 +308,30 @@ function shapeTables(sizes: PieceSizes, maxRun: number, maxSequence: number, L: 
       const run = running.get(size) as bigint[][][];
       const rows = [0, 1, 2, 3].map(() => new Array<bigint>(size));
       if (t === 0) for (const row of rows) row.fill(1n);
+      else if (size === 1) single(t, table, run, rows, jumps[t - 1]);
       else fill(t, size, table, run, rows, jumps[t - 1]);
       let sum = 0n;
       for (let x = 0; x < size; x++) sum += rows[JUMP][x];
       total += BigInt(many) * sum;
       rows.forEach((row, kind) => table[kind].push(row));
       run[0].push(accumulate(rows[REPEAT], t > 0 ? run[0][t - 1] : null, 0));
-      run[1].push(accumulate(rows[UP], t > 0 ? run[1][t - 1] : null, 1));
-      run[2].push(accumulate(rows[DOWN], t > 0 ? run[2][t - 1] : null, -1));
+      // A piece of one never steps up or down: its running sums of those are never read.
+      if (size > 1) run[1].push(accumulate(rows[UP], t > 0 ? run[1][t - 1] : null, 1));
+      if (size > 1) run[2].push(accumulate(rows[DOWN], t > 0 ? run[2][t - 1] : null, -1));
     }
     jumps.push(total);
   }
   return { bySize, jumps };
+
+  /** fill() for a piece of one: a repeat-run or a jump, so up and down are the jump's. */
+  function single(t: number, table: PieceTable, run: bigint[][][], rows: bigint[][], J: bigint): void {
+    const mr = Math.min(maxRun - 1, t);
+    const r = mr > 0 ? run[0][t - 1][0] - (t - 1 - mr >= 0 ? run[0][t - 1 - mr][0] : 0n) : 0n;
+    const j = J - table[JUMP][t - 1][0];
+    const all = r + j;
+    rows[JUMP][0] = rows[UP][0] = rows[DOWN][0] = all;
+    rows[REPEAT][0] = j;
+  }
 
   function fill(t: number, size: number, table: PieceTable, run: bigint[][][], rows: bigint[][], J: bigint): void {
     const before = (kind: number, s: number) => (s >= 0 ? run[kind][s] : null);
@@ -292,42 +383,57 @@ export interface Tables {
 
 /** Every A_X's tables and the count. */
 export function countMachine(m: Machine): Tables {
+  const { subsets } = unrankingOf(m);
   const shapes = new Map<string, ShapeTables>();
-  for (const s of m.subsets)
+  for (const s of subsets)
     if (!shapes.has(s.key)) shapes.set(s.key, shapeTables(s.sizes, m.maxRun, m.maxSequence, m.length));
   let count = 0n;
-  for (const s of m.subsets) count += s.sign * (shapes.get(s.key) as ShapeTables).jumps[m.length - 1];
+  for (const s of subsets) count += s.sign * (shapes.get(s.key) as ShapeTables).jumps[m.length - 1];
   return { machine: m, shapes, count };
 }
 
-/** The count alone: only the multisets with a nonzero coefficient, short pieces free (the
- * work compile() reports as countWork). */
-export function countOnly(spec: EngineSpec): bigint {
+/** The count alone: only the multisets with a nonzero coefficient, short pieces free, by
+ * lockstep tables or by kernels and series, whichever compile() found cheaper (countWork)
+ * unless `byKernels` says (the tests check both ways). */
+export function countOnly(spec: EngineSpec, byKernels?: boolean): bigint {
   const L = spec.length;
   const m = compile(spec);
-  const terms = new Map<string, { sizes: [number, number][]; coefficient: bigint }>();
-  for (const s of m.subsets) {
-    let short = 0;
-    const longer: [number, number][] = [];
-    for (const [size, many] of s.sizes) {
-      if (size <= m.maxSequence) short += size * many;
-      else longer.push([size, many]);
-    }
-    const sizes: [number, number][] = [...(short > 0 ? [[1, short] as [number, number]] : []), ...longer];
-    const key = keyOf(sizes);
-    const entry = terms.get(key) ?? { sizes, coefficient: 0n };
-    entry.coefficient += s.sign;
-    terms.set(key, entry);
-  }
+  const counter = (byKernels ?? m.byKernels) ? new SequenceCounter(m.maxRun, m.maxSequence, L) : null;
   let count = 0n;
-  for (const { sizes, coefficient } of terms.values())
-    if (coefficient !== 0n) count += coefficient * shapeTables(sizes, m.maxRun, m.maxSequence, L).jumps[L - 1];
+  for (const { sizes, coefficient } of m.terms) {
+    let n: bigint;
+    if (onlyFree(sizes)) n = freeCount(sizes[0][1], m.maxRun, L);
+    else if (counter !== null) {
+      const free = sizes[0][0] === 1 ? sizes[0][1] : 0;
+      const kept = sizes.filter(([size]) => size > 1);
+      n = counter.count({ free, kept, key: keyOf(sizes) });
+    } else n = shapeTables(sizes, m.maxRun, m.maxSequence, L).jumps[L - 1];
+    count += BigInt(coefficient) * n;
+  }
   return count;
+}
+
+/**
+ * The strings of length L over n free characters with no run longer than R, J(L - 1) of a
+ * multiset of free characters only, by the run recurrence of count.ts: e(s) counts those of
+ * length s that start with a given character, e(s) = [s <= R] + (n - 1) sum over l = 1..min(R,
+ * s - 1) of e(s - l) (the first run is l long, then another character starts the rest), with a
+ * running sum, and the count is n e(L).
+ */
+function freeCount(n: number, maxRun: number, L: number): bigint {
+  const prefix: bigint[] = [0n]; // prefix[s] = e(1) + ... + e(s)
+  let e = 0n;
+  for (let s = 1; s <= L; s++) {
+    const window = Math.min(maxRun, s - 1);
+    e = (s <= maxRun ? 1n : 0n) + BigInt(n - 1) * (prefix[s - 1] - prefix[s - 1 - window]);
+    prefix.push(prefix[s - 1] + e);
+  }
+  return BigInt(n) * e;
 }
 
 /** C(U, code, kind, t) of the module comment. */
 function completions(tables: Tables, u: number, code: number, kind: number, t: number): bigint {
-  const { subsets } = tables.machine;
+  const { subsets } = unrankingOf(tables.machine);
   let sum = 0n;
   for (let x = u; ; x = (x - 1) & u) {
     const s = subsets[x];
@@ -356,7 +462,7 @@ export function unrankMachine(tables: Tables, rank: bigint): number[] {
       code === last ||
       (link !== undefined && ((code === last + 1 && link.pos < link.size - 1) || (code === last - 1 && link.pos > 0)));
     let taken = false;
-    for (const group of m.groups) {
+    for (const group of unrankingOf(m).groups) {
       const members = last < 0 ? group.members : group.members.filter((code) => !near(code));
       if (members.length === 0) continue;
       const v = u & ~group.signature;
@@ -380,8 +486,9 @@ export function unrankMachine(tables: Tables, rank: bigint): number[] {
     if (link !== undefined && kind !== UP) runs.push([UP, 1]);
     if (link !== undefined && kind !== DOWN) runs.push([DOWN, -1]);
     for (const [next, dir] of runs) {
+      // A run places j characters: at most what is left, the limit, and the room in the chain.
       const room = dir === 0 ? t : dir > 0 ? (link as Link).size - 1 - (link as Link).pos : (link as Link).pos;
-      const most = Math.min(dir === 0 ? m.maxRun - 1 : m.maxSequence - 1, room);
+      const most = Math.min(dir === 0 ? m.maxRun - 1 : m.maxSequence - 1, t, room);
       let v = u;
       for (let j = 1; j <= most && !taken; j++) {
         const end = last + dir * j;

@@ -59,7 +59,8 @@ function check(c: Case): number {
   const tables = countMachine(compile(spec));
   const label = JSON.stringify(c);
   assert.equal(tables.count, BigInt(valid.length), label);
-  assert.equal(countOnly(spec), tables.count, `${label}: the count alone`);
+  assert.equal(countOnly(spec, false), tables.count, `${label}: the count alone by lockstep tables`);
+  assert.equal(countOnly(spec, true), tables.count, `${label}: the count alone by kernels and series`);
   const service = exactCounts(
     {
       allowed: c.alphabet,
@@ -74,6 +75,11 @@ function check(c: Case): number {
     c.length,
   );
   assert.equal(service.count, tables.count, `${label}: the service's count`);
+  // The last rank walks past every other move at every step, so it weighs them all.
+  if (tables.count > 0n) {
+    const s = String.fromCharCode(...unrankMachine(tables, tables.count - 1n));
+    assert.equal(violation(checker, s), null, `${label}: the last rank gave ${s}`);
+  }
   if (valid.length <= 300) {
     const drawn = new Set<string>();
     for (let r = 0n; r < tables.count; r++) {
@@ -145,6 +151,17 @@ const KINDS: Record<string, () => Case> = {
       length: 1 + below(lengthFor(alphabet.length)),
       maxRepeating: below(2) === 0 ? 1 + below(3) : null,
       maxSequential: 1 + below(3),
+    };
+  },
+  'long chains under max-sequential 2 to 4 (runs longer than what is left to place)': () => {
+    const alphabet = ['abcde', 'abcdef', 'bcdefg', 'abcd01', 'abcde9', 'cdef123'][below(6)];
+    const required = below(2) === 0 ? [pick(alphabet, 2)].filter((r) => r !== '') : [];
+    return {
+      alphabet,
+      required,
+      length: 1 + below(lengthFor(alphabet.length)),
+      maxRepeating: below(2) === 0 ? 1 + below(3) : null,
+      maxSequential: 2 + below(3),
     };
   },
 };
