@@ -378,6 +378,9 @@ function accumulate(row: readonly bigint[], previous: readonly bigint[] | null, 
 export interface Tables {
   readonly machine: Machine;
   readonly shapes: ReadonlyMap<string, ShapeTables>;
+  /** cells[X][code]: the table of the character's piece in A_X and its place there. */
+  readonly cells: readonly (readonly (readonly [PieceTable, number] | undefined)[])[];
+  readonly odd: readonly boolean[];
   readonly count: bigint;
 }
 
@@ -389,7 +392,13 @@ export function countMachine(m: Machine): Tables {
     if (!shapes.has(s.key)) shapes.set(s.key, shapeTables(s.sizes, m.maxRun, m.maxSequence, m.length));
   let count = 0n;
   for (const s of subsets) count += s.sign * (shapes.get(s.key) as ShapeTables).jumps[m.length - 1];
-  return { machine: m, shapes, count };
+  const cells = subsets.map((s) => {
+    const bySize = (shapes.get(s.key) as ShapeTables).bySize;
+    const row: ([PieceTable, number] | undefined)[] = [];
+    for (const [code, piece] of s.pieces) row[code] = [bySize.get(piece.size) as PieceTable, piece.pos];
+    return row;
+  });
+  return { machine: m, shapes, cells, odd: subsets.map((s) => s.sign < 0n), count };
 }
 
 /** The count alone: only the multisets with a nonzero coefficient, short pieces free, by
@@ -433,13 +442,11 @@ function freeCount(n: number, maxRun: number, L: number): bigint {
 
 /** C(U, code, kind, t) of the module comment. */
 function completions(tables: Tables, u: number, code: number, kind: number, t: number): bigint {
-  const { subsets } = unrankingOf(tables.machine);
   let sum = 0n;
   for (let x = u; ; x = (x - 1) & u) {
-    const s = subsets[x];
-    const piece = s.pieces.get(code) as Piece;
-    const table = (tables.shapes.get(s.key) as ShapeTables).bySize.get(piece.size) as PieceTable;
-    sum += s.sign * table[kind][t][piece.pos];
+    const [table, pos] = tables.cells[x][code] as [PieceTable, number];
+    if (tables.odd[x]) sum -= table[kind][t][pos];
+    else sum += table[kind][t][pos];
     if (x === 0) return sum;
   }
 }
