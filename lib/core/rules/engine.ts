@@ -23,26 +23,34 @@
  * place in it, and every piece size advances in lockstep with the running sums over t (so no
  * state grows with R or S) and the jump total J_X(t) = sum over y in A_X of K_X(t, y, jump).
  * A piece of one character stands for all the free characters at once, a position for its
- * mirror image (up and down swapped), and a piece size for every piece of that size. Valid
- * strings with a prefix ending in state (U, x, kind) (U the required sets not yet hit, so x is
- * in A_X for every X in U) then number
+ * mirror image (up and down swapped), and a piece size for every piece of that size. A piece
+ * of a binding chain keeps its steps even when it is no longer than S: after an up-run ended on
+ * x, "not a run of the same kind" must still forbid the step to x + 1 that would lengthen the
+ * prefix's sequence. Valid strings with a prefix ending in state (U, x, kind) (U the required
+ * sets not yet hit, so x is in A_X for every X in U) then number
  *   C(U, x, kind, t) = sum over X subset of U of (-1)^|X| K_X(t, x, kind),
- * since a string avoids the sets of X exactly when it is over A_X, and a prefix's runs never
- * reach past x into the rest except through the kind. The count of length L is the same sum
- * over the first character: sum over X of (-1)^|X| J_X(L - 1).
+ * since the rest avoids the sets of X exactly when it is over A_X, and, the prefix's last move
+ * being maximal, a run or sequence of the rest can share only x with the prefix: the rest
+ * depends on the prefix through (x, kind) alone. The count of length L is the same sum over
+ * the first character: sum over X of (-1)^|X| J_X(L - 1). With no prefix a piece no longer
+ * than S holds no sequence too long, so the count alone treats it as free characters.
  *
  * Unranking a uniform integer below the count walks the moves from the first character in a
  * fixed order (jumps by group then member, repeat-runs, up-runs, down-runs, each by length),
  * each weighing C of the state it leads to; the weights of the moves from a state sum to its
  * C, so the rank lands in exactly one, and the walk is a bijection from [0, count) onto the
- * valid strings: the draw is uniform. A group is the free characters of one signature (all
- * weigh the same) or one chained character.
+ * valid strings: the draw is uniform. A group is the free characters of one signature, or the
+ * chained characters of one signature at the same place (up to mirror image) of the same size
+ * of piece in every A_X: all of a group weigh the same, so one term serves them all.
  *
- * Cost: a table per distinct piece multiset among the A_X, ten BigInt operations per piece
- * character per step for each distinct piece size, two more for its part of J. A count alone
- * needs only the multisets whose inclusion-exclusion coefficient is not zero, and there pieces
- * no longer than S are free (countWork); the unranking tables need every A_X, pieces kept
- * (work). What remains before it replaces count.ts, sequences.ts and the three exact samplers:
+ * Cost, in the planner's work units (one BigInt operation each): a table set per distinct
+ * piece multiset, ten per piece character per step for each distinct piece size and two more
+ * for its part of J (seven in all for a piece of one). The count alone needs only the
+ * multisets with a nonzero coefficient, short pieces free, each by its lockstep tables or by
+ * sequences.ts's chain kernels (once per size) and series (once per multiset), whichever is
+ * cheaper for the rule, and a multiset of free characters only by the closed run recurrence of
+ * count.ts (countWork); the unranking tables need every A_X, pieces kept (unrankingOf). What
+ * remains before it replaces count.ts, sequences.ts and the three exact samplers:
  * docs/password-rules.md, "The exact engine's work".
  * @module
  */
