@@ -175,6 +175,25 @@ describe('the prototype exact engine against brute force', () => {
     });
   }
 
+  it("prices a rule before any BigInt work and stops as soon as the multisets found exceed the budget (T4's first rule)", () => {
+    const lower = 'abcdefghijklmnopqrstuvwxyz';
+    const allowed = [...`0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ${lower}`].map((c) => c.charCodeAt(0));
+    const spec: EngineSpec = {
+      codes: allowed,
+      required: [...'bejsCHP5'].map((c) => [c.charCodeAt(0)]),
+      length: 128,
+      maxRepeating: 2,
+      maxSequential: 1,
+    };
+    const full = compile(spec);
+    assert.ok(full.countWork > 500_000 && Number.isFinite(full.countWork));
+    const priced = compile(spec, 500_000);
+    assert.equal(priced.countWork, Infinity);
+    assert.deepEqual(priced.terms, []);
+    // Under a budget it fits, the same terms as with none.
+    assert.deepEqual(compile(spec, full.countWork).terms, full.terms);
+  });
+
   it('has teeth: a machine that forgets one limit or one required set counts differently', () => {
     const base = { codes: [...'abc0'].map((c) => c.charCodeAt(0)), required: [[0x30]], length: 4 };
     const full = countMachine(compile({ ...base, maxRepeating: 1, maxSequential: 1 })).count;
