@@ -6,13 +6,85 @@
  * do not depend on the machine. Prints the median and worst ratio and how many plans exceed the
  * budget, for the count alone (countWork) and for the count with the unranking tables (work).
  * With --counts it also counts every plan with the engine and checks it equals the planner's.
+ * With --draws it only times one password by today's exact samplers and by the engine's
+ * unranking, interleaved, on four rules (CPU, least of 5 rounds of 200).
  */
 import corpus from '../tests/fixtures/password-rules/password-rules.json' with { type: 'json' };
-import { isRulesPlan, parsePasswordRules, rulesLengthBounds } from '../lib/core/rules/index.ts';
+import {
+  generateRulesPassword,
+  isRulesPlan,
+  parsePasswordRules,
+  rulesLengthBounds,
+  type PasswordRules,
+  type RulesSampler,
+} from '../lib/core/rules/index.ts';
 import { PLAN_WORK_BUDGET, planPasswordRules } from '../lib/core/rules/plan.ts';
-import { compile, countMachine, countOnly, unrankingOf, type EngineSpec } from '../lib/core/rules/engine.ts';
+import {
+  compile,
+  countMachine,
+  countOnly,
+  unrankingOf,
+  unrankMachine,
+  type EngineSpec,
+} from '../lib/core/rules/engine.ts';
+import { uniformBigIntBelow } from '../lib/core/rules/uniform-bigint.ts';
+import { defaultRandom } from '../lib/core/random.ts';
+
+const specOf = (rule: PasswordRules, length: number): EngineSpec => ({
+  codes: [...rule.allowed].map((c) => c.charCodeAt(0)),
+  required: rule.required.map((set) => [...set].map((c) => c.charCodeAt(0))),
+  length,
+  maxRepeating: rule.maxRepeating,
+  maxSequential: rule.maxSequential,
+});
 
 const checkCounts = process.argv.includes('--counts');
+
+if (process.argv.includes('--draws')) {
+  const now = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const rules = corpus as Record<string, { 'password-rules': string }>;
+  const cases: [string, string, number, RulesSampler][] = [
+    ['fedex.com', rules['fedex.com']['password-rules'], 128, 'exact'],
+    ['fedex.com', rules['fedex.com']['password-rules'], 128, 'exact-sequences'],
+    [
+      'three single letters, max-consecutive 1',
+      'required: [a]; required: [b]; required: [c]; allowed: lower; max-consecutive: 1',
+      8,
+      'exact',
+    ],
+    ['digits, max-consecutive 1', 'max-consecutive: 1; allowed: digit', 16, 'exact-sequences'],
+    [
+      '0 and 3 among 0123, max-sequential 1',
+      'required: [0]; required: [3]; allowed: [0123]; max-sequential: 1',
+      8,
+      'exact-full',
+    ],
+  ];
+  for (const [name, text, L, sampler] of cases) {
+    const parsed = parsePasswordRules(text);
+    if (!parsed.ok) throw new Error(text);
+    const rule = parsed.rule;
+    const plan = planPasswordRules(rule, L, sampler, Infinity);
+    if (!isRulesPlan(plan)) throw new Error(plan.error);
+    const tables = countMachine(compile(specOf(rule, L)));
+    const best = [Infinity, Infinity];
+    for (let round = 0; round < 5; round++) {
+      let t = now();
+      for (let i = 0; i < 200; i++) generateRulesPassword(plan, defaultRandom);
+      best[0] = Math.min(best[0], (now() - t) / 200);
+      t = now();
+      for (let i = 0; i < 200; i++) unrankMachine(tables, uniformBigIntBelow(tables.count, defaultRandom));
+      best[1] = Math.min(best[1], (now() - t) / 200);
+    }
+    console.log(
+      `${name} at ${L}: today's ${sampler} ${(best[0] * 1000).toFixed(0)} us a password, the engine ${(best[1] * 1000).toFixed(0)} us`,
+    );
+  }
+  process.exit(0);
+}
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * q)];
 
 interface Row {

@@ -230,6 +230,8 @@ export interface Unranking {
   /** By X (bit mask of required sets). */
   readonly subsets: readonly Subset[];
   readonly groups: readonly Group[];
+  /** The index of each character's group. */
+  readonly groupOf: ReadonlyMap<number, number>;
   /** BigInt operations of the tables (one lockstep table set per distinct piece multiset). */
   readonly work: number;
 }
@@ -283,7 +285,11 @@ export function unrankingOf(m: Machine): Unranking {
     byKey.set(key, [...(byKey.get(key) ?? []), code]);
   }
   const groups = [...byKey.values()].map((members) => ({ signature: sig(members[0]), members }));
-  const out = { subsets, groups, work };
+  const groupOf = new Map<number, number>();
+  groups.forEach((group, g) => {
+    for (const code of group.members) groupOf.set(code, g);
+  });
+  const out = { subsets, groups, groupOf, work };
   unrankings.set(m, out);
   return out;
 }
@@ -464,6 +470,7 @@ export function unrankMachine(tables: Tables, rank: bigint): number[] {
   const m = tables.machine;
   if (rank < 0n || rank >= tables.count) throw new RangeError('unrankMachine: rank out of range');
   const sig = (code: number) => m.signature.get(code) ?? 0;
+  const { groups, groupOf } = unrankingOf(m);
   const out: number[] = [];
   let r = rank;
   let u = m.sets - 1;
@@ -471,20 +478,25 @@ export function unrankMachine(tables: Tables, rank: bigint): number[] {
   let kind = JUMP;
   while (out.length < m.length) {
     const t = m.length - out.length; // characters still to place
-    // Jumps: by group, then member, skipping the last character and its chain neighbours.
+    // Jumps: by group, then member, skipping the last character and its chain neighbours
+    // (all of a group weigh the same, so any member, skipped or not, gives the weight).
     const link = m.links.get(last);
-    const near = (code: number) =>
-      code === last ||
-      (link !== undefined && ((code === last + 1 && link.pos < link.size - 1) || (code === last - 1 && link.pos > 0)));
+    const near: number[] = last < 0 ? [] : [last];
+    if (link !== undefined && link.pos < link.size - 1) near.push(last + 1);
+    if (link !== undefined && link.pos > 0) near.push(last - 1);
+    const nearGroups = near.map((code) => groupOf.get(code));
     let taken = false;
-    for (const group of unrankingOf(m).groups) {
-      const members = last < 0 ? group.members : group.members.filter((code) => !near(code));
-      if (members.length === 0) continue;
-      const v = u & ~group.signature;
+    for (let g = 0; g < groups.length; g++) {
+      const { members, signature } = groups[g];
+      const skipped = nearGroups.includes(g);
+      const n = skipped ? members.length - nearGroups.filter((h) => h === g).length : members.length;
+      if (n === 0) continue;
+      const v = u & ~signature;
       const each = completions(tables, v, members[0], JUMP, t - 1);
-      const weight = BigInt(members.length) * each;
+      const weight = BigInt(n) * each;
       if (r < weight) {
-        last = members[Number(r / each)];
+        const i = Number(r / each);
+        last = skipped ? members.filter((code) => !near.includes(code))[i] : members[i];
         r %= each;
         out.push(last);
         u = v;
