@@ -236,12 +236,9 @@ export interface Unranking {
   readonly work: number;
 }
 
-const unrankings = new WeakMap<Machine, Unranking>();
-
-/** The machine's pieces in every A_X and the price of its tables, with no BigInt work done. */
+/** The machine's pieces in every A_X and the price of its tables, with no BigInt work done
+ * (countMachine takes it, so that a plan prices its tables before making them). */
 export function unrankingOf(m: Machine): Unranking {
-  const known = unrankings.get(m);
-  if (known !== undefined) return known;
   const subsets: Subset[] = [];
   const tables = new Map<string, PieceSizes>();
   for (let x = 0; x < m.sets; x++) {
@@ -289,9 +286,7 @@ export function unrankingOf(m: Machine): Unranking {
   groups.forEach((group, g) => {
     for (const code of group.members) groupOf.set(code, g);
   });
-  const out = { subsets, groups, groupOf, work };
-  unrankings.set(m, out);
-  return out;
+  return { subsets, groups, groupOf, work };
 }
 
 /** One piece size's K(t, pos, kind) for t = 0..L-1, by kind: rows[kind][t][pos]. */
@@ -391,6 +386,7 @@ function accumulate(row: readonly bigint[], previous: readonly bigint[] | null, 
 
 export interface Tables {
   readonly machine: Machine;
+  readonly unranking: Unranking;
   readonly shapes: ReadonlyMap<string, ShapeTables>;
   /** cells[X][code]: the table of the character's piece in A_X and its place there. */
   readonly cells: readonly (readonly (readonly [PieceTable, number] | undefined)[])[];
@@ -399,8 +395,8 @@ export interface Tables {
 }
 
 /** Every A_X's tables and the count. */
-export function countMachine(m: Machine): Tables {
-  const { subsets } = unrankingOf(m);
+export function countMachine(m: Machine, unranking = unrankingOf(m)): Tables {
+  const { subsets } = unranking;
   const shapes = new Map<string, ShapeTables>();
   for (const s of subsets)
     if (!shapes.has(s.key)) shapes.set(s.key, shapeTables(s.sizes, m.maxRun, m.maxSequence, m.length));
@@ -412,7 +408,7 @@ export function countMachine(m: Machine): Tables {
     for (const [code, piece] of s.pieces) row[code] = [bySize.get(piece.size) as PieceTable, piece.pos];
     return row;
   });
-  return { machine: m, shapes, cells, odd: subsets.map((s) => s.sign < 0n), count };
+  return { machine: m, unranking, shapes, cells, odd: subsets.map((s) => s.sign < 0n), count };
 }
 
 /** The count alone: only the multisets with a nonzero coefficient, short pieces free, by
@@ -470,7 +466,7 @@ export function unrankMachine(tables: Tables, rank: bigint): number[] {
   const m = tables.machine;
   if (rank < 0n || rank >= tables.count) throw new RangeError('unrankMachine: rank out of range');
   const sig = (code: number) => m.signature.get(code) ?? 0;
-  const { groups, groupOf } = unrankingOf(m);
+  const { groups, groupOf } = tables.unranking;
   const out: number[] = [];
   let r = rank;
   let u = m.sets - 1;
