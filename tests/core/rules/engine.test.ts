@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { compile, countMachine, unrankMachine, type EngineSpec } from '../../../lib/core/rules/engine.ts';
+import { compile, countMachine, countOnly, unrankMachine, type EngineSpec } from '../../../lib/core/rules/engine.ts';
 import { exactCounts } from '../../../lib/core/rules/plan.ts';
 import { violation, type CheckerRule } from '../../helpers/rules-checker.ts';
 import { seededRandom } from '../../helpers/seeded.ts';
@@ -59,6 +59,8 @@ function check(c: Case): number {
   const tables = countMachine(compile(spec));
   const label = JSON.stringify(c);
   assert.equal(tables.count, BigInt(valid.length), label);
+  assert.equal(countOnly(spec, false), tables.count, `${label}: the count alone by lockstep tables`);
+  assert.equal(countOnly(spec, true), tables.count, `${label}: the count alone by kernels and series`);
   const service = exactCounts(
     {
       allowed: c.alphabet,
@@ -73,6 +75,11 @@ function check(c: Case): number {
     c.length,
   );
   assert.equal(service.count, tables.count, `${label}: the service's count`);
+  // The last rank walks past every other move at every step, so it weighs them all.
+  if (tables.count > 0n) {
+    const s = String.fromCharCode(...unrankMachine(tables, tables.count - 1n));
+    assert.equal(violation(checker, s), null, `${label}: the last rank gave ${s}`);
+  }
   if (valid.length <= 300) {
     const drawn = new Set<string>();
     for (let r = 0n; r < tables.count; r++) {
@@ -135,6 +142,28 @@ const KINDS: Record<string, () => Case> = {
       maxSequential: 1 + below(3),
     };
   },
+  'max-sequential with several required sets cutting the chains': () => {
+    const alphabet = pick('abcdeABCD0123#', 7) || 'ab';
+    const required = Array.from({ length: 1 + below(3) }, () => pick(alphabet, 2)).filter((r) => r !== '');
+    return {
+      alphabet,
+      required,
+      length: 1 + below(lengthFor(alphabet.length)),
+      maxRepeating: below(2) === 0 ? 1 + below(3) : null,
+      maxSequential: 1 + below(3),
+    };
+  },
+  'long chains under max-sequential 2 to 4 (runs longer than what is left to place)': () => {
+    const alphabet = ['abcde', 'abcdef', 'bcdefg', 'abcd01', 'abcde9', 'cdef123'][below(6)];
+    const required = below(2) === 0 ? [pick(alphabet, 2)].filter((r) => r !== '') : [];
+    return {
+      alphabet,
+      required,
+      length: 1 + below(lengthFor(alphabet.length)),
+      maxRepeating: below(2) === 0 ? 1 + below(3) : null,
+      maxSequential: 2 + below(3),
+    };
+  },
 };
 
 describe('the prototype exact engine against brute force', () => {
@@ -145,6 +174,25 @@ describe('the prototype exact engine against brute force', () => {
       process.stdout.write(`engine, ${kind}: 1,000 cases, ${strings} valid strings\n`);
     });
   }
+
+  it("prices a rule before any BigInt work and stops as soon as the multisets found exceed the budget (T4's first rule)", () => {
+    const lower = 'abcdefghijklmnopqrstuvwxyz';
+    const allowed = [...`0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ${lower}`].map((c) => c.charCodeAt(0));
+    const spec: EngineSpec = {
+      codes: allowed,
+      required: [...'bejsCHP5'].map((c) => [c.charCodeAt(0)]),
+      length: 128,
+      maxRepeating: 2,
+      maxSequential: 1,
+    };
+    const full = compile(spec);
+    assert.ok(full.countWork > 500_000 && Number.isFinite(full.countWork));
+    const priced = compile(spec, 500_000);
+    assert.equal(priced.countWork, Infinity);
+    assert.deepEqual(priced.terms, []);
+    // Under a budget it fits, the same terms as with none.
+    assert.deepEqual(compile(spec, full.countWork).terms, full.terms);
+  });
 
   it('has teeth: a machine that forgets one limit or one required set counts differently', () => {
     const base = { codes: [...'abc0'].map((c) => c.charCodeAt(0)), required: [[0x30]], length: 4 };
