@@ -40,8 +40,14 @@ function start(api: ServiceApi): void {
   const floor = createFloorGuard(api, d, options);
 
   function generateNow(): void {
-    const request = readRequest(options);
-    const result = api.generate(request);
+    let request = readRequest(options);
+    let result = api.generate(request);
+    // Refused for the service's floor at a count the user has not chosen: start at the fewest
+    // words (or characters) that meet it instead of at a refusal (floor.ts, raise).
+    if (!result.ok && result.error.field === 'minBits' && floor.raise(request)) {
+      request = readRequest(options);
+      result = api.generate(request);
+    }
     results.render(result, request.mode);
     options.rules.showRead(request.mode === 'password' ? result : null);
     floor.update(request, result);
@@ -57,6 +63,8 @@ function start(api: ServiceApi): void {
     if ((event.target as HTMLInputElement | null)?.name === 'mode') options.showPanel();
     generateNow();
   });
+  // Beside the result: new values with the same options, without scrolling to the form.
+  byId<HTMLButtonElement>('generate-again').addEventListener('click', generateNow);
   const copyCurl = byId<HTMLButtonElement>('copy-curl');
   copyCurl.addEventListener('click', () => void copier.copy(curl.textContent, copyCurl, curl));
 
