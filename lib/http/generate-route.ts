@@ -164,9 +164,12 @@ export class GenerateRoute {
       try {
         input = JSON.parse(text);
       } catch {
-        // Where it went wrong, from the edge's own scan: V8's message quotes the text.
+        // Where it went wrong, from the edge's own scan: V8's message quotes the text. (The scan
+        // and JSON.parse agree on validity, tests/http/actionable-errors.test.ts, so the plain
+        // message is only a fallback.)
         const scan = checkJsonText(text);
         x.reason = 'badJson';
+        /* c8 ignore next -- the fallback: the scan finds an error wherever JSON.parse does */
         this.reply.errorWith(x, scan.kind === 'syntax' ? badJsonBody(scan.line, scan.column) : ERRORS.badJson, rl);
         return;
       }

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { rateLimitedBody } from '../../lib/http/errors.ts';
 import { checkJsonText, positionOf } from '../../lib/http/json-text.ts';
 import { startInProcess } from '../helpers/in-process.ts';
 import { post, request } from '../helpers/http.ts';
@@ -93,6 +94,13 @@ describe('actionable errors of POST /generate', () => {
     });
     assert.equal(r.status, 400);
     assert.deepEqual(r.json, { error: 'Content-Type charset is not supported: send the JSON as UTF-8', status: 400 });
+  });
+});
+
+describe('rateLimitedBody', () => {
+  it('gives the wait in whole seconds, as Retry-After does', () => {
+    assert.deepEqual(rateLimitedBody(1), { error: 'rate limit exceeded: retry after 1 second', status: 429 });
+    assert.deepEqual(rateLimitedBody(3), { error: 'rate limit exceeded: retry after 3 seconds', status: 429 });
   });
 });
 
