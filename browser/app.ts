@@ -43,8 +43,14 @@ function start(api: ServiceApi): void {
   const policies = createPolicyPicker(d, options);
 
   function generateNow(): void {
-    const request = policies.apply(readRequest(options));
-    const result = api.generate(request);
+    let request = policies.apply(readRequest(options));
+    let result = api.generate(request);
+    // Refused for the service's floor at a count the user has not chosen: start at the fewest
+    // words (or characters) that meet it instead of at a refusal (floor.ts, raise).
+    if (!result.ok && result.error.field === 'minBits' && floor.raise(request)) {
+      request = policies.apply(readRequest(options));
+      result = api.generate(request);
+    }
     results.render(result, request.mode);
     options.rules.showRead(request.mode === 'password' ? result : null);
     floor.update(request, result);
@@ -62,6 +68,8 @@ function start(api: ServiceApi): void {
     policies.changed(name);
     generateNow();
   });
+  // Beside the result: new values with the same options, without scrolling to the form.
+  byId<HTMLButtonElement>('generate-again').addEventListener('click', generateNow);
   const copyCurl = byId<HTMLButtonElement>('copy-curl');
   copyCurl.addEventListener('click', () => void copier.copy(curl.textContent, copyCurl, curl));
 

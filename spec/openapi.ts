@@ -33,7 +33,7 @@ import {
 import { describe } from '../lib/service/describe.ts';
 import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE, MAX_RATE_LIMIT_PER_MINUTE } from '../lib/service/limits.ts';
 import { POSTMAN_FILES } from '../lib/http/assets.ts';
-import { ERRORS } from '../lib/http/errors.ts';
+import { ERRORS, badJsonBody, duplicateMemberBody, rateLimitedBody } from '../lib/http/errors.ts';
 import { JSON_CSP, WWW_AUTHENTICATE, policyOf } from '../lib/http/headers.ts';
 
 type Json = { [key: string]: unknown };
@@ -324,7 +324,7 @@ function errorResponse(description: string, examples: Record<string, object>, ..
 function responseComponents(): Json {
   return {
     BadRequest: errorResponse(
-      'The request is invalid: wrong or missing `Content-Type: application/json`, malformed JSON, a value of the wrong type or out of range, an unknown field, an option of the other mode, a site rule that cannot be read or met, or options whose exact entropy is below the floor (`field` is `minBits`). One error at a time, the first found; `field` names it. Nothing is clamped or replaced by a default.',
+      'The request is invalid: wrong or missing `Content-Type: application/json` or a charset other than UTF-8, malformed JSON (the reply gives the line and column of the first error), a member name given twice in one object, a value of the wrong type or out of range, an unknown field, an option of the other mode, a site rule that cannot be read or met, or options whose exact entropy is below the floor (`field` is `minBits`). One error at a time, the first found; `field` names it. Nothing is clamped or replaced by a default.',
       {
         badLength: errorExample(
           'Length out of range',
@@ -332,6 +332,7 @@ function responseComponents(): Json {
         ),
         badCount: errorExample('Batch too large', rejectionOf({ mode: 'password', count: COUNT.maximum + 1 })),
         contentType: errorExample('Wrong Content-Type', ERRORS.badContentType),
+        charset: errorExample('A charset other than UTF-8', ERRORS.badCharset),
         wrongMode: errorExample(
           'Option of the other mode',
           rejectionOf({ mode: 'password', options: { wordCount: WORD_COUNT.default } }),
@@ -356,12 +357,19 @@ function responseComponents(): Json {
           'passwordRules beside an option it replaces',
           rejectionOf({ mode: 'password', options: { passwordRules: SITE_RULES, includeSymbols: true } }),
         ),
-        badJson: errorExample('Not JSON', ERRORS.badJson),
+        badJson: errorExample('Not JSON (where the first error is, never the text)', badJsonBody(1, 9)),
+        duplicateMember: errorExample(
+          'A member name given twice (`{"mode":"password","mode":"passphrase"}`): ambiguous, so refused',
+          duplicateMemberBody('mode'),
+        ),
       },
     ),
     Unauthorized: errorResponse(
-      'The `X-Api-Key` header is missing, duplicated, malformed, unknown or revoked (all the same reply). Nothing is generated.',
-      { missingKey: errorExample('No or wrong key', ERRORS.unauthorized) },
+      'The `X-Api-Key` header is missing, duplicated, malformed, unknown or revoked (all the same reply). Nothing is generated. A request with an `Authorization` header and no `X-Api-Key` gets the same reply with a hint to use `X-Api-Key` (it depends on which headers were sent, never on a key).',
+      {
+        missingKey: errorExample('No or wrong key', ERRORS.unauthorized),
+        authorization: errorExample('A key sent as Authorization: Bearer', ERRORS.unauthorizedBearer),
+      },
       'WWW-Authenticate',
     ),
     NotFound: errorResponse(
@@ -378,8 +386,8 @@ function responseComponents(): Json {
       { tooLarge: errorExample(`Body over ${BODY_LIMIT_KB}`, ERRORS.tooLarge) },
     ),
     TooManyRequests: errorResponse(
-      'The client (IP address) has used its requests for now: with a valid key, or without a key, or with keys that failed (each has its own bucket). Wait `Retry-After` seconds. A 429 does not consume a slot.',
-      { rateLimited: errorExample('Rate limit', ERRORS.rateLimited) },
+      'The client (IP address) has used its requests for now: with a valid key, or without a key, or with keys that failed (each has its own bucket). Wait `Retry-After` seconds; the message gives the same figure. A 429 does not consume a slot.',
+      { rateLimited: errorExample('Rate limit', rateLimitedBody(3)) },
       'Retry-After',
     ),
     ServiceUnavailable: errorResponse(

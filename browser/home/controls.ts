@@ -28,7 +28,16 @@ function fieldText(value: unknown): string {
  */
 export type FloorHooks =
   | { readonly kind: 'choices'; others(): unknown[]; mark(below: ReadonlySet<unknown>): void }
-  | { readonly kind: 'increasing'; readonly lowest: number; mark(lowestAccepted: number | null): void };
+  | {
+      readonly kind: 'increasing';
+      readonly lowest: number;
+      readonly highest: number;
+      mark(lowestAccepted: number | null): void;
+      /** Whether the user has set the value (then the page never moves it). */
+      byUser(): boolean;
+      /** Sets the value for the user (the floor's default): from then on it is sent. */
+      set(value: number): void;
+    };
 
 export interface Control {
   /** The option's name in the request (`length`). */
@@ -44,14 +53,18 @@ export interface Control {
   floor?: FloorHooks;
 }
 
-/** Why a choice is off: the site rules decide the characters, or it is below the floor. */
-export type OffReason = 'rules' | 'floor';
+/** Why a choice is off: the site rules decide the characters, it is below the floor, or the
+ * chosen word list has no letter case to capitalize. */
+export type OffReason = 'rules' | 'floor' | 'case';
 
 /** The id of the text that says why choices are off, per reason (in index.html or the panel). */
 export const OFF_NOTE: Readonly<Record<OffReason, string>> = {
   rules: 'opt-password-passwordRules-hint',
   floor: 'floor-note',
+  case: 'opt-passphrase-capitalize-case',
 };
+
+const OFF_REASONS = Object.keys(OFF_NOTE) as OffReason[];
 
 /**
  * Turns an input off (disabled) or back on for one reason, keeping the other's: it is off
@@ -59,7 +72,7 @@ export const OFF_NOTE: Readonly<Record<OffReason, string>> = {
  */
 export function setOff(input: HTMLInputElement | HTMLOptionElement, reason: OffReason, off: boolean): void {
   input.toggleAttribute(`data-off-${reason}`, off);
-  input.disabled = input.hasAttribute('data-off-rules') || input.hasAttribute('data-off-floor');
+  input.disabled = OFF_REASONS.some((r) => input.hasAttribute(`data-off-${r}`));
   const described = (input.getAttribute('aria-describedby') ?? '')
     .split(' ')
     .filter((id) => id !== '' && id !== OFF_NOTE[reason]);
@@ -168,9 +181,20 @@ export function integerControl(mode: Mode, name: string, spec: FieldSpec): Built
     h('p', { class: 'field-error', id: err, hidden: true }),
   );
   const lowest = spec.minimum ?? 0;
+  const byUser = changeTracker(el);
+  // Set by the page to meet the floor: sent like a value the user chose, since the API's
+  // default is what the floor refused (floor.ts, raise).
+  let preset = false;
   const floor: FloorHooks = {
     kind: 'increasing',
     lowest,
+    highest: spec.maximum ?? lowest,
+    byUser,
+    set(value) {
+      number.value = String(value);
+      range.value = String(value);
+      preset = true;
+    },
     mark(lowestAccepted) {
       const min = String(lowestAccepted ?? lowest);
       number.min = min;
@@ -181,7 +205,13 @@ export function integerControl(mode: Mode, name: string, spec: FieldSpec): Built
   };
   return {
     el,
-    control: { name, read: () => readNumber(number), changed: changeTracker(el), inputs: [number, range], floor },
+    control: {
+      name,
+      read: () => readNumber(number),
+      changed: () => preset || byUser(),
+      inputs: [number, range],
+      floor,
+    },
   };
 }
 

@@ -2,7 +2,8 @@
  * Error display next to the field the API names: the message goes into that field's error
  * slot (`error-count`, `error-mode`, `error-minBits` beside the floor note, or
  * errorId(mode, field)), the field's inputs get aria-invalid, and a field without a slot falls
- * back to the general one under the form. The message is the API's own, word for word.
+ * back to the general one under the form. The message is the API's, in words for a person
+ * (messages.ts: the control's label for the field path).
  * @module
  */
 import type { Description, Mode } from './description.ts';

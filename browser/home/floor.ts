@@ -19,6 +19,9 @@ import type { OptionForm } from './option-form.ts';
 export interface FloorGuard {
   /** Turns choices off or on for the request just made and its result. */
   update(request: FormRequest, result: GenerateResult): void;
+  /** For a request refused for the floor: sets each count control the user has not set (the
+   * words, the length) to its lowest value that meets the floor. Whether any was set. */
+  raise(request: FormRequest): boolean;
 }
 
 type Options = Record<string, unknown>;
@@ -72,17 +75,43 @@ export function createFloorGuard(api: ServiceApi, d: Description, form: OptionFo
   const note = byId('floor-note');
   if (!(floor > 0)) {
     note.hidden = true;
-    return { update: () => undefined };
+    return { update: () => undefined, raise: () => false };
   }
   note.textContent = `This service accepts no result under ${String(floor)} bits: choices that would give fewer are turned off.`;
   note.hidden = false;
+  const verdictOf =
+    (mode: Mode) =>
+    (options: Options): Verdict => {
+      const r = api.generate({ mode, options });
+      return r.ok ? 'ok' : r.error.field === 'minBits' ? 'floor' : 'other';
+    };
   return {
+    // Defaults that meet the floor (issue 31): with a floor of 64 bits passphrase mode opens at
+    // 5 words (64.62 bits), not at the API's 4 and a refusal. The fewest that reach it: the
+    // values up from the current one are tried in order (bits never fall as the count grows).
+    raise(request) {
+      const verdict = verdictOf(request.mode);
+      const options = request.options ?? {};
+      let raised = false;
+      for (const control of form.panels.get(request.mode)?.controls ?? []) {
+        const hooks = control.floor;
+        const current = control.read();
+        if (hooks?.kind !== 'increasing' || hooks.byUser() || typeof current !== 'number') continue;
+        for (let value = current + 1; value <= hooks.highest; value++) {
+          const v = verdict({ ...options, [control.name]: value });
+          if (v === 'floor') continue;
+          if (v === 'ok') {
+            hooks.set(value);
+            raised = true;
+          }
+          break;
+        }
+      }
+      return raised;
+    },
     update(request, result) {
       const mode: Mode = request.mode;
-      const verdict = (options: Options): Verdict => {
-        const r = api.generate({ mode, options });
-        return r.ok ? 'ok' : r.error.field === 'minBits' ? 'floor' : 'other';
-      };
+      const verdict = verdictOf(mode);
       const options = request.options ?? {};
       const leftOut = form.leftOut(mode);
       for (const [panelMode, panel] of form.panels) {

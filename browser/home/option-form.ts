@@ -14,6 +14,7 @@ import {
   enumControl,
   integerControl,
   selectControl,
+  OFF_NOTE,
   setOff,
   textControl,
   type BuiltControl,
@@ -143,6 +144,7 @@ function buildPassphrasePanel(d: Description): ModePanel {
     { class: 'hint' },
     'Words are drawn uniformly from the list, each list vendored as published and pinned by its SHA-256. With a length bound, every passphrase that fits is equally likely, and the bits count exactly those.',
   );
+  linkCapitalizeToCase(d, controls, checks);
   const fieldset = h(
     'fieldset',
     { class: 'mode-panel', id: 'options-passphrase', 'data-mode': 'passphrase' },
@@ -159,6 +161,38 @@ function buildPassphrasePanel(d: Description): ModePanel {
     note,
   );
   return { fieldset, controls };
+}
+
+/**
+ * Capitalize cannot apply to a list whose words have no letter case (describe(): a list's
+ * `letterCase`; the API refuses the pair). While such a list is chosen the box is off, with the
+ * reason shown under it, and unticked so the request never pairs them; a tick the user had
+ * given comes back with a list that has case. Runs on the list's own input event, before the
+ * form's listener generates.
+ */
+function linkCapitalizeToCase(d: Description, controls: readonly Control[], checks: readonly HTMLElement[]): void {
+  const { wordLists } = d.modes.passphrase;
+  const capitalize = controls.find((c) => c.name === 'capitalize')?.inputs[0];
+  const list = controls.find((c) => c.name === 'wordList')?.inputs[0];
+  if (!(capitalize instanceof HTMLInputElement) || !(list instanceof HTMLSelectElement)) return;
+  const holder = checks.find((el) => el.contains(capitalize));
+  const note = h('p', { class: 'hint off-reason', id: OFF_NOTE.case, hidden: true });
+  holder?.append(note);
+  let wanted = false;
+  const sync = (): void => {
+    const spec = wordLists[list.value] as WordListSpec | undefined;
+    const caseless = spec !== undefined && !spec.letterCase;
+    const wasOff = capitalize.hasAttribute('data-off-case');
+    if (caseless && !wasOff) {
+      wanted = capitalize.checked;
+      capitalize.checked = false;
+    } else if (!caseless && wasOff) capitalize.checked = wanted;
+    setOff(capitalize, 'case', caseless);
+    note.textContent = caseless ? `Not available: the words of ${spec.name} have no letter case.` : '';
+    note.hidden = !caseless;
+  };
+  list.addEventListener('input', sync);
+  sync();
 }
 
 /** One radio per mode of the schema's enum, each with its panel; the first mode is checked. */

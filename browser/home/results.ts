@@ -1,7 +1,7 @@
 /**
  * Rendering a generate result: the values with their copy buttons, the title, the strength,
- * and one line for screen readers; or, for an error, the API's message next to its field and
- * "Nothing generated".
+ * and one line for screen readers; or, for an error, the API's message in words (messages.ts)
+ * next to its field and "Nothing generated".
  * @module
  */
 import type { GenerateResult } from '../entry.ts';
@@ -9,6 +9,7 @@ import type { Credential, Description, Generated, Mode } from './description.ts'
 import { byId, h, plural } from './dom.ts';
 import type { Copier } from './copy.ts';
 import type { ApiError, ErrorDisplay } from './field-errors.ts';
+import { personMessage } from './messages.ts';
 import type { StrengthView } from './strength.ts';
 
 export interface ResultsView {
@@ -53,6 +54,9 @@ export function createResultsView(d: Description, parts: Parts): ResultsView {
   const title = byId('results-title');
   const list = byId<HTMLOListElement>('results');
   const empty = byId('results-empty');
+  const listNames = Object.fromEntries(
+    Object.entries(d.modes.passphrase.wordLists).map(([id, list]) => [id, list.name]),
+  );
 
   function item(credential: Credential, i: number, noun: string): HTMLLIElement {
     const value = colourValue(credential.value, d);
@@ -93,7 +97,8 @@ export function createResultsView(d: Description, parts: Parts): ResultsView {
       list.replaceChildren();
       const noun = mode === 'password' ? 'password' : 'passphrase';
       if (result.ok) showResults(result.data as unknown as Generated, noun);
-      else showFailure(mode, result.error, noun);
+      // The API's body in words for a person (messages.ts); the field still places it.
+      else showFailure(mode, { ...result.error, error: personMessage(result.error, listNames) }, noun);
     },
   };
 }

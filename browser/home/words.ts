@@ -34,6 +34,11 @@ const OPTION_TEXT: Record<string, { label: string; hint?: string }> = {
   addNumber: { label: 'Add a two-digit number', hint: 'At the end, after a separator.' },
 };
 
+/** The label of an option, as its control shows it (its own name if the table lacks it). */
+export function labelOf(name: string): string {
+  return (OPTION_TEXT[name] as { label: string } | undefined)?.label ?? name;
+}
+
 /** The label and hint of an option; an option this table does not know shows its own name. */
 export function optionText(name: string, spec: FieldSpec): { label: string; hint?: string } {
   return OPTION_TEXT[name] ?? { label: name, hint: spec.description };

@@ -46,14 +46,20 @@ function shownBelow(bits: number, floor: number): string {
 /**
  * The 400 for options whose exact entropy `bits` is below the request's `requested` floor or
  * the service's `service` floor, or null when it is not. The message names the floor that
- * refused: the service's when it is at least the request's (it would refuse on its own).
+ * refused: the service's when it is at least the request's (it would refuse on its own). A
+ * refusal on the service's floor does not open with `minBits:`, since the client may never
+ * have sent one: it says what the service requires (issue 31). `field` stays `minBits` either
+ * way: it names the rule that refused.
  */
 export function floorError(bits: number, requested: number, service: number): ErrorBody | null {
   const floor = Math.max(requested, service);
   if (bits >= floor) return null;
-  const whose = service >= requested ? "this service's minimum" : 'the requested minimum';
+  const shown = shownBelow(bits, floor);
   return {
-    error: `${MIN_BITS_FIELD}: these options give ${shownBelow(bits, floor)} bits, below ${whose} of ${String(floor)} bits`,
+    error:
+      service >= requested
+        ? `this service requires at least ${String(floor)} bits; these options give ${shown} bits`
+        : `${MIN_BITS_FIELD}: these options give ${shown} bits, below the requested minimum of ${String(floor)} bits`,
     status: 400,
     field: MIN_BITS_FIELD,
   };

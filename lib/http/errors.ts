@@ -9,10 +9,19 @@ import { BODY_LIMIT_BYTES } from '../service/limits.ts';
 
 export const ERRORS = {
   badContentType: { error: 'Content-Type must be application/json', status: 400 },
+  // A JSON media type with another charset: saying "must be application/json" would be wrong
+  // (it was), so the answer names what is refused. The charset itself is not echoed.
+  badCharset: { error: 'Content-Type charset is not supported: send the JSON as UTF-8', status: 400 },
   duplicateContentType: { error: 'Content-Type must be sent once', status: 400 },
   badJson: { error: 'request body must be valid JSON', status: 400 },
   badEncoding: { error: 'request body must be UTF-8', status: 400 },
   unauthorized: { error: 'missing or invalid API key', status: 401 },
+  // The same 401 for a request that sent Authorization and no X-Api-Key: the hint depends on
+  // which headers are present, never on a key's validity (docs/decisions.md, Keys).
+  unauthorizedBearer: {
+    error: 'missing or invalid API key: send the key in the X-Api-Key header, not Authorization',
+    status: 401,
+  },
   notFound: { error: 'not found', status: 404 },
   methodNotAllowed: { error: 'method not allowed', status: 405 },
   requestTimeout: { error: 'request timeout', status: 408 },
@@ -21,7 +30,6 @@ export const ERRORS = {
   headersTooLarge: { error: 'request header fields too large', status: 431 },
   badRequest: { error: 'bad request', status: 400 },
   upgradeRefused: { error: 'protocol upgrade not supported', status: 400 },
-  rateLimited: { error: 'rate limit exceeded', status: 429 },
   internal: { error: 'internal error', status: 500 },
   noKeyConfigured: { error: 'no API key configured on the server', status: 503 },
 } as const satisfies Record<string, ErrorBody>;
@@ -32,6 +40,27 @@ export const ERROR_JSON: { readonly [K in keyof typeof ERRORS]: string } = Objec
 ) as { [K in keyof typeof ERRORS]: string };
 
 export type ErrorName = keyof typeof ERRORS;
+
+/** The 429's body: the message gives the wait in whole seconds, the same figure as its
+ * Retry-After header (delta seconds, rounded up, until one token). */
+export function rateLimitedBody(retryAfterSeconds: number): ErrorBody {
+  const unit = retryAfterSeconds === 1 ? 'second' : 'seconds';
+  return { error: `rate limit exceeded: retry after ${String(retryAfterSeconds)} ${unit}`, status: 429 };
+}
+
+/** The 400 for a body that is not JSON: the position of the first error (1-based line and
+ * column, in characters), never the text around it, which may carry a secret. */
+export function badJsonBody(line: number, column: number): ErrorBody {
+  return {
+    error: `request body must be valid JSON: error at line ${String(line)}, column ${String(column)}`,
+    status: 400,
+  };
+}
+
+/** The 400 for a member name given twice in one object: parsers disagree on which wins. */
+export function duplicateMemberBody(path: string): ErrorBody {
+  return { error: `${path} is given more than once in the request body`, status: 400, field: path };
+}
 
 /** The errors written raw, on a socket node:http has let go of, with their status lines. */
 export const STATUS_TEXT = {

@@ -6,7 +6,8 @@
  *   charge         the bucket that outcome belongs to (lib/rate-limit/client-limits.ts): 429
  *   admit          503 without configured keys, 401 without a valid key
  *   checkHead      Content-Type (400, also when sent twice), Content-Length (413)
- *   readBody       at most BODY_LIMIT_BYTES (413), UTF-8 (400), JSON (400)
+ *   readBody       at most BODY_LIMIT_BYTES (413), UTF-8 (400), JSON (400, with the position
+ *                  of the error), no member name twice in one object (400 naming it)
  *   respond        the core's generate(): the schema, the option rules and the entropy
  *                  floor (400), or the credentials (200), written by outcomeJson
  *
@@ -24,7 +25,9 @@ import type { RateLimitState } from '../rate-limit/token-bucket.ts';
 import { readBody, type BodyResult } from './body.ts';
 import { outcomeJson } from './response-json.ts';
 import { WWW_AUTHENTICATE } from './headers.ts';
-import { headerCount, isJsonContentType } from './request-checks.ts';
+import { ERRORS, badJsonBody, duplicateMemberBody, rateLimitedBody } from './errors.ts';
+import { checkJsonText } from './json-text.ts';
+import { headerCount, jsonContentType } from './request-checks.ts';
 import type { Exchange, Responder } from './responder.ts';
 
 const UNAUTHORIZED_EXTRA = ['WWW-Authenticate', WWW_AUTHENTICATE] as const;
@@ -98,7 +101,7 @@ export class GenerateRoute {
     if (!rl.allowed) {
       x.keyId = null; // refused before the key counted: the log names no holder
       x.reason = 'rateLimited';
-      this.reply.refuse(x, 'rateLimited', rl);
+      this.reply.refuseWith(x, rateLimitedBody(rl.retryAfterSeconds), rl);
       return;
     }
     if (auth === 'none' && !this.keys.configured) {
@@ -106,7 +109,10 @@ export class GenerateRoute {
       return;
     }
     if (auth !== 'valid') {
-      this.reply.refuse(x, 'unauthorized', rl, UNAUTHORIZED_EXTRA);
+      // The hint depends only on which headers were sent: without X-Api-Key the outcome is
+      // 'missing key' whatever Authorization carries, so no key's validity shows through.
+      const hint = x.req.headers['x-api-key'] === undefined && x.req.headers.authorization !== undefined;
+      this.reply.refuse(x, hint ? 'unauthorizedBearer' : 'unauthorized', rl, UNAUTHORIZED_EXTRA);
       return;
     }
     this.checkHead(x, rl);
@@ -115,8 +121,9 @@ export class GenerateRoute {
   private checkHead(x: Exchange, rl: RateLimitState): void {
     const { req } = x;
     const contentType = req.headers['content-type'];
-    if (contentType === undefined || !isJsonContentType(contentType)) {
-      this.reply.refuse(x, 'badContentType', rl);
+    const media = contentType === undefined ? 'other' : jsonContentType(contentType);
+    if (media !== 'json') {
+      this.reply.refuse(x, media === 'charset' ? 'badCharset' : 'badContentType', rl);
       return;
     }
     if (headerCount(req.rawHeaders, 'content-type') !== 1) {
@@ -152,11 +159,26 @@ export class GenerateRoute {
         this.reply.error(x, 'badEncoding', rl);
         return;
       }
+      const text = result.body.toString('utf8');
       let input: unknown;
       try {
-        input = JSON.parse(result.body.toString('utf8'));
+        input = JSON.parse(text);
       } catch {
-        this.reply.error(x, 'badJson', rl);
+        // Where it went wrong, from the edge's own scan: V8's message quotes the text. (The scan
+        // and JSON.parse agree on validity, tests/http/actionable-errors.test.ts, so the plain
+        // message is only a fallback.)
+        const scan = checkJsonText(text);
+        x.reason = 'badJson';
+        /* c8 ignore next -- the fallback: the scan finds an error wherever JSON.parse does */
+        this.reply.errorWith(x, scan.kind === 'syntax' ? badJsonBody(scan.line, scan.column) : ERRORS.badJson, rl);
+        return;
+      }
+      // Parsed, but JSON.parse kept the last of two equal names: such a body is refused.
+      const scan = checkJsonText(text);
+      if (scan.kind === 'duplicate') {
+        x.reason = 'duplicateMember';
+        x.field = scan.path;
+        this.reply.errorWith(x, duplicateMemberBody(scan.path), rl);
         return;
       }
       const outcome = generate(input, defaultRandom, this.settings);

@@ -5,26 +5,34 @@
  */
 import type { IncomingMessage } from 'node:http';
 
-/** Content-Type is application/json, any case, optionally with parameters; a charset, if
- * given, must be UTF-8 (JSON is UTF-8 on the wire, RFC 8259 8.1). */
-export function isJsonContentType(value: string): boolean {
-  if (value === 'application/json') return true; // the usual case, without allocations
+/** What a Content-Type says: 'json' for application/json, any case, optionally with
+ * parameters, a charset, if given, UTF-8 (JSON is UTF-8 on the wire, RFC 8259 8.1);
+ * 'charset' for application/json with another charset (the answer then names the charset
+ * as the fault, not the type); 'other' for anything else. */
+export function jsonContentType(value: string): 'json' | 'charset' | 'other' {
+  if (value === 'application/json') return 'json'; // the usual case, without allocations
   const semi = value.indexOf(';');
   const type = (semi === -1 ? value : value.slice(0, semi)).trim().toLowerCase();
-  if (type !== 'application/json') return false;
-  if (semi === -1) return true;
+  if (type !== 'application/json') return 'other';
+  if (semi === -1) return 'json';
+  let charset = true;
   for (const param of value.slice(semi + 1).split(';')) {
     const eq = param.indexOf('=');
     if (eq === -1) {
       if (param.trim() === '') continue;
-      return false;
+      return 'other';
     }
     const name = param.slice(0, eq).trim().toLowerCase();
     const raw = param.slice(eq + 1).trim();
     const v = (raw.startsWith('"') && raw.endsWith('"') && raw.length >= 2 ? raw.slice(1, -1) : raw).toLowerCase();
-    if (name === 'charset' && v !== 'utf-8' && v !== 'utf8') return false;
+    if (name === 'charset' && v !== 'utf-8' && v !== 'utf8') charset = false;
   }
-  return true;
+  return charset ? 'json' : 'charset';
+}
+
+/** Whether a Content-Type is acceptable as it stands. */
+export function isJsonContentType(value: string): boolean {
+  return jsonContentType(value) === 'json';
 }
 
 /** How often a header name occurs in the raw list (Node joins or drops duplicates, so the

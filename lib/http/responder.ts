@@ -15,6 +15,7 @@ import { closeAfterReply, closeInStages } from './early-close.ts';
 import { ERROR_JSON, ERRORS, STATUS_TEXT, type ErrorName, type RawErrorName } from './errors.ts';
 import { headerSets, policyOf, withRateLimit, type HeaderSets } from './headers.ts';
 import type { Logger } from '../log/logger.ts';
+import type { ErrorBody } from '../core/index.ts';
 import { declaresBody } from './request-checks.ts';
 
 /** Bodies larger than this go out in pieces of this size (the assets; every other reply is a
@@ -181,6 +182,18 @@ export class Responder {
   refuse(x: Exchange, name: ErrorName, rl: RateLimitState, extra?: readonly string[]): void {
     x.close ||= declaresBody(x.req);
     this.error(x, name, rl, extra);
+  }
+
+  /** An error whose body is made for this request (the 429's wait, a JSON error's position);
+   * `x.reason` must be set by the caller. */
+  errorWith(x: Exchange, body: ErrorBody, rl: RateLimitState): void {
+    this.send(x, body.status, this.sets.json, JSON.stringify(body), rl);
+  }
+
+  /** `errorWith`, answered before the body is read (see `refuse`). */
+  refuseWith(x: Exchange, body: ErrorBody, rl: RateLimitState): void {
+    x.close ||= declaresBody(x.req);
+    this.errorWith(x, body, rl);
   }
 
   /** The same headers and body as `error`, written straight to a socket node:http no longer

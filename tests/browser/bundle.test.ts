@@ -469,7 +469,7 @@ describe('the service floor from the page', () => {
     assert.deepEqual(refused, { ok: false, error: coreGenerate(input, seededRandom(5), { minEntropyBits: 60 }).body });
     assert.deepEqual(
       (refused as { error: { error: string } }).error.error,
-      "minBits: these options give 51.70 bits, below this service's minimum of 60 bits",
+      'this service requires at least 60 bits; these options give 51.70 bits',
     );
     assert.equal(jsonIn(run, 'ServiceAPI.generate({ mode: "passphrase", options: { wordCount: 5 } }).ok'), true);
   });

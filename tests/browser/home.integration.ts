@@ -7,7 +7,7 @@
  * - `window.ServiceAPI` gives schema-valid results for both modes, the shared error table's
  *   exact bodies, and `describe()` equal to `GET /generate`;
  * - the UI: every option of describe() has a control with its bounds, generating, copying and
- *   inline errors (the API's own messages, next to the field the API names) all work, and none
+ *   inline errors (the API's messages in words, next to the field the API names) all work, and none
  *   of it makes a network request (counted with the DevTools protocol, which also sees the
  *   browser's own requests such as a favicon's; Playwright's request event does not);
  * - from a fresh page: a site rule of any maxlength works, and the curl line is exactly the
@@ -15,8 +15,11 @@
  * - the word lists and the length bounds are offered and work;
  * - accessibility basics: every control labelled, keyboard use, WCAG AA text contrast in both
  *   colour schemes, no horizontal scrolling at 360 px;
+ * - issue 31, a page for people (T31-*): messages without field paths, Capitalize off with its
+ *   reason for lists without letter case, defaults that meet the operator's floor, and
+ *   "Generate again" beside the result in the first screen at 390 and 1280 px, light and dark;
  * - screenshots for people: .test-output/home.png (desktop), home-phone.png (360 px),
- *   home-dark.png.
+ *   home-dark.png, and /tmp/people-*.png from the T31 tests.
  *
  * Without chromium the suite is skipped loudly; with CI=true it fails instead.
  */
@@ -33,6 +36,7 @@ import { outcomeJson } from '../../lib/http/response-json.ts';
 import { LIMITS } from '../helpers/limits.ts';
 import { readRule, violation } from '../helpers/rules-checker.ts';
 import { seededFill, seededRandom } from '../helpers/seeded.ts';
+import { personMessage } from '../../browser/home/messages.ts';
 
 /** The one key the page's server accepts: the curl line is run with it as $CG_API_KEY. */
 const API_KEY = 'home-page-test-key-0123456789';
@@ -72,6 +76,14 @@ function apiError(input: unknown, settings: GenerateSettings = {}): { error: str
   const outcome = coreGenerate(input, undefined, settings);
   assert.equal(outcome.status, 400, `expected ${JSON.stringify(input)} to be rejected`);
   return outcome.body;
+}
+
+/** Each word list's name by id, as the page names them in messages. */
+const LIST_NAMES = Object.fromEntries(Object.values(WORD_LISTS).map((list) => [list.id, list.name]));
+
+/** What the page shows for the API's 400 on `input`: the message in words (messages.ts). */
+function shownError(input: unknown, settings: GenerateSettings = {}): string {
+  return personMessage(apiError(input, settings), LIST_NAMES);
 }
 
 interface Watched {
@@ -401,15 +413,17 @@ if (!existsSync(CHROMIUM)) {
       assert.equal(await page.evaluate(() => navigator.clipboard.readText()), afterClick[2]);
       assert.equal(await page.locator('#status').textContent(), 'Copied to the clipboard.');
 
-      // An out-of-range value: the API's message, next to that field, and nothing generated.
+      // An out-of-range value: the API's message in words, next to that field, and nothing generated.
       await page.locator('#opt-passphrase-wordCount').fill(String(wordCount.maximum + 1));
       const wordsError = apiError({ mode: 'passphrase', options: { wordCount: wordCount.maximum + 1 } });
       assert.equal(wordsError.field, 'options.wordCount');
-      assert.equal(await page.locator('#error-passphrase-options-wordCount').textContent(), wordsError.error);
+      const wordsShown = personMessage(wordsError);
+      assert.equal(wordsShown, `Words must be between ${wordCount.minimum} and ${wordCount.maximum}`);
+      assert.equal(await page.locator('#error-passphrase-options-wordCount').textContent(), wordsShown);
       assert.equal(await page.locator('#error-passphrase-options-wordCount').isVisible(), true);
       assert.equal(await page.locator('#opt-passphrase-wordCount').getAttribute('aria-invalid'), 'true');
       assert.equal(await page.locator('#results li').count(), 0);
-      assert.match((await page.locator('#status').textContent()) ?? '', new RegExp(wordsError.error));
+      assert.match((await page.locator('#status').textContent()) ?? '', new RegExp(wordsShown));
       // Fixing it clears the error.
       await page.locator('#opt-passphrase-wordCount').fill(String(wordCount.minimum));
       assert.equal(await page.locator('#error-passphrase-options-wordCount').isHidden(), true);
@@ -426,7 +440,7 @@ if (!existsSync(CHROMIUM)) {
       await page.locator('#opt-password-length').fill('12.5');
       assert.equal(
         await page.locator('#error-password-options-length').textContent(),
-        apiError({ mode: 'password', options: { length: 12.5 } }).error,
+        shownError({ mode: 'password', options: { length: 12.5 } }),
       );
       const chars = 16;
       await page.locator('#opt-password-length').fill(String(chars));
@@ -440,7 +454,7 @@ if (!existsSync(CHROMIUM)) {
         options: { includeLowercase: false, includeUppercase: false, includeNumbers: false },
       });
       assert.equal(noClass.field, 'options');
-      assert.equal(await page.locator('#error-password-options').textContent(), noClass.error);
+      assert.equal(await page.locator('#error-password-options').textContent(), personMessage(noClass));
       assert.equal(await page.locator('#opt-password-includeSymbols').getAttribute('aria-invalid'), 'true');
       await page.locator('label[for="opt-password-includeNumbers"]').click();
       assert.equal(await page.locator('#error-password-options').isHidden(), true);
@@ -450,7 +464,7 @@ if (!existsSync(CHROMIUM)) {
       await page.locator('#count').fill(String(count.maximum + 1));
       assert.equal(
         await page.locator('#error-count').textContent(),
-        apiError({ mode: 'password', count: count.maximum + 1 }).error,
+        shownError({ mode: 'password', count: count.maximum + 1 }),
       );
       await page.locator('#count').fill('3');
       await page.locator('#count').press('Enter');
@@ -507,11 +521,11 @@ if (!existsSync(CHROMIUM)) {
       }
       assert.ok(((await page.locator('#curl-example').textContent()) ?? '').includes(`-d '${JSON.stringify(input)}'`));
 
-      // A bad rule: the API's message next to the field, word for word.
+      // A bad rule: the API's message next to the field, in words.
       await box.fill('required: lowercase');
       const bad = apiError({ mode: 'password', options: { length: 16, passwordRules: 'required: lowercase' } });
       assert.equal(bad.field, 'options.passwordRules');
-      assert.equal(await page.locator('#error-password-options-passwordRules').textContent(), bad.error);
+      assert.equal(await page.locator('#error-password-options-passwordRules').textContent(), personMessage(bad));
       assert.equal(await box.getAttribute('aria-invalid'), 'true');
       assert.equal(await read.isHidden(), true);
       assert.equal(await page.locator('#results li').count(), 0);
@@ -520,7 +534,7 @@ if (!existsSync(CHROMIUM)) {
       await page.locator('#opt-password-length').fill('20');
       assert.equal(
         await page.locator('#error-password-options-length').textContent(),
-        apiError({ mode: 'password', options: { length: 20, passwordRules: rule } }).error,
+        shownError({ mode: 'password', options: { length: 20, passwordRules: rule } }),
       );
       // Emptied, the box sends nothing and the classes are back.
       await page.locator('#opt-password-length').fill('16');
@@ -755,11 +769,9 @@ if (!existsSync(CHROMIUM)) {
       await page.locator('#opt-passphrase-wordList').selectOption('bip39-japanese');
       await page.locator('label[for="opt-passphrase-separator-space"]').click();
       assert.equal((await values())[0].split('\u3000').length, 4);
-      // No letter case: capitalize is the API's 400, next to capitalize.
-      await page.locator('label[for="opt-passphrase-capitalize"]').click();
-      const caseless = apiError({ mode: 'passphrase', options: { wordList: 'bip39-japanese', capitalize: true } });
-      assert.equal(await page.locator('#error-passphrase-options-capitalize').textContent(), caseless.error);
-      await page.locator('label[for="opt-passphrase-capitalize"]').click();
+      // No letter case: capitalize is off, with the reason shown (T31-case tests it in full).
+      assert.equal(await page.locator('#opt-passphrase-capitalize').isDisabled(), true);
+      assert.equal(await page.locator('#opt-passphrase-capitalize').isChecked(), false);
       // A bound: every value within it, the API's bits, and the explanation says what was counted.
       await page.locator('#count').fill('5');
       await page.locator('#opt-passphrase-maxLength').fill('16');
@@ -775,7 +787,7 @@ if (!existsSync(CHROMIUM)) {
       await page.locator('#opt-passphrase-maxLength').fill('14');
       const tooShort = apiError({ mode: 'passphrase', options: { ...bounded, maxLength: 14 } });
       assert.match(tooShort.error, /these options make 15 to 31 characters/);
-      assert.equal(await page.locator('#error-passphrase-options-maxLength').textContent(), tooShort.error);
+      assert.equal(await page.locator('#error-passphrase-options-maxLength').textContent(), personMessage(tooShort));
       assert.equal(await page.locator('#opt-passphrase-maxLength').getAttribute('aria-invalid'), 'true');
       // Emptied, the bound is gone from the request.
       await page.locator('#opt-passphrase-maxLength').fill('');
@@ -923,13 +935,33 @@ if (!existsSync(CHROMIUM)) {
         }
         assert.ok(turnedOff > 0, 'some checkbox is below the floor at that length');
 
-        // Passphrase: the default falls below. The API's message shows, and nothing is off.
+        // T31-floor-default: passphrase mode opens at the fewest words that meet the floor (the
+        // API's default, 4, falls below it), sent as the curl line shows, and nothing refused.
         await page.locator('label[for="mode-passphrase"]').click();
-        const passphrase = { wordCount: 4, separator: 'hyphen', capitalize: false, addNumber: false };
+        let fewest = LIMITS.wordCount.default;
+        while (belowFloor({ mode: 'passphrase', options: { wordCount: fewest } })) fewest++;
+        assert.ok(fewest > LIMITS.wordCount.default, 'the floor is above the default');
+        assert.equal(await page.locator('#opt-passphrase-wordCount').inputValue(), String(fewest));
+        assert.equal(await page.locator('#results li').count(), 1);
+        assert.equal(await page.locator('#error-minBits').isHidden(), true);
         assert.equal(
-          await page.locator('#error-minBits').textContent(),
-          apiError({ mode: 'passphrase', options: passphrase }, FLOOR).error,
+          await page.locator('#bits').textContent(),
+          apiBits({ mode: 'passphrase', options: { wordCount: fewest } }),
         );
+        assert.ok(
+          ((await page.locator('#curl-example').textContent()) ?? '').includes(
+            `-d '${JSON.stringify({ mode: 'passphrase', options: { wordCount: fewest } })}'`,
+          ),
+        );
+        await page.screenshot({ path: '/tmp/people-floor-1280-light.png' });
+        // Typed below it by the user: the message in words, naming the service's floor, and
+        // nothing is off (every way out stays open).
+        await page.locator('#opt-passphrase-wordCount').fill('4');
+        const passphrase = { wordCount: 4, separator: 'hyphen', capitalize: false, addNumber: false };
+        const floorShown = shownError({ mode: 'passphrase', options: passphrase }, FLOOR);
+        assert.equal(floorShown, 'This service requires at least 60 bits; these options give 51.70 bits');
+        assert.equal(await page.locator('#error-minBits').textContent(), floorShown);
+        assert.equal(await page.locator('#opt-passphrase-wordCount').inputValue(), '4', 'a value the user typed stays');
         assert.equal(await page.locator('#results li').count(), 0);
         for (const s of ['hyphen', 'underscore', 'dot', 'space', 'digit', 'symbol'])
           assert.equal(await page.locator(`#opt-passphrase-separator-${s}`).isDisabled(), false, s);
@@ -947,6 +979,129 @@ if (!existsSync(CHROMIUM)) {
         assert.deepEqual(await w.violations(), []);
         await w.context.close();
       });
+    });
+
+    describe('issue 31: a page for people', () => {
+      it('T31-words: shows messages in words, with no field paths, while ServiceAPI keeps the API bodies', async () => {
+        const w = await open();
+        await load(w);
+        const { page } = w;
+        await page.locator('#opt-password-length').fill('7');
+        const shown = 'Length must be between 8 and 128';
+        assert.equal(await page.locator('#error-password-options-length').textContent(), shown);
+        assert.equal(await page.locator('#results-empty').textContent(), `Nothing generated: ${shown}.`);
+        assert.equal(await page.locator('#status').textContent(), `Not generated. ${shown}`);
+        await page.screenshot({ path: '/tmp/people-error-1280-light.png' });
+        // The page's API is untouched: the contract's body, path and all.
+        assert.deepEqual(
+          await page.evaluate(() => window.ServiceAPI!.generate({ mode: 'password', options: { length: 7 } })),
+          { ok: false, error: apiError({ mode: 'password', options: { length: 7 } }) },
+        );
+        await page.locator('#opt-password-length').fill('20');
+        await page.locator('#count').fill('0');
+        assert.equal(await page.locator('#error-count').textContent(), 'How many must be between 1 and 20');
+        await page.locator('#count').fill('1');
+        // Every message of the shared error table reads without a field path on the page.
+        for (const c of ERROR_CASES) {
+          const text = personMessage(c.expected, LIST_NAMES);
+          assert.doesNotMatch(text, /\boptions\.[A-Za-z]/, c.name);
+          if (c.expected.field !== undefined) assert.ok(!text.startsWith(`${c.expected.field} `), c.name);
+        }
+        assert.equal(
+          personMessage(
+            {
+              error: 'options.capitalize: the words of bip39-japanese have no letter case',
+              field: 'options.capitalize',
+            },
+            LIST_NAMES,
+          ),
+          'The words of BIP-39 Japanese have no letter case',
+        );
+        assert.equal(
+          personMessage({
+            error: 'options.includeSymbols cannot be combined with options.passwordRules',
+            field: 'options.includeSymbols',
+          }),
+          'Symbols cannot be combined with \u201cSite rules\u201d',
+        );
+        assert.deepEqual(w.consoleProblems, []);
+        await w.context.close();
+      });
+
+      it('T31-case: turns Capitalize off, with the reason shown, for every list without letter case', async () => {
+        const w = await open({ width: 390, height: 844 });
+        await load(w);
+        const { page } = w;
+        await page.locator('label[for="mode-passphrase"]').click();
+        const box = page.locator('#opt-passphrase-capitalize');
+        const reason = page.locator('#opt-passphrase-capitalize-case');
+        await page.locator('label[for="opt-passphrase-capitalize"]').click();
+        assert.equal(await box.isChecked(), true);
+        for (const list of Object.values(WORD_LISTS)) {
+          await page.locator('#opt-passphrase-wordList').selectOption(list.id);
+          assert.equal(await box.isDisabled(), !list.letterCase, list.id);
+          assert.equal(await box.isChecked(), list.letterCase, `${list.id}: ticked only where it applies`);
+          assert.equal(await reason.isVisible(), !list.letterCase, list.id);
+          assert.equal(await page.locator('#results li').count(), 1, `${list.id}: generated, no refusal`);
+          if (!list.letterCase) {
+            assert.equal(await reason.textContent(), `Not available: the words of ${list.name} have no letter case.`);
+            assert.match((await box.getAttribute('aria-describedby')) ?? '', /\bopt-passphrase-capitalize-case\b/);
+            const curl = (await page.locator('#curl-example').textContent()) ?? '';
+            assert.ok(curl.includes('"capitalize":false'), curl);
+          }
+        }
+        assert.ok(
+          Object.values(WORD_LISTS).some((l) => !l.letterCase),
+          'some list has no letter case',
+        );
+        await page.locator('#opt-passphrase-wordList').selectOption('bip39-korean');
+        await reason.scrollIntoViewIfNeeded();
+        await page.screenshot({ path: '/tmp/people-case-390-light.png' });
+        // Back to a list with case: the user's tick is back, and the words are capitalized.
+        await page.locator('#opt-passphrase-wordList').selectOption('eff-large');
+        assert.equal(await box.isChecked(), true);
+        assert.equal(await box.getAttribute('aria-describedby'), 'error-passphrase-options-capitalize');
+        const value = (await page.locator('#results li .value').first().textContent()) ?? '';
+        for (const word of value.split('-')) assert.match(word, /^[A-Z]/, value);
+        assert.deepEqual(w.consoleProblems, []);
+        await w.context.close();
+      });
+
+      for (const [width, height] of [
+        [390, 844],
+        [1280, 900],
+      ] as const) {
+        for (const colorScheme of ['light', 'dark'] as const) {
+          it(`T31-again: generates again from beside the result, in view on load (${width} px, ${colorScheme})`, async () => {
+            const w = await open({ width, height, colorScheme });
+            await load(w);
+            const { page } = w;
+            const again = page.locator('#generate-again');
+            const copy = page.locator('#results li .copy').first();
+            const [a, c] = [await again.boundingBox(), await copy.boundingBox()];
+            assert.ok(a && c);
+            // In the first screen, without scrolling, and beside the result's Copy button:
+            // just above it, their right edges aligned.
+            assert.ok(a.y >= 0 && a.y + a.height <= height, `again at y ${a.y}`);
+            assert.ok(c.y + c.height <= height, `copy at y ${c.y}`);
+            assert.ok(c.y - (a.y + a.height) < 60 && c.y > a.y, `${JSON.stringify(a)} ${JSON.stringify(c)}`);
+            assert.ok(Math.abs(a.x + a.width - (c.x + c.width)) <= 16, `${JSON.stringify(a)} ${JSON.stringify(c)}`);
+            await page.screenshot({ path: `/tmp/people-home-${width}-${colorScheme}.png` });
+            for (const mode of ['password', 'passphrase']) {
+              await page.locator(`label[for="mode-${mode}"]`).click();
+              const before = await page.locator('#results li .value').first().textContent();
+              await again.click();
+              const after = await page.locator('#results li .value').first().textContent();
+              // Two equal draws: at most 2^-51 (a 4-word passphrase), never in practice.
+              assert.notEqual(after, before, mode);
+              assert.match((await page.locator('#status').textContent()) ?? '', /^Generated 1 /);
+            }
+            assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true);
+            assert.deepEqual(w.consoleProblems, []);
+            await w.context.close();
+          });
+        }
+      }
     });
 
     it('falls back to selecting the text when the clipboard API is unavailable', async () => {

@@ -26,20 +26,20 @@ describe('floorError', () => {
     assert.notEqual(floorError(PASSPHRASE_BITS, PASSPHRASE_BITS + 1e-9, 0), null);
   });
 
-  it("names the service's floor when it alone would refuse, else the request's", () => {
+  it("T31-floor: names the service's floor (without a minBits the client never sent) when it alone would refuse, else the request's", () => {
     assert.deepEqual(floorError(51.7, 60, 0), {
       error: 'minBits: these options give 51.70 bits, below the requested minimum of 60 bits',
       status: 400,
       field: 'minBits',
     });
     assert.deepEqual(floorError(51.7, 0, 60), {
-      error: "minBits: these options give 51.70 bits, below this service's minimum of 60 bits",
+      error: 'this service requires at least 60 bits; these options give 51.70 bits',
       status: 400,
       field: 'minBits',
     });
-    assert.match(floorError(51.7, 60, 60)!.error, /this service's minimum of 60 bits$/);
+    assert.match(floorError(51.7, 60, 60)!.error, /^this service requires at least 60 bits; /);
     assert.match(floorError(51.7, 70, 60)!.error, /the requested minimum of 70 bits$/);
-    assert.match(floorError(51.7, 60, 70)!.error, /this service's minimum of 70 bits$/);
+    assert.match(floorError(51.7, 60, 70)!.error, /^this service requires at least 70 bits; /);
   });
 
   it('never shows a figure that reads as reaching the floor: 47.996 bits against 48 is 47.99, not 48.00', () => {
@@ -128,7 +128,7 @@ describe('the floor in generate()', () => {
       });
       const byService = generate(body, noDraws(), { minEntropyBits: Math.ceil(bits) });
       assert.deepEqual(byService.body, {
-        error: `minBits: these options give ${shown} bits, below this service's minimum of ${Math.ceil(bits)} bits`,
+        error: `this service requires at least ${Math.ceil(bits)} bits; these options give ${shown} bits`,
         status: 400,
         field: 'minBits',
       });

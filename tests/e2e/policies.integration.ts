@@ -133,7 +133,7 @@ describe('a server started with MIN_ENTROPY_BITS=60', () => {
     assert.equal(low.status, 400);
     assertCommonHeaders(low);
     assert.deepEqual(low.json, {
-      error: "minBits: these options give 51.70 bits, below this service's minimum of 60 bits",
+      error: 'this service requires at least 60 bits; these options give 51.70 bits',
       status: 400,
       field: 'minBits',
     });
@@ -145,7 +145,7 @@ describe('a server started with MIN_ENTROPY_BITS=60', () => {
       options: { passwordRules: 'minlength: 8; maxlength: 8; allowed: lower' },
     });
     assert.deepEqual(rule.json, {
-      error: "minBits: these options give 37.60 bits, below this service's minimum of 60 bits",
+      error: 'this service requires at least 60 bits; these options give 37.60 bits',
       status: 400,
       field: 'minBits',
     });

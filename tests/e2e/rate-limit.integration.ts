@@ -72,7 +72,8 @@ describe('rate limit at the default 20 per minute', () => {
 
     const limited = await post(base, KEY, { mode: 'password' });
     assert.equal(limited.status, 429);
-    assert.deepEqual(limited.json, { error: 'rate limit exceeded', status: 429 });
+    // The message gives the wait that Retry-After gives.
+    assert.deepEqual(limited.json, { error: 'rate limit exceeded: retry after 3 seconds', status: 429 });
     assertCommonHeaders(limited);
     assert.equal(remaining(limited), 0);
     assert.equal(limited.headers['retry-after'], '3', 'the next token in 3 s');

@@ -270,7 +270,6 @@ export function serviceSuite(start: (options: StartOptions) => Promise<RunningSe
         undefined,
         'text/plain',
         'application/jsonx',
-        'application/json; charset=latin1',
         'multipart/form-data',
         'application/x-www-form-urlencoded',
       ];
@@ -282,6 +281,19 @@ export function serviceSuite(start: (options: StartOptions) => Promise<RunningSe
         assert.deepEqual(r.json, { error: 'Content-Type must be application/json', status: 400 });
         assertCommonHeaders(r);
       }
+      // A JSON type with another charset: the answer names the charset, not the type.
+      for (const type of ['application/json; charset=latin1', 'application/json;charset="ISO-8859-1"']) {
+        const r = await request(base, '/generate', {
+          method: 'POST',
+          headers: { 'x-api-key': KEY, 'content-type': type },
+          body,
+        });
+        assert.equal(r.status, 400, type);
+        assert.deepEqual(r.json, {
+          error: 'Content-Type charset is not supported: send the JSON as UTF-8',
+          status: 400,
+        });
+      }
       const dup = await request(base, '/generate', {
         method: 'POST',
         headers: { 'x-api-key': KEY, 'content-type': ['application/json', 'application/json'] },
@@ -292,10 +304,22 @@ export function serviceSuite(start: (options: StartOptions) => Promise<RunningSe
     });
 
     it('answers 400 for a body that is not JSON, is empty, or is not UTF-8', async () => {
-      for (const body of ['{"mode":', '', 'mode=password', '{"mode":"password"}x', "{'mode':'password'}"]) {
+      // The position of the first error (line, column), never the text around it.
+      for (const [body, line, column] of [
+        ['{"mode":', 1, 9],
+        ['', 1, 1],
+        ['mode=password', 1, 1],
+        ['{"mode":"password"}x', 1, 20],
+        ["{'mode':'password'}", 1, 2],
+        ['{\n  "mode": "password",\n  "count": 2,\n}', 4, 1],
+      ] as const) {
         const r = await post(base, KEY, body);
         assert.equal(r.status, 400, JSON.stringify(body));
-        assert.deepEqual(r.json, { error: 'request body must be valid JSON', status: 400 });
+        assert.deepEqual(
+          r.json,
+          { error: `request body must be valid JSON: error at line ${line}, column ${column}`, status: 400 },
+          JSON.stringify(body),
+        );
       }
       const latin1 = await request(base, '/generate', {
         method: 'POST',

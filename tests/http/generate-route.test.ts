@@ -32,10 +32,14 @@ describe('POST /generate at a rate limit of 2 a minute', () => {
     }
     const refused = await post(server.url, KEY, { mode: 'password' });
     assert.equal(refused.status, 429);
-    assert.deepEqual(refused.json, { error: 'rate limit exceeded', status: 429 });
     assert.equal(refused.headers['x-ratelimit-remaining'], '0');
     const retryAfter = Number(refused.headers['retry-after']);
     assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 30, String(retryAfter));
+    // T31-retry: the message gives the same wait as Retry-After.
+    assert.deepEqual(refused.json, {
+      error: `rate limit exceeded: retry after ${retryAfter} ${retryAfter === 1 ? 'second' : 'seconds'}`,
+      status: 429,
+    });
   });
 
   it('keeps the connection of a refused request that declared no body (nothing unread to skip)', async () => {

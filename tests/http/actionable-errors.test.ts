@@ -1,0 +1,156 @@
+/**
+ * Errors a person can act on (issue 31, item 6), over real sockets in process: the 401's hint
+ * for a key sent as `Authorization: Bearer`, the position of a JSON error, a member name given
+ * twice, and the scanner behind the last two checked against JSON.parse.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { rateLimitedBody } from '../../lib/http/errors.ts';
+import { checkJsonText, positionOf } from '../../lib/http/json-text.ts';
+import { startInProcess } from '../helpers/in-process.ts';
+import { post, request } from '../helpers/http.ts';
+import { seededRandom } from '../helpers/seeded.ts';
+import { randomApiKey, type RunningServer } from '../helpers/server.ts';
+
+const UNAUTHORIZED = { error: 'missing or invalid API key', status: 401 };
+const HINTED = {
+  error: 'missing or invalid API key: send the key in the X-Api-Key header, not Authorization',
+  status: 401,
+};
+
+describe('actionable errors of POST /generate', () => {
+  const KEY = randomApiKey();
+  let server: RunningServer;
+
+  before(async () => {
+    server = await startInProcess({ apiKey: KEY, rateLimitPerMinute: 10_000 });
+  });
+
+  after(async () => {
+    assert.equal((await server.stop()).code, 0);
+  });
+
+  it('T31-bearer: a key in Authorization and none in X-Api-Key gets the 401 with a hint, whatever the key', async () => {
+    const replies = [];
+    // the right key, a wrong one, another scheme: the hint depends only on the header's presence
+    for (const authorization of [`Bearer ${KEY}`, `Bearer ${randomApiKey()}`, 'Basic dXNlcjpwYXNz', 'x']) {
+      const r = await post(server.url, null, { mode: 'password' }, { headers: { authorization } });
+      assert.equal(r.status, 401, authorization);
+      assert.deepEqual(r.json, HINTED);
+      assert.equal(r.headers['www-authenticate'], 'ApiKey realm="credential-generator", header="X-Api-Key"');
+      replies.push(r.text);
+    }
+    assert.equal(new Set(replies).size, 1, 'one body for every Authorization value');
+    // With X-Api-Key sent, Authorization changes nothing: every failing key, the same 401.
+    for (const key of ['', 'wrong', randomApiKey()]) {
+      const r = await post(server.url, key, { mode: 'password' }, { headers: { authorization: `Bearer ${KEY}` } });
+      assert.equal(r.status, 401);
+      assert.deepEqual(r.json, UNAUTHORIZED);
+    }
+    const none = await post(server.url, null, { mode: 'password' });
+    assert.deepEqual(none.json, UNAUTHORIZED);
+    const both = await post(server.url, KEY, { mode: 'password' }, { headers: { authorization: 'Bearer x' } });
+    assert.equal(both.status, 200, 'a valid X-Api-Key is enough');
+  });
+
+  it('T31-duplicate: a member name given twice, at any depth and however escaped, is a 400 naming it', async () => {
+    const cases: [string, string][] = [
+      ['{"mode":"password","mode":"passphrase"}', 'mode'],
+      ['{"mode":"passphrase","options":{"wordCount":5,"separator":"dot","wordCount":8}}', 'options.wordCount'],
+      ['{"mode":"password","m\\u006fde":"passphrase"}', 'mode'],
+      ['{"mode":"password","count":2,"options":{},"count":3}', 'count'],
+      ['{"mode":"password","x":[{"a":1},{"b":1,"b":2}]}', 'x[1].b'],
+    ];
+    for (const [body, field] of cases) {
+      const r = await post(server.url, KEY, body);
+      assert.equal(r.status, 400, body);
+      assert.deepEqual(r.json, { error: `${field} is given more than once in the request body`, status: 400, field });
+      assert.doesNotMatch(r.text, /passphrase"|password"/, 'no value echoed');
+    }
+    // The same name in two different objects is no duplicate.
+    const ok = await post(server.url, KEY, '{"mode":"passphrase","options":{"mode":1}}');
+    assert.equal(ok.status, 400);
+    assert.equal((ok.json as { field: string }).field, 'options.mode');
+  });
+
+  it('T31-json: an invalid body gets its position and never its text', async () => {
+    const secret = 'hunter2-do-not-echo';
+    for (const body of [`{"mode":"password","x":"${secret}"`, `{"mode":"password",${secret}}`, `${secret}`]) {
+      const r = await post(server.url, KEY, body);
+      assert.equal(r.status, 400);
+      assert.match(
+        (r.json as { error: string }).error,
+        /^request body must be valid JSON: error at line 1, column \d+$/,
+      );
+      assert.ok(!r.text.includes('hunter'), r.text);
+    }
+  });
+
+  it('T31-charset: a JSON body declared in another charset is told the charset is not supported', async () => {
+    const r = await request(server.url, '/generate', {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json; charset=latin1' },
+      body: '{"mode":"password"}',
+    });
+    assert.equal(r.status, 400);
+    assert.deepEqual(r.json, { error: 'Content-Type charset is not supported: send the JSON as UTF-8', status: 400 });
+  });
+});
+
+describe('rateLimitedBody', () => {
+  it('gives the wait in whole seconds, as Retry-After does', () => {
+    assert.deepEqual(rateLimitedBody(1), { error: 'rate limit exceeded: retry after 1 second', status: 429 });
+    assert.deepEqual(rateLimitedBody(3), { error: 'rate limit exceeded: retry after 3 seconds', status: 429 });
+  });
+});
+
+describe('checkJsonText', () => {
+  it('agrees with JSON.parse on validity over 20,000 seeded mutations of valid bodies', () => {
+    const random = seededRandom(31);
+    const seeds = [
+      '{"mode":"password","count":2,"options":{"length":24,"excludedCharacters":"\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9"}}',
+      '[1,-0.5e+10,2E-3,true,false,null,"\\ud83d\\ude00",{},[],{"a":[{"b":{}}]}]',
+      ' \t\r\n{ "a" : 0 , "b" : -0 } ',
+    ];
+    const alphabet = '{}[]":,.-+eE0123456789 \\/utrfalsn\n\t\u00e9\u0001x';
+    let disagreements = 0;
+    let invalid = 0;
+    for (let k = 0; k < 20_000; k++) {
+      const chars = [...seeds[k % seeds.length]];
+      const edits = 1 + random.below(3);
+      for (let j = 0; j < edits; j++) {
+        const at = random.below(chars.length + 1);
+        const op = random.below(3);
+        const c = alphabet[random.below(alphabet.length)];
+        if (op === 0) chars.splice(at, 1);
+        else if (op === 1) chars.splice(at, 0, c);
+        else chars[at] = c;
+      }
+      const text = chars.join('');
+      let parsed = true;
+      try {
+        JSON.parse(text);
+      } catch {
+        parsed = false;
+      }
+      const check = checkJsonText(text);
+      if (!parsed) invalid++;
+      if (parsed !== (check.kind !== 'syntax')) disagreements++;
+    }
+    assert.equal(disagreements, 0);
+    assert.ok(invalid > 5_000, `the mutations must reach invalid texts (${invalid})`);
+  });
+
+  it('names the first duplicate and the error position, lines and characters counted from 1', () => {
+    assert.deepEqual(checkJsonText('{"a":{"b":1},"a":2}'), { kind: 'duplicate', path: 'a' });
+    assert.deepEqual(checkJsonText('{"":1,"":2}'), { kind: 'duplicate', path: '' });
+    assert.deepEqual(checkJsonText('[[1,{"x":1,"x":1}]]'), { kind: 'duplicate', path: '[0][1].x' });
+    assert.deepEqual(checkJsonText('{"a":1}'), { kind: 'ok' });
+    assert.deepEqual(checkJsonText('{\n"a":01}'), { kind: 'syntax', line: 2, column: 6 });
+    assert.deepEqual(checkJsonText('"\u{1f600}\u{1f600}'), { kind: 'syntax', line: 1, column: 4 });
+    assert.deepEqual(positionOf('ab\ncd', 5), { line: 2, column: 3 });
+    // 8,000 levels deep: no recursion, no stack overflow
+    assert.deepEqual(checkJsonText('['.repeat(8000) + ']'.repeat(8000)), { kind: 'ok' });
+    assert.deepEqual(checkJsonText('['.repeat(8000)), { kind: 'syntax', line: 1, column: 8001 });
+  });
+});
