@@ -5,14 +5,14 @@
 //   lane 2: test:generated, build:dist, test:suites  (the suites need dist/)
 // A step's output is held until it ends and printed only if it failed (the suites' output, quiet
 // already, always: it ends with node:test's `# tests N`, `# pass N`, `# fail N` lines and the
-// coverage summary). Every step of a lane after a failure is still run in the other lane; a lane
-// stops at its first failure. Then one line per step (passed or FAILED, seconds) and exit 1 if
-// any failed.
+// coverage summary). A line as each step ends (passed or FAILED, seconds); a lane stops at its
+// first failure, the other runs on. Exit 1 if any step failed or did not run.
 //
 //   node tests/helpers/npm-test.mjs              both lanes (npm test)
 //   node tests/helpers/npm-test.mjs --suites     lane 2 only (CI's other Node.js lines: the static
 //                                                checks do not depend on the Node line)
 import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
 
 const suitesOnly = process.argv.includes('--suites');
 const lanes = suitesOnly
@@ -47,6 +47,8 @@ async function lane(steps) {
   for (const step of steps) {
     const r = await run(step);
     results.push(r);
+    // A line as each step ends, so a long run shows where it is.
+    process.stdout.write(`npm test: ${step} ${r.ok ? 'passed' : 'FAILED'} in ${r.seconds.toFixed(1)} s\n`);
     if (!r.ok) {
       process.stdout.write(`\nnpm test: ${step} FAILED (exit ${r.code}):\n${r.output}\n`);
       return;
@@ -56,8 +58,10 @@ async function lane(steps) {
 
 const started = performance.now();
 await Promise.all(lanes.map(lane));
-const lines = results.map((r) => `npm test: ${r.step} ${r.ok ? 'passed' : 'FAILED'} in ${r.seconds.toFixed(1)} s`);
-process.stdout.write(`${lines.join('\n')}\nnpm test: ${((performance.now() - started) / 1000).toFixed(1)} s in all\n`);
+const failed = results.filter((r) => !r.ok).map((r) => r.step);
+process.stdout.write(
+  `npm test: ${((performance.now() - started) / 1000).toFixed(1)} s in all, ${failed.length === 0 ? 'every step passed' : `FAILED: ${failed.join(', ')}`}\n`,
+);
 // The suites' own report last: node:test's closing counts and the coverage summary.
 const suites = results.find((r) => r.step === 'test:suites');
 if (suites?.ok === true) process.stdout.write(suites.output);
