@@ -50,7 +50,8 @@ async function lane(steps) {
     // A line as each step ends, so a long run shows where it is.
     process.stdout.write(`npm test: ${step} ${r.ok ? 'passed' : 'FAILED'} in ${r.seconds.toFixed(1)} s\n`);
     if (!r.ok) {
-      process.stdout.write(`\nnpm test: ${step} FAILED (exit ${r.code}):\n${r.output}\n`);
+      // (The suites' report, failures included, is printed last, below.)
+      if (step !== 'test:suites') process.stdout.write(`\nnpm test: ${step} FAILED (exit ${r.code}):\n${r.output}\n`);
       return;
     }
   }
@@ -62,7 +63,8 @@ const failed = results.filter((r) => !r.ok).map((r) => r.step);
 process.stdout.write(
   `npm test: ${((performance.now() - started) / 1000).toFixed(1)} s in all, ${failed.length === 0 ? 'every step passed' : `FAILED: ${failed.join(', ')}`}\n`,
 );
-// The suites' own report last: node:test's closing counts and the coverage summary.
+// The suites' own report last, passed or failed: their failures, node:test's closing counts and
+// the coverage summary (or c8's line on a coverage shortfall).
 const suites = results.find((r) => r.step === 'test:suites');
-if (suites?.ok === true) process.stdout.write(suites.output);
+if (suites !== undefined) process.stdout.write(`\n${suites.output}`);
 process.exit(results.every((r) => r.ok) && results.length === lanes.flat().length ? 0 : 1);
