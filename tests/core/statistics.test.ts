@@ -607,7 +607,7 @@ describe('passphrases within a length: uniform over exactly the sequences that f
       const picked = Array.from({ length: k - 1 }, () => all[defaultRandom.below(all.length)]);
       const used = picked.reduce((s, x) => s + x.l, 0);
       // A word uniform among those that fit, found by its index across the fitting groups
-      // (not by copying them into one array per draw, which made this test 70 s long).
+      // (not by copying them into one array per draw, most of this file's CPU before).
       const fits = table.groups.filter((g) => used + g.length >= lo && used + g.length <= hi);
       const count = fits.reduce((n, g) => n + g.words.length, 0);
       if (count === 0) continue;
