@@ -210,7 +210,11 @@ describe('the one validator: the generated code against the published schema', (
     return e && { instancePath: e.instancePath, schemaPath: e.schemaPath, keyword: e.keyword, params: e.params };
   };
 
-  it('accepts and rejects exactly what a 2020-12 compilation accepts, with the same first error (50,000 bodies from the schema)', () => {
+  // 10,000 bodies (was 50,000, 4.5 s of CPU more): a disagreement that a fraction p of the
+  // schema's bodies reach is found with probability 1 - (1 - p)^10,000, 95 % for p = 3e-4; the
+  // core fuzz compares the two validators on every body it parses too (20,000 in npm test,
+  // 300,000 in the soak), and the seed is new each run.
+  it('accepts and rejects exactly what a 2020-12 compilation accepts, with the same first error (10,000 bodies from the schema)', () => {
     const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
     console.log(`fast-check seed ${seed} (FC_SEED=${seed} to replay)`);
     let accepted = 0;
@@ -221,10 +225,11 @@ describe('the one validator: the generated code against the published schema', (
         if (expected) accepted++;
         else assert.deepEqual(firstError(generated), firstError(reference), JSON.stringify(body));
       }),
-      { seed, numRuns: 50_000 },
+      { seed, numRuns: 10_000 },
     );
-    console.log(`${accepted} of 50,000 bodies accepted`);
-    assert.ok(accepted > 2_000, `a fair share of accepted bodies (${accepted})`);
+    console.log(`${accepted} of 10,000 bodies accepted`);
+    // About 17 % are (8,582 of 50,000 in one run).
+    assert.ok(accepted > 400, `a fair share of accepted bodies (${accepted})`);
   });
 
   it('has teeth: a validator compiled without one bound of the schema is caught', () => {

@@ -1,0 +1,70 @@
+// `npm test`: the package's scripts in two lanes at once, each lane in order, because on 2 cores
+// one lane alone leaves a core idle: the static checks are one process each (tsc, ESLint,
+// Prettier), and the suites wait on sockets and timers part of the time.
+//   lane 1: typecheck, lint                      (read the sources only)
+//   lane 2: test:generated, build:dist, test:suites  (the suites need dist/)
+// A step's output is held until it ends and printed only if it failed (the suites' output, quiet
+// already, always: it ends with node:test's `# tests N`, `# pass N`, `# fail N` lines and the
+// coverage summary). A line as each step ends (passed or FAILED, seconds); a lane stops at its
+// first failure, the other runs on. Exit 1 if any step failed or did not run.
+//
+//   node tests/helpers/npm-test.mjs              both lanes (npm test)
+//   node tests/helpers/npm-test.mjs --suites     lane 2 only (CI's other Node.js lines: the static
+//                                                checks do not depend on the Node line)
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+
+const suitesOnly = process.argv.includes('--suites');
+const lanes = suitesOnly
+  ? [['test:generated', 'build:dist', 'test:suites']]
+  : [
+      ['typecheck', 'lint'],
+      ['test:generated', 'build:dist', 'test:suites'],
+    ];
+const npm = process.env.npm_execpath;
+
+function run(step) {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    // npm_execpath is npm's own CLI when run by npm; else the npm on PATH.
+    const [command, args] =
+      npm !== undefined && npm.endsWith('.js')
+        ? [process.execPath, [npm, 'run', '--silent', step]]
+        : ['npm', ['run', '--silent', step]];
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks = [];
+    child.stdout.on('data', (c) => chunks.push(c));
+    child.stderr.on('data', (c) => chunks.push(c));
+    child.on('close', (code, signal) => {
+      const seconds = (performance.now() - started) / 1000;
+      resolve({ step, ok: code === 0, code: code ?? signal, seconds, output: Buffer.concat(chunks).toString() });
+    });
+  });
+}
+
+const results = [];
+async function lane(steps) {
+  for (const step of steps) {
+    const r = await run(step);
+    results.push(r);
+    // A line as each step ends, so a long run shows where it is.
+    process.stdout.write(`npm test: ${step} ${r.ok ? 'passed' : 'FAILED'} in ${r.seconds.toFixed(1)} s\n`);
+    if (!r.ok) {
+      // (The suites' report, failures included, is printed last, below.)
+      if (step !== 'test:suites') process.stdout.write(`\nnpm test: ${step} FAILED (exit ${r.code}):\n${r.output}\n`);
+      return;
+    }
+  }
+}
+
+const started = performance.now();
+await Promise.all(lanes.map(lane));
+const failed = results.filter((r) => !r.ok).map((r) => r.step);
+process.stdout.write(
+  `npm test: ${((performance.now() - started) / 1000).toFixed(1)} s in all, ${failed.length === 0 ? 'every step passed' : `FAILED: ${failed.join(', ')}`}\n`,
+);
+// The suites' own report last, passed or failed: their failures, node:test's closing counts and
+// the coverage summary (or c8's line on a coverage shortfall).
+const suites = results.find((r) => r.step === 'test:suites');
+if (suites !== undefined) process.stdout.write(`\n${suites.output}`);
+process.exit(results.every((r) => r.ok) && results.length === lanes.flat().length ? 0 : 1);
