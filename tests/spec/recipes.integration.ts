@@ -15,7 +15,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -50,18 +50,37 @@ interface Run {
   stderr: string;
 }
 
-/** One sh block in bash, as a user pastes it (-e: the first failing command fails the step). */
+/**
+ * One sh block in bash, as a user pastes it (-e: the first failing command fails the step).
+ * bash leads its own process group, so the timeout ends npm and tsc too, not only bash.
+ */
 function bash(script: string, cwd: string, env: NodeJS.ProcessEnv, timeout: number): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(
-      'bash',
-      ['-euo', 'pipefail', '-c', script],
-      { cwd, env, timeout, maxBuffer: 16 << 20 },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
+    let timedOut = false;
+    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {
+      cwd,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      // A negative pid is the group; never 0, which would be the test's own group.
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // the group has already ended
+      }
+    }, timeout);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 1, stdout, stderr: timedOut ? `${stderr}\n(killed after ${timeout} ms)` : stderr });
+    });
   });
 }
 
@@ -98,17 +117,19 @@ describe('the typed-client recipes of docs/api.md, verbatim in an empty folder',
         const dir = mkdtempSync(join(tmpdir(), `cg-recipe-${name}-`));
         const started = performance.now();
         try {
-          // The machine's node first on PATH (the line under test); no NODE_OPTIONS of the test
-          // runner (--throw-deprecation would fail npm), no coverage collection of the children.
-          const env: NodeJS.ProcessEnv = {
+          // The user's environment (proxy and CA settings reach npm), with the machine's node
+          // first on PATH (the line under test), without what the test runner adds: its
+          // NODE_OPTIONS (--throw-deprecation would fail npm) and coverage collection.
+          const env: NodeJS.ProcessEnv = { ...process.env };
+          for (const v of ['NODE_OPTIONS', 'NODE_V8_COVERAGE', 'NODE_TEST_CONTEXT']) delete env[v];
+          Object.assign(env, {
             PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
-            HOME: process.env.HOME ?? tmpdir(),
             CG_API_KEY: apiKey,
             NO_COLOR: '1',
             npm_config_fund: 'false',
             npm_config_audit: 'false',
             npm_config_update_notifier: 'false',
-          };
+          });
           let output = '';
           for (const step of recipes.get(name) ?? []) {
             const text = step.text.replaceAll(PRINTED_URL, server.url);
