@@ -1,5 +1,5 @@
 /**
- * API keys (README, API keys): the format, the key file, and verification.
+ * API keys (docs/deploy.md, Key files): the format, the key file, and verification.
  *
  * Format `cgk_<id>_<secret><check>`: `cgk_` lets secret scanners and humans recognise a
  * leaked key; `<id>` (8 base62) is public and names the key in logs and in `keys list`;
@@ -14,7 +14,7 @@ import { crc32 } from 'node:zlib';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export const KEY_PREFIX = 'cgk_';
-/** Published for secret scanners (README, Keys). */
+/** Published for secret scanners (docs/deploy.md, Key files). */
 export const KEY_PATTERN = /^cgk_([0-9A-Za-z]{8})_([0-9A-Za-z]{38})$/;
 /** A key's public id, as `keys revoke` and `keys replace` take it. */
 export const KEY_ID_PATTERN = /^[0-9A-Za-z]{8}$/;

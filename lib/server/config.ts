@@ -1,5 +1,5 @@
 /**
- * Configuration from environment variables (README, Configuration). Parsed once at start;
+ * Configuration from environment variables (docs/deploy.md, Configuration). Parsed once at start;
  * a bad value throws a ConfigError naming the variable, and server.ts turns that into one line
  * on stderr and a non-zero exit, so a typo never starts a half-configured service.
  * @module

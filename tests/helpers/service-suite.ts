@@ -1,6 +1,6 @@
 /**
- * The service over real sockets: every endpoint, every status of the contract (README, The API
- * at a glance; docs/api.md, Errors) with its exact body, the headers on every response, the
+ * The service over real sockets: every endpoint, every status of the contract (docs/api.md, Endpoints;
+ * docs/api.md, Errors) with its exact body, the headers on every response, the
  * body reader's limits. Written once, run twice: against the service started in-process
  * (tests/http/service.test.ts, npm test) and against the real server process
  * (tests/e2e/server.integration.ts).

@@ -10,7 +10,7 @@
  * - the client key: IPv6 grouped by /56, IPv4-mapped IPv6 folded to IPv4 whatever the spelling,
  *   X-Forwarded-For ignored with TRUST_PROXY_HOPS=0 and only its right-most entry used with 1,
  *   so random left-most values never change the key;
- * - at the hard cap the documented behaviour (README, Configuration): the least recently seen
+ * - at the hard cap the documented behaviour (docs/deploy.md, Configuration): the least recently seen
  *   bucket is dropped, new clients are still served, memory stays bounded.
  */
 import assert from 'node:assert/strict';

@@ -24,7 +24,7 @@ function refusal(env: Record<string, string>): ConfigError {
 }
 
 describe('parseConfig', () => {
-  it('has the documented defaults (README, Configuration)', () => {
+  it('has the documented defaults (docs/deploy.md, Configuration)', () => {
     assert.deepEqual(parseConfig({}, dir), {
       port: 8080,
       host: '127.0.0.1',

@@ -10,13 +10,13 @@
  *    minute and the server's next sweep (its real 60 s timer) must report 0 tracked: a
  *    one-request client's bucket is full again 3 s later and then carries nothing. RSS is
  *    measured again.
- * 3. The hard cap (100,000 tracked clients, README Configuration): right after that sweep,
+ * 3. The hard cap (100,000 tracked clients, docs/deploy.md Configuration): right after that sweep,
  *    client X spends its bucket, then client Y, then 99,999 new addresses arrive. Documented
  *    behaviour: every newcomer is served (the cap never refuses), the least recently seen
  *    bucket (X's) is dropped and starts over full (remaining 19 after its next request), Y is
  *    kept (still empty), and the next sweep counts exactly 1 eviction of a bucket that was
  *    not yet full. The 100,000 buckets' heap (after a forced GC, read over the inspector
- *    SIGUSR1 opens; nothing is added to the server) stays within 20 MB (README: "about
+ *    SIGUSR1 opens; nothing is added to the server) stays within 20 MB (docs/deploy.md: "about
  *    10 MB", the keys included), RSS after that GC within 32 MB.
  *
  * The server runs on a stepped clock (tests/helpers/stepped-clock.mjs): its buckets refill
@@ -239,7 +239,7 @@ describe('memory under many source addresses', () => {
     assert.equal(figures.y.remaining, 0, 'Y kept its own bucket: the one token back, taken');
     assert.equal(sweep.evictions, 1, 'exactly one bucket that was not yet full was evicted (X)');
     assert.ok(sweep.tracked <= 100_000);
-    // README: "memory stays bounded at about 10 MB" at the cap; the bound leaves room for GC timing.
+    // docs/deploy.md: "memory stays bounded at about 10 MB" at the cap; the bound leaves room for GC timing.
     assert.ok(
       capHeap - startHeap <= 20 * 1024 * 1024,
       `heap growth at 100,000 tracked clients: ${figures.heapAfterGcMb.growth} MB`,

@@ -7,7 +7,7 @@
  * cast and no `any`, compiles under `tsc --strict` and runs against the server: a password and
  * a passphrase with options, a 400 read as the typed error body, and GET /generate. A program
  * that passes wordCount (a passphrase option) to a password request does not compile, and the
- * examples of the README and docs/api.md (their Clients sections) compile and run.
+ * examples of docs/api.md (its Clients section; the README links there) compile and run.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -87,11 +87,11 @@ function examplesIn(file: string): string[] {
 }
 
 /**
- * Every documented example, once (docs/api.md repeats the README's), as the file the test
+ * Every documented example, once, as the file the test
  * compiles: its URL made the live server's, and the client directory the one generated here.
  */
 function documentedExamples(url: string): Map<string, string> {
-  const examples = [...new Set([...examplesIn('README.md'), ...examplesIn('docs/api.md')])];
+  const examples = [...new Set(examplesIn('docs/api.md'))];
   assert.ok(examples.length >= 2, 'an example for each generator');
   return new Map(
     examples.map((code, i) => [
@@ -163,7 +163,7 @@ describe('typed clients generated from /openapi.json', () => {
     );
   });
 
-  it('openapi-typescript reads the same document from the server URL, as the README shows', async () => {
+  it('openapi-typescript reads the same document from the server URL, as docs/api.md shows', async () => {
     const run = await node(
       [OPENAPI_TYPESCRIPT, `${server.url}/openapi.json`, ...OPENAPI_TYPESCRIPT_FLAGS, '-o', 'schema.d.ts'],
       dir,
@@ -284,7 +284,7 @@ describe('typed clients generated from /openapi.json', () => {
       assert.equal(run.code, 0, `${name}: ${run.stdout}\n${run.stderr}`);
       printed.push(run.stdout.trim());
     }
-    // README: a passphrase of 6 words (hyphens); docs/api.md adds a password of 32 characters.
+    // docs/api.md: a passphrase of 6 words (hyphens) and a password of 32 characters.
     assert.equal(printed.length, 2, printed.join('\n'));
     const [passphrase, password] = printed;
     const words = passphrase.split('-');
