@@ -129,8 +129,14 @@ describe('shipped rules and dashboard', { skip: skip ?? false, timeout: 240_000 
       assert.equal(rule.health, 'ok', `${rule.name}: ${rule.lastError ?? ''}`);
       assert.ok(!rule.lastEvaluation.startsWith('0001'), `${rule.name} evaluated`);
     }
-    // Recorded series exist once evaluated: the request rate of this instance.
-    const rate = await prometheus.query('instance:http_server_requests:rate5m');
+    // Recorded series exist once evaluated over two scrapes (a rate needs two samples): the
+    // request rate of this instance, waited for as the rules were (the first evaluation may
+    // come before the second scrape).
+    let rate = await prometheus.query('instance:http_server_requests:rate5m');
+    for (let i = 0; i < 100 && (rate.length !== 1 || !(rate[0].value > 0)); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      rate = await prometheus.query('instance:http_server_requests:rate5m');
+    }
     assert.equal(rate.length, 1);
     assert.ok(rate[0].value > 0, 'traffic recorded');
   });
