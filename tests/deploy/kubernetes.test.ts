@@ -1,7 +1,7 @@
 /**
  * The Kubernetes manifests (deploy/kubernetes, issue 32), checked offline: every file parses,
- * each object has the fields its kind requires (a hand-written subset of the Kubernetes
- * schemas: the full OpenAPI schemas are not available offline here), the Pod Security Standard
+ * each object has the fields its kind requires (a hand-written subset; the full Kubernetes
+ * schemas are checked in kubernetes-schemas.integration.ts), the Pod Security Standard
  * "restricted" fields are set on the pod and every container, and every reference resolves
  * (kustomization resources and patches, selectors to pod labels, Service and NetworkPolicy
  * ports to named container ports, volume mounts to volumes, probes to ports).
