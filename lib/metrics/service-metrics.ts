@@ -97,6 +97,7 @@ export class ServiceMetrics implements RequestMetrics {
   private readonly decisions: Record<Authentication, [CounterChild, CounterChild]>;
   private readonly keyFailures: Counter;
   private readonly reloads: Counter;
+  private readonly policyReloads: Counter;
   private readonly storeState: Gauge;
   private readonly fallbacks: CounterChild;
   private readonly redisCalls: Histogram;
@@ -144,12 +145,7 @@ export class ServiceMetrics implements RequestMetrics {
       'Requests to POST /generate whose key was not accepted, by reason (missingKey, duplicateKey, invalidKey, revoked).',
       ['reason', 'missingKey', 'duplicateKey', 'invalidKey', 'revoked'],
     );
-    this.reloads = counterOf(
-      r,
-      'credential_generator_key_file_reloads_total',
-      'Changes of the key file acted on: loaded, rejected (the last good keys stay), missing (likewise).',
-      ['outcome', 'loaded', 'rejected', 'missing'],
-    );
+    [this.reloads, this.policyReloads] = this.registerReloads();
     this.storeState = r.register(
       new Gauge(
         'credential_generator_rate_limit_store_state',
@@ -186,6 +182,24 @@ export class ServiceMetrics implements RequestMetrics {
         ['version', 'sha256', 'nodejs_version'],
       ),
     ).set([build.version, build.sha256 ?? '', process.version], 1);
+  }
+
+  private registerReloads(): [Counter, Counter] {
+    const r = this.registry;
+    return [
+      counterOf(
+        r,
+        'credential_generator_key_file_reloads_total',
+        'Changes of the key file acted on: loaded, rejected (the last good keys stay), missing (likewise).',
+        ['outcome', 'loaded', 'rejected', 'missing'],
+      ),
+      counterOf(
+        r,
+        'credential_generator_policy_file_reloads_total',
+        'Changes of the policies file (POLICIES_FILE) acted on: loaded, rejected (the last good policies stay).',
+        ['outcome', 'loaded', 'rejected'],
+      ),
+    ];
   }
 
   private registerConnections(): [Gauge, Counter] {
@@ -250,6 +264,10 @@ export class ServiceMetrics implements RequestMetrics {
 
   readonly keyFileReloaded = (outcome: KeyFileReload): void => {
     this.reloads.child(outcome).value++;
+  };
+
+  readonly policyFileReloaded = (outcome: 'loaded' | 'rejected'): void => {
+    this.policyReloads.child(outcome).value++;
   };
 
   /** The Redis store switched: to shared (true) or to in-process fallback (false). */

@@ -32,6 +32,8 @@ export interface PolicyStoreOptions {
   readonly minEntropyBits: number;
   readonly logger: Logger;
   readonly pollMs?: number;
+  /** Each change of the file acted on: loaded, or rejected (the last good set stays). */
+  readonly onReload?: (outcome: 'loaded' | 'rejected') => void;
 }
 
 export class PolicyStoreError extends Error {
@@ -133,6 +135,7 @@ export class PolicyStore implements OfferedPolicies {
     const next = loadPolicies(file, minEntropyBits);
     if (!next.ok) {
       this.problem = next.reason;
+      this.options.onReload?.('rejected');
       logger.error('policies file rejected; keeping the last good policies', {
         file,
         reason: next.reason,
@@ -142,6 +145,7 @@ export class PolicyStore implements OfferedPolicies {
     }
     this.problem = null;
     this.use(next.set);
+    this.options.onReload?.('loaded');
     logger.info('policies reloaded', { file, policies: next.set.size });
   }
 

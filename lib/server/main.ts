@@ -106,9 +106,14 @@ function keysOf(config: Config, logger: Logger, keysCommand: string, metrics: Se
 
 /** The named policies, when POLICIES_FILE is set: every one valid, or the start stops with one
  * line naming the policy and the field. */
-function policiesOf(config: Config, logger: Logger): PolicyStore | null {
+function policiesOf(config: Config, logger: Logger, metrics: ServiceMetrics | null): PolicyStore | null {
   if (config.policiesFile === null) return null;
-  const policies = new PolicyStore({ file: config.policiesFile, minEntropyBits: config.minEntropyBits, logger });
+  const policies = new PolicyStore({
+    file: config.policiesFile,
+    minEntropyBits: config.minEntropyBits,
+    logger,
+    onReload: metrics?.policyFileReloaded,
+  });
   try {
     policies.start();
   } catch (error) {
@@ -244,7 +249,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const keys = keysOf(config, logger, options.keysCommand, metrics);
   let policies: PolicyStore | null;
   try {
-    policies = policiesOf(config, logger);
+    policies = policiesOf(config, logger, metrics);
   } catch (error) {
     keys.close();
     metrics?.close();
@@ -306,16 +311,27 @@ export async function startService(options: StartOptions): Promise<RunningServic
     server,
     build,
     metricsUrl: metricsListener?.url ?? null,
-    stop: async (onStopAccepting) => {
-      const started = performance.now();
-      requests.draining = true;
-      const clean = await shutdown(server, app, undefined, onStopAccepting);
-      const ms = Math.round(performance.now() - started);
-      if (!clean) logger.error('shutdown grace period over; open connections were cut');
-      // The last line of every stop: what the drain did (tests/server/shutdown-summary.test.ts).
-      logger.info('shutdown complete', { drained: requests.drained, cut: requests.inFlight, ms });
-      await closeAll();
-      return clean;
-    },
+    stop: stopperOf(server, app, requests, logger, closeAll),
+  };
+}
+
+/** The service's stop: drain, then one line saying what the drain did, then close the rest. */
+function stopperOf(
+  server: Server,
+  app: App,
+  requests: ReturnType<typeof countRequests>,
+  logger: Logger,
+  closeAll: () => Promise<void>,
+): RunningService['stop'] {
+  return async (onStopAccepting) => {
+    const started = performance.now();
+    requests.draining = true;
+    const clean = await shutdown(server, app, undefined, onStopAccepting);
+    const ms = Math.round(performance.now() - started);
+    if (!clean) logger.error('shutdown grace period over; open connections were cut');
+    // The last line of every stop: what the drain did (tests/server/shutdown-summary.test.ts).
+    logger.info('shutdown complete', { drained: requests.drained, cut: requests.inFlight, ms });
+    await closeAll();
+    return clean;
   };
 }

@@ -121,10 +121,10 @@ describe('shipped rules and dashboard', { skip: skip ?? false, timeout: 240_000 
       const res = await fetch(`${prometheus.url}/api/v1/rules`);
       const body = (await res.json()) as { data: { groups: { rules: Rule[] }[] } };
       rules = body.data.groups.flatMap((g) => g.rules);
-      if (rules.length === 13 && rules.every((r) => !r.lastEvaluation.startsWith('0001'))) break;
+      if (rules.length === 14 && rules.every((r) => !r.lastEvaluation.startsWith('0001'))) break;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    assert.equal(rules.length, 13, 'every rule loaded');
+    assert.equal(rules.length, 14, 'every rule loaded');
     for (const rule of rules) {
       assert.equal(rule.health, 'ok', `${rule.name}: ${rule.lastError ?? ''}`);
       assert.ok(!rule.lastEvaluation.startsWith('0001'), `${rule.name} evaluated`);

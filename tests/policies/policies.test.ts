@@ -269,7 +269,14 @@ describe('policies: the watched file', () => {
   it('reloads a good rewrite, keeps the last good set on a bad one and says why, then recovers', async () => {
     const log = captureLogger('info');
     const file = policiesFile(GOOD);
-    const store = new PolicyStore({ file, minEntropyBits: 0, logger: log.logger, pollMs: 20 });
+    const outcomes: string[] = [];
+    const store = new PolicyStore({
+      file,
+      minEntropyBits: 0,
+      logger: log.logger,
+      pollMs: 20,
+      onReload: (outcome) => outcomes.push(outcome),
+    });
     store.start();
     try {
       assert.deepEqual(store.status(), { state: 'loaded', count: 3 });
@@ -301,6 +308,8 @@ describe('policies: the watched file', () => {
       writeFileSync(file, JSON.stringify(GOOD), { mode: 0o600 });
       await log.waitFor(/"msg":"policies reloaded"/, 15_000, from);
       assert.deepEqual(store.status(), { state: 'loaded', count: 3 });
+      // Each change acted on reaches the metric's observer.
+      assert.deepEqual(outcomes, ['loaded', 'rejected', 'rejected', 'loaded']);
     } finally {
       store.close();
       store.close();
