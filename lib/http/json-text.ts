@@ -77,7 +77,7 @@ class Scanner {
     // The loop alternates between reading a value and what may follow one.
     let wantValue = true;
     for (;;) {
-      this.skip();
+      this.skipWhitespace();
       if (wantValue) {
         const result = this.value();
         if (result === 'fail') return this.fail();
@@ -113,7 +113,7 @@ class Scanner {
     const frame: Frame = { object, path: childPath(this.stack.at(-1)), names: null, key: '', index: 0 };
     this.stack.push(frame);
     this.i++;
-    this.skip();
+    this.skipWhitespace();
     if (this.text.charCodeAt(this.i) === (object ? CLOSE_OBJECT : CLOSE_ARRAY)) {
       this.i++;
       this.stack.pop();
@@ -127,7 +127,7 @@ class Scanner {
     const c = this.text.charCodeAt(this.i);
     if (c === 0x2c) {
       this.i++;
-      this.skip();
+      this.skipWhitespace();
       if (!top.object) {
         top.index++;
         return 'value';
@@ -150,7 +150,7 @@ class Scanner {
     frame.names ??= new Set();
     if (frame.names.has(name)) this.duplicate ??= childPath(frame);
     else frame.names.add(name);
-    this.skip();
+    this.skipWhitespace();
     if (this.text.charCodeAt(this.i) !== 0x3a) return false;
     this.i++;
     return true;
@@ -160,7 +160,7 @@ class Scanner {
     return { kind: 'syntax', ...positionOf(this.text, this.i) };
   }
 
-  private skip(): void {
+  private skipWhitespace(): void {
     const { text } = this;
     while (this.i < text.length) {
       const c = text.charCodeAt(this.i);
