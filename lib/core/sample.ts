@@ -1,0 +1,42 @@
+/**
+ * The core's two samplers. Both are uniform over V, the strings of the spec's length that the
+ * engine's validity check accepts (engine.ts, `validity`), the set whose size the engine counts.
+ *
+ * Rejection. Each attempt draws every character independently and uniformly from the allowed
+ * codes A (one `random.below(|A|)` each), so each of the |A|^L strings has the same chance
+ * |A|^-L per attempt; the attempt is kept when valid. Every string of V then has the same
+ * chance per attempt and the attempts are independent, so the kept string is uniform over V.
+ * An attempt costs L draws; the planners use this sampler only while |V| / |A|^L >= 1/32.
+ *
+ * Exact. One integer uniform below |V| (uniformBigIntBelow, itself rejection on whole bit
+ * strings), mapped to a string by `unrank`, a bijection from [0, |V|) onto V (engine.ts): each
+ * string of V is the image of exactly one integer, so it comes with chance 1/|V|.
+ * @module
+ */
+import { unrank, type Tables } from './engine.ts';
+import type { RandomSource } from './random.ts';
+import { uniformBigIntBelow } from './rules/uniform-bigint.ts';
+
+export function drawByRejection(
+  codes: readonly number[],
+  length: number,
+  valid: (codes: ArrayLike<number>) => boolean,
+  random: RandomSource,
+): string {
+  const chars = new Array<number>(length).fill(0);
+  for (;;) {
+    for (let i = 0; i < length; i++) chars[i] = codes[random.below(codes.length)];
+    if (valid(chars)) return finish(chars);
+  }
+}
+
+export function drawExactly(tables: Tables, random: RandomSource): string {
+  return finish(unrank(tables, uniformBigIntBelow(tables.count, random)));
+}
+
+/** The string, with the working codes overwritten (docs/security.md, What stays in memory). */
+function finish(chars: number[]): string {
+  const value = String.fromCharCode(...chars);
+  chars.fill(0);
+  return value;
+}
