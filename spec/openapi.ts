@@ -27,9 +27,10 @@ import {
   WORD_LISTS,
   generate,
   passphraseBits,
-  passwordBits,
   strength,
 } from '../lib/core/index.ts';
+import { planPassword, type PasswordPlan } from '../lib/core/password.ts';
+import { withPasswordOptionsDefaults } from '../lib/generated/options.generated.ts';
 import { describe } from '../lib/service/describe.ts';
 import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE, MAX_RATE_LIMIT_PER_MINUTE } from '../lib/service/limits.ts';
 import { POSTMAN_FILES } from '../lib/http/assets.ts';
@@ -151,12 +152,7 @@ function classShown(c: (typeof CHARACTER_CLASSES)[number]): string {
 const DEFAULT_CLASSES = CHARACTER_CLASSES.filter((c) => PASSWORD_OPTIONS[c.option]?.default === true);
 /** `24 characters a-z A-Z 0-9`: the password a request without options gets. */
 const DEFAULT_PASSWORD = `${LENGTH.default} characters ${DEFAULT_CLASSES.map(classShown).join(' ')}`;
-const DEFAULT_PASSWORD_BITS = fixed2(
-  passwordBits(
-    DEFAULT_CLASSES.map((c) => c.chars.length),
-    LENGTH.default,
-  ),
-);
+const DEFAULT_PASSWORD_BITS = fixed2((planPassword(withPasswordOptionsDefaults(undefined)) as PasswordPlan).bits);
 
 // ---------------------------------------------------------------------------------------------
 // Examples. Values are realistic in shape and obviously fake in content; entropy and metadata

@@ -80,6 +80,14 @@ export interface EngineSpec {
 /** The most sets a spec may have: the count sums over their 2^8 subsets. */
 export const MAX_SETS = 8;
 
+/**
+ * What a plan may cost, in work units (`price`): a request whose spec would take more is
+ * refused before any BigInt work, with the reason, so that no request stalls the event loop
+ * (security finding T4) and the answer does not depend on the machine's load. What the corpus
+ * needs and what a plan at the budget costs in time: docs/password-rules.md, "The work budget".
+ */
+export const PLAN_WORK_BUDGET = 500_000;
+
 const JUMP = 0;
 const REPEAT = 1;
 const UP = 2;
@@ -212,6 +220,8 @@ export interface Machine {
   readonly groupOf: ReadonlyMap<number, number>;
   /** Work units of countTables (see the module comment). */
   readonly work: number;
+  /** The BigInt coefficients the tables keep (a plan memo's measure of their bytes). */
+  readonly entries: number;
 }
 
 /** The chains of ascending codes: [index of the first code, length]. */
@@ -291,8 +301,12 @@ export function compile(spec: EngineSpec): Machine {
     if (!shapes.has(subset.shape)) shapes.set(subset.shape, subset);
   }
   let work = first.size * subsets.length * 2;
+  let entries = 0;
   for (const { types, ring } of shapes.values())
-    for (const [type] of types) work += (type.size === 1 ? 7 : 10 * type.size + 2) * L * ring.size;
+    for (const [type] of types) {
+      work += (type.size === 1 ? 7 : 10 * type.size + 2) * L * ring.size;
+      entries += 4 * type.size * L * ring.size;
+    }
   const groups = groupsOf(codes, sig, links, subsets, first, last);
   const groupOf = new Map<number, number>();
   groups.forEach((group, g) => {
@@ -300,7 +314,21 @@ export function compile(spec: EngineSpec): Machine {
   });
   const mandatory = bits((min) => min >= 1);
   const optional = bits((min) => min === 0);
-  return { spec, maxRun, maxSequence, mins, mandatory, optional, signature, links, subsets, groups, groupOf, work };
+  return {
+    spec,
+    maxRun,
+    maxSequence,
+    mins,
+    mandatory,
+    optional,
+    signature,
+    links,
+    subsets,
+    groups,
+    groupOf,
+    work,
+    entries,
+  };
 }
 
 /** What the pieces of every A_X are cut from. */
@@ -583,48 +611,95 @@ export function unrank(tables: Tables, rank: bigint): number[] {
   return out;
 }
 
-/**
- * The definition the engine counts, as a check (the rejection sampler's): the length, every code
- * allowed, the first and last codes, each mandatory set hit at least min times, at least minSets
- * optional sets hit, no run longer than maxRepeating, no sequence longer than maxSequential.
- */
-export function validity(spec: EngineSpec): (codes: ArrayLike<number>) => boolean {
-  const allowed = new Set(spec.codes);
-  const first = spec.first ? new Set(spec.first) : null;
-  const last = spec.last ? new Set(spec.last) : null;
-  const sets = spec.sets.map((s) => ({ codes: new Set(s.codes), min: s.min }));
-  const minSets = spec.minSets ?? 0;
-  const R = spec.maxRepeating ?? Infinity;
-  const S = spec.maxSequential ?? Infinity;
-  return (codes) => {
-    const n = codes.length;
-    if (n !== spec.length) return false;
-    if (first !== null && !first.has(codes[0])) return false;
-    if (last !== null && !last.has(codes[n - 1])) return false;
-    let run = 0;
-    let sequence = 0;
-    let direction = 0;
-    for (let i = 0; i < n; i++) {
-      const c = codes[i];
-      if (!allowed.has(c)) return false;
-      run = i > 0 && c === codes[i - 1] ? run + 1 : 1;
-      if (i > 0 && isSequenceStep(codes[i - 1], c)) {
-        const step = c - codes[i - 1];
-        sequence = step === direction ? sequence + 1 : 2;
-        direction = step;
-      } else {
-        sequence = 1;
-        direction = 0;
-      }
-      if (run > R || sequence > S) return false;
-    }
-    let optionalHit = 0;
-    for (const set of sets) {
-      let hits = 0;
-      for (let i = 0; i < n; i++) if (set.codes.has(codes[i])) hits++;
-      if (hits < set.min) return false;
-      if (set.min === 0 && hits > 0) optionalHit++;
-    }
-    return optionalHit >= minSets;
+/** The definition the engine counts, as data for `isValid` (the rejection sampler's check). */
+export interface Check {
+  readonly length: number;
+  /** By code: the code's set bits, and ALLOWED when it is allowed. */
+  readonly sig: Int32Array;
+  /** By code: 1 when it may come first (last); null: any may. */
+  readonly first: Uint8Array | null;
+  readonly last: Uint8Array | null;
+  readonly mins: readonly number[];
+  /** The sets of min 1 or more, of min 2 or more, of min 0. */
+  readonly mandatory: number;
+  readonly counted: number;
+  readonly optional: number;
+  readonly minSets: number;
+  readonly maxRun: number;
+  readonly maxSequence: number;
+}
+
+const ALLOWED = 1 << 30;
+
+export function validity(spec: EngineSpec): Check {
+  const top = Math.max(...spec.codes) + 1;
+  const sig = new Int32Array(top);
+  for (const code of spec.codes) sig[code] = ALLOWED;
+  spec.sets.forEach((set, i) => {
+    for (const code of set.codes) if (code < top) sig[code] |= 1 << i;
+  });
+  const table = (codes: readonly number[] | null | undefined) => {
+    if (codes === null || codes === undefined) return null;
+    const t = new Uint8Array(top);
+    for (const code of codes) if (code < top) t[code] = 1;
+    return t;
   };
+  const bits = (pick: (min: number) => boolean) =>
+    spec.sets.reduce((m, set, i) => (pick(set.min) ? m | (1 << i) : m), 0);
+  return {
+    length: spec.length,
+    sig,
+    first: table(spec.first),
+    last: table(spec.last),
+    mins: spec.sets.map((set) => set.min),
+    mandatory: bits((min) => min >= 1),
+    counted: bits((min) => min >= 2),
+    optional: bits((min) => min === 0),
+    minSets: spec.minSets ?? 0,
+    maxRun: spec.maxRepeating ?? spec.length,
+    maxSequence: spec.maxSequential ?? spec.length,
+  };
+}
+
+/**
+ * The definition the engine counts: the length, every code allowed, the first and last codes,
+ * each set of min m >= 1 hit at least m times, at least minSets of the sets of min 0 hit, no run
+ * of one code longer than maxRepeating, no sequence longer than maxSequential.
+ */
+export function isValid(c: Check, codes: ArrayLike<number>): boolean {
+  const n = codes.length;
+  if (n !== c.length) return false;
+  if (c.first !== null && c.first[codes[0]] !== 1) return false;
+  if (c.last !== null && c.last[codes[n - 1]] !== 1) return false;
+  const limited = c.maxRun < n || c.maxSequence < n;
+  let seen = 0;
+  let run = 0;
+  let sequence = 0;
+  let direction = 0;
+  for (let i = 0; i < n; i++) {
+    const code = codes[i];
+    const s = code < c.sig.length ? c.sig[code] : 0;
+    if ((s & ALLOWED) === 0) return false;
+    seen |= s;
+    if (!limited) continue;
+    const previous = i > 0 ? codes[i - 1] : -1;
+    run = code === previous ? run + 1 : 1;
+    if (i > 0 && isSequenceStep(previous, code)) {
+      sequence = code - previous === direction ? sequence + 1 : 2;
+      direction = code - previous;
+    } else {
+      sequence = 1;
+      direction = 0;
+    }
+    if (run > c.maxRun || sequence > c.maxSequence) return false;
+  }
+  if ((seen & c.mandatory) !== c.mandatory) return false;
+  if (c.counted !== 0 && !c.mins.every((min, i) => min < 2 || hits(c, codes, i) >= min)) return false;
+  return c.minSets === 0 || popcount(seen & c.optional) >= c.minSets;
+}
+
+function hits(c: Check, codes: ArrayLike<number>, set: number): number {
+  let h = 0;
+  for (let i = 0; i < codes.length; i++) if ((c.sig[codes[i]] >> set) & 1) h++;
+  return h;
 }

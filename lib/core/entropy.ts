@@ -45,36 +45,6 @@ export function log2BigInt(x: bigint): number {
 }
 
 /**
- * Number of strings of `length` over the union of the classes (disjoint, sizes `classSizes`)
- * that contain at least one character of every class, by inclusion-exclusion:
- *   |V| = sum over subsets S of classes of (-1)^|S| * (N - sum_{c in S} |c|)^L.
- * Exact in BigInt: 85^128 has 821 bits, far past a double's 53-bit mantissa.
- */
-export function countEachClassStrings(classSizes: readonly number[], length: number): bigint {
-  const k = classSizes.length;
-  const total = classSizes.reduce((a, b) => a + b, 0);
-  const L = BigInt(length);
-  let sum = 0n;
-  for (let subset = 0; subset < 1 << k; subset++) {
-    let removed = 0;
-    let parity = 0;
-    for (let i = 0; i < k; i++) {
-      if (subset & (1 << i)) {
-        removed += classSizes[i];
-        parity ^= 1;
-      }
-    }
-    const term = BigInt(total - removed) ** L;
-    sum += parity ? -term : term;
-  }
-  return sum;
-}
-
-export function passwordBits(classSizes: readonly number[], length: number): number {
-  return log2BigInt(countEachClassStrings(classSizes, length));
-}
-
-/**
  * wordCount words drawn uniformly from `listSize`, plus a uniform 00-99 suffix if asked, plus
  * log2(separatorChoices) for every gap when each gap draws its own separator from that many
  * characters (1 for a fixed separator: it adds nothing). The gaps are the wordCount - 1

@@ -8,7 +8,7 @@ import { validateRequest, type ErrorBody, type Validation, type ValidRequest } f
 import {
   generatePasswords,
   isPlan,
-  PASSWORD_PLAN_BYTES,
+  passwordPlanBytes,
   passwordPlanKey,
   planPassword,
   type PasswordMetadata,
@@ -96,7 +96,6 @@ const NO_SETTINGS: GenerateSettings = Object.freeze({});
 type Plan = PasswordPlan | RulesPasswordPlan | PassphrasePlan;
 
 // Made once, not per request (an arrow written in the call would be a new function each time).
-const passwordBytes = () => PASSWORD_PLAN_BYTES;
 const passphraseBytes = () => PASSPHRASE_PLAN_BYTES;
 
 /** The request's plan (pool or rule tables, entropy, metadata), from the store when it holds
@@ -112,7 +111,7 @@ function planOf(request: ValidRequest, store: PlanStore | undefined): Plan | Err
     return isRulesPasswordPlan(plan) ? plan : { ...plan };
   }
   const o = request.options;
-  const plan = remember(store, passwordPlanKey(o), o, planPassword, passwordBytes);
+  const plan = remember(store, passwordPlanKey(o), o, planPassword, passwordPlanBytes);
   return isPlan(plan) ? plan : { ...plan };
 }
 

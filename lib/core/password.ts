@@ -1,131 +1,254 @@
 /**
- * Mode password: the pool, the plan (pool and exact entropy, made once per option set) and
- * generation.
+ * Mode password: the options compiled to the exact engine's spec (engine.ts), the plan (count,
+ * entropy, sampler) made once per option set, and generation.
  *
- * Each character is one draw below the pool size N (random.ts), so a draft is uniform over
- * all N^L strings of the length L. The each-class rule: a draft that misses an enabled class
- * is thrown away whole and a new one drawn, until one holds every class. Every string of V,
- * the strings holding every enabled class, comes with the same chance N^-L per draft, so the
- * draft kept is uniform over V, the set that entropy.ts counts. Placing one character of each
- * class and shuffling is not uniform over V (it over-weights strings with few characters of
- * the small classes) and is not used. Redraws stay cheap: for the default 24 characters 1.5 %
- * of drafts are redrawn; the worst valid option set (length 8, three classes cut down to 1
- * character beside 26 letters) keeps 1 draft in 94 on average, about 750 draws for one
- * password, still well under a millisecond.
+ * The compiler. The allowed codes are the included classes after `avoidAmbiguous` and
+ * `excludedCharacters`. Each included class is a set with its minimum (`minLowercase`...; 1 by
+ * default, 0 by default when `minClasses` is given; a class emptied by the exclusions is
+ * refused only when its minimum is 1 or more). `minClasses` asks for that many distinct
+ * classes: the classes with a minimum of 1 or more always appear, so the engine is asked for
+ * the rest among the classes of minimum 0. `firstCharacter` and `lastCharacter` are the unions
+ * of the classes they name; `maxRepeating` and `maxSequential` pass through. The engine then
+ * counts exactly the strings of that length that satisfy all of it: the entropy is log2 of
+ * that count, and both samplers are uniform over the same strings (sample.ts). Placing the
+ * required characters first and shuffling is not uniform (it over-weights strings with few
+ * characters of the small classes) and is not used.
  * @module
  */
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES, type ClassName } from './charsets.ts';
-import { passwordBits, strength, type Entropy } from './entropy.ts';
+import { countTables, PLAN_WORK_BUDGET, price, validity, type Check, type EngineSpec, type Tables } from './engine.ts';
+import { log2BigInt, strength, type Entropy } from './entropy.ts';
 import type { RandomSource } from './random.ts';
+import { drawByRejection, drawExactly } from './sample.ts';
 import type { ErrorBody, PasswordOptions } from './validate.ts';
+
+/** The issue-30 constraints, optional on the options (absent: not asked for). */
+interface Constraints {
+  readonly minLowercase?: number;
+  readonly minUppercase?: number;
+  readonly minNumbers?: number;
+  readonly minSymbols?: number;
+  readonly minClasses?: number;
+  readonly firstCharacter?: readonly ClassName[];
+  readonly lastCharacter?: readonly ClassName[];
+  readonly maxRepeating?: number;
+  readonly maxSequential?: number;
+}
+
+type Options = PasswordOptions & Constraints;
+
+const MIN_OPTION = {
+  lowercase: 'minLowercase',
+  uppercase: 'minUppercase',
+  numbers: 'minNumbers',
+  symbols: 'minSymbols',
+} as const satisfies Record<ClassName, keyof Constraints>;
+
+const CONSTRAINTS: readonly (keyof Constraints)[] = [
+  ...Object.values(MIN_OPTION),
+  'minClasses',
+  'firstCharacter',
+  'lastCharacter',
+  'maxRepeating',
+  'maxSequential',
+];
+
+/** What a reviewer needs to recount a constrained plan; absent when no constraint was given. */
+export interface PasswordConstraintsMetadata {
+  readonly minimums: Readonly<Partial<Record<ClassName, number>>>;
+  readonly minClasses: number | null;
+  readonly firstCharacter: readonly ClassName[] | null;
+  readonly lastCharacter: readonly ClassName[] | null;
+  readonly maxRepeating: number | null;
+  readonly maxSequential: number | null;
+}
 
 export interface PasswordMetadata {
   readonly entropyMode: 'uniform-each-class';
   readonly poolSize: number;
   readonly length: number;
   readonly classes: readonly { readonly name: ClassName; readonly size: number }[];
+  readonly constraints?: PasswordConstraintsMetadata;
 }
 
 export interface PasswordPlan {
   readonly length: number;
-  /** The pool's characters, class by class (every class is ASCII: one UTF-16 unit each). */
+  /** The pool's characters, class by class: the rejection sampler draws from it in this order. */
   readonly pool: string;
-  /** classBit[j]: bit i set when pool[j] belongs to the i-th enabled class. */
+  /** classBit[j]: bit i set when pool[j] belongs to the i-th class with characters left. */
   readonly classBit: readonly number[];
-  /** Every enabled class's bit: what a kept draft has seen. */
+  /** Every such class's bit. */
   readonly allClasses: number;
-  /** log2 |V|, unrounded (the entropy floor's figure). */
+  /** The pool's codes, in the same order. */
+  readonly codes: readonly number[];
+  readonly spec: EngineSpec;
+  readonly check: Check;
+  /** The engine's tables, kept only when the exact sampler is used. */
+  readonly tables: Tables | null;
+  readonly sampler: 'rejection' | 'exact';
+  /** The exact number of passwords the options allow (all equally likely). */
+  readonly count: bigint;
+  /** log2(count), unrounded (the entropy floor's figure). */
   readonly bits: number;
   readonly entropy: Entropy;
   readonly metadata: PasswordMetadata;
 }
 
-const FIELD = 'options.excludedCharacters';
+/** Rejection while a draw is kept at least this often; the exact sampler beyond (sample.ts). */
+export const REJECTION_ACCEPTANCE = 1 / 32;
 
-/** The plan for an option set, or the 400 body explaining why no password can be made. */
-export function planPassword(o: PasswordOptions): PasswordPlan | ErrorBody {
+const FIELD = 'options.excludedCharacters';
+const refuse = (error: string, field: string): ErrorBody => ({ error, status: 400, field });
+const codesOf = (chars: string) => Array.from(chars, (c) => c.charCodeAt(0));
+
+interface Compiled {
+  readonly pool: readonly number[];
+  readonly spec: EngineSpec;
+  readonly classes: readonly { readonly name: ClassName; readonly size: number; readonly min: number }[];
+}
+
+/** The options as the engine's spec, or the 400 that names the option nothing can be made for. */
+function compileOptions(o: Options): Compiled | ErrorBody {
   const removed = new Set<string>(o.excludedCharacters);
   if (o.avoidAmbiguous) for (const c of AMBIGUOUS_CHARACTERS) removed.add(c);
-
-  let pool = '';
-  const classBit: number[] = [];
-  const classes: { name: ClassName; size: number }[] = [];
+  const classes: { name: ClassName; size: number; min: number; codes: number[] }[] = [];
   for (const cls of CHARACTER_CLASSES) {
     if (!o[cls.option]) continue;
-    const kept = Array.from(cls.chars).filter((c) => !removed.has(c));
-    if (kept.length === 0) {
-      return { error: `${FIELD} removes every character of the enabled class ${cls.name}`, status: 400, field: FIELD };
+    const codes = codesOf(
+      Array.from(cls.chars)
+        .filter((c) => !removed.has(c))
+        .join(''),
+    );
+    const min = o[MIN_OPTION[cls.name]] ?? (o.minClasses === undefined ? 1 : 0);
+    if (codes.length === 0 && min > 0)
+      return refuse(`${FIELD} removes every character of the included class ${cls.name}`, FIELD);
+    if (codes.length > 0) classes.push({ name: cls.name, size: codes.length, min, codes });
+  }
+  if (!CHARACTER_CLASSES.some((cls) => o[cls.option]))
+    return refuse(
+      'options must enable at least one of includeLowercase, includeUppercase, includeNumbers, includeSymbols',
+      'options',
+    );
+  const pool = classes.flatMap((c) => c.codes);
+  if (pool.length < 2) return refuse(`${FIELD} leaves fewer than 2 characters in the pool`, FIELD);
+  if (o.minClasses !== undefined && o.minClasses > classes.length)
+    return refuse(
+      `options.minClasses ${o.minClasses} asks for more classes than the ${classes.length} left with characters after the exclusions`,
+      'options.minClasses',
+    );
+  const ends = { firstCharacter: o.firstCharacter, lastCharacter: o.lastCharacter };
+  const union: Record<string, number[] | null> = {};
+  for (const [option, names] of Object.entries(ends)) {
+    if (names === undefined) {
+      union[option] = null;
+      continue;
     }
-    pool += kept.join('');
-    for (let i = 0; i < kept.length; i++) classBit.push(1 << classes.length);
-    classes.push(Object.freeze({ name: cls.name, size: kept.length }));
+    const empty = names.find((name) => !classes.some((c) => c.name === name));
+    if (empty !== undefined)
+      return refuse(`options.${option} names ${empty}, which has no characters left`, `options.${option}`);
+    union[option] = classes.filter((c) => names.includes(c.name)).flatMap((c) => c.codes);
   }
-  if (classes.length === 0) {
-    return {
-      error: 'options must enable at least one of includeLowercase, includeUppercase, includeNumbers, includeSymbols',
-      status: 400,
-      field: 'options',
-    };
-  }
-  if (pool.length < 2) {
-    return { error: `${FIELD} leaves fewer than 2 characters in the pool`, status: 400, field: FIELD };
-  }
-  const bits = passwordBits(
-    classes.map((c) => c.size),
-    o.length,
-  );
+  const mandatory = classes.filter((c) => c.min > 0).length;
+  const spec: EngineSpec = {
+    codes: [...pool].sort((a, b) => a - b),
+    sets: classes.map((c) => ({ codes: c.codes, min: c.min })),
+    minSets: Math.max(0, (o.minClasses ?? 0) - mandatory),
+    first: union.firstCharacter,
+    last: union.lastCharacter,
+    length: o.length,
+    maxRepeating: o.maxRepeating ?? null,
+    maxSequential: o.maxSequential ?? null,
+  };
+  return { pool, spec, classes };
+}
+
+/** The option a refusal of the whole spec names: the last constraint given, else the length. */
+function culprit(o: Options): string {
+  const given = CONSTRAINTS.filter((name) => o[name] !== undefined);
+  return `options.${given.at(-1) ?? 'length'}`;
+}
+
+function constraintsOf(o: Options, classes: Compiled['classes']): PasswordConstraintsMetadata | undefined {
+  if (!CONSTRAINTS.some((name) => o[name] !== undefined)) return undefined;
+  return Object.freeze({
+    minimums: Object.freeze(Object.fromEntries(classes.map((c) => [c.name, c.min]))),
+    minClasses: o.minClasses ?? null,
+    firstCharacter: o.firstCharacter ? Object.freeze([...o.firstCharacter]) : null,
+    lastCharacter: o.lastCharacter ? Object.freeze([...o.lastCharacter]) : null,
+    maxRepeating: o.maxRepeating ?? null,
+    maxSequential: o.maxSequential ?? null,
+  });
+}
+
+/** The plan for an option set, or the 400 body explaining why no password can be made. */
+export function planPassword(o: Options): PasswordPlan | ErrorBody {
+  const compiled = compileOptions(o);
+  if ('error' in compiled) return compiled;
+  const { pool, spec, classes } = compiled;
+  const work = price(spec);
+  if (work > PLAN_WORK_BUDGET)
+    return refuse(
+      `${culprit(o)}: these options take ${work} work units to count, over the budget of ${PLAN_WORK_BUDGET}; lower the minimums or the length`,
+      culprit(o),
+    );
+  const tables = countTables(spec);
+  if (tables.count === 0n)
+    return refuse(`${culprit(o)}: no password of length ${o.length} satisfies these options together`, culprit(o));
+  const bits = log2BigInt(tables.count);
+  const rejection = 2 ** (bits - o.length * Math.log2(pool.length)) >= REJECTION_ACCEPTANCE;
+  const constraints = constraintsOf(o, classes);
   return Object.freeze({
     length: o.length,
-    pool,
-    classBit, // not frozen: V8 reads a frozen array slower (docs/benchmark.md, The core and the 3 % rule)
+    pool: String.fromCharCode(...pool),
+    classBit: classes.flatMap((c, i) => new Array<number>(c.size).fill(1 << i)),
     allClasses: (1 << classes.length) - 1,
+    codes: pool,
+    spec,
+    check: validity(spec),
+    tables: rejection ? null : tables,
+    sampler: rejection ? 'rejection' : 'exact',
+    count: tables.count,
     bits,
     entropy: strength(bits),
     metadata: Object.freeze({
       entropyMode: 'uniform-each-class',
       poolSize: pool.length,
       length: o.length,
-      classes: Object.freeze(classes),
+      classes: Object.freeze(classes.map(({ name, size }) => Object.freeze({ name, size }))),
+      ...(constraints === undefined ? {} : { constraints }),
     }),
   });
 }
 
 /**
  * The plan store's key for an option set: every option, generated from the schema
- * (spec/build.ts), so no option can be missing from it. Planning (the exact count in BigInt) is
- * a measurable share of a whole request (docs/benchmark.md, The core and the 3 % rule), so the
- * server keeps plans by this key (plan-store.ts).
+ * (spec/build.ts), so no option can be missing from it.
  */
 export { passwordOptionsKey as passwordPlanKey } from '../generated/options.generated.ts';
 
-/** A plan's bytes, at most: its pool and class bits, metadata and the key, with room to spare. */
-export const PASSWORD_PLAN_BYTES = 2048;
+/** A plan's bytes, at most: pool, metadata and key with room to spare, and the engine's tables
+ * when kept (each coefficient a BigInt of at most `bits` bits, and its array slot). */
+export function passwordPlanBytes(plan: PasswordPlan | ErrorBody): number {
+  if (!isPlan(plan) || plan.tables === null) return 2048;
+  return 2048 + plan.tables.machine.entries * (24 + Math.ceil(plan.bits / 8));
+}
 
 export function isPlan(p: PasswordPlan | ErrorBody): p is PasswordPlan {
   return 'pool' in p;
 }
 
 /**
- * `count` passwords for the plan, each uniform over the strings that hold every enabled class
- * (see above): per password, one draw below N per character, in order, and the whole draft
- * drawn again while a class is missing. The character codes are overwritten once the batch is
- * made; the strings returned stay in the heap until the garbage collector reclaims them, which
- * no code can force (docs/security.md, What stays in memory).
+ * `count` passwords for the plan, each uniform over the strings the options allow (sample.ts).
+ * The strings returned stay in the heap until the garbage collector reclaims them, which no
+ * code can force (docs/security.md, What stays in memory).
  */
 export function generatePasswords(plan: PasswordPlan, random: RandomSource, count: number): string[] {
-  const { length, pool, classBit, allClasses } = plan;
-  const codes = new Array<number>(length).fill(0);
   const values = new Array<string>(count);
-  for (let k = 0; k < count;) {
-    let seen = 0;
-    for (let i = 0; i < length; i++) {
-      const j = random.below(pool.length);
-      seen |= classBit[j];
-      codes[i] = pool.charCodeAt(j);
-    }
-    if (seen === allClasses) values[k++] = String.fromCharCode(...codes);
-  }
-  codes.fill(0);
+  for (let k = 0; k < count; k++)
+    values[k] =
+      plan.tables === null
+        ? drawByRejection(plan.codes, plan.length, plan.check, random)
+        : drawExactly(plan.tables, random);
   return values;
 }
 

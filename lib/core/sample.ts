@@ -1,6 +1,6 @@
 /**
  * The core's two samplers. Both are uniform over V, the strings of the spec's length that the
- * engine's validity check accepts (engine.ts, `validity`), the set whose size the engine counts.
+ * engine's check accepts (engine.ts, `isValid`), the set whose size the engine counts.
  *
  * Rejection. Each attempt draws every character independently and uniformly from the allowed
  * codes A (one `random.below(|A|)` each), so each of the |A|^L strings has the same chance
@@ -13,20 +13,15 @@
  * string of V is the image of exactly one integer, so it comes with chance 1/|V|.
  * @module
  */
-import { unrank, type Tables } from './engine.ts';
+import { isValid, unrank, type Check, type Tables } from './engine.ts';
 import type { RandomSource } from './random.ts';
 import { uniformBigIntBelow } from './rules/uniform-bigint.ts';
 
-export function drawByRejection(
-  codes: readonly number[],
-  length: number,
-  valid: (codes: ArrayLike<number>) => boolean,
-  random: RandomSource,
-): string {
+export function drawByRejection(codes: readonly number[], length: number, check: Check, random: RandomSource): string {
   const chars = new Array<number>(length).fill(0);
   for (;;) {
     for (let i = 0; i < length; i++) chars[i] = codes[random.below(codes.length)];
-    if (valid(chars)) return finish(chars);
+    if (isValid(check, chars)) return finish(chars);
   }
 }
 

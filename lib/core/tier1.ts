@@ -30,16 +30,7 @@ export {
   type PassphrasePlan,
   type PassphraseMetadata,
 } from './passphrase.ts';
-export {
-  STRENGTH_LEVELS,
-  strength,
-  log2BigInt,
-  passwordBits,
-  passphraseBits,
-  countEachClassStrings,
-  type Entropy,
-  type StrengthLevel,
-} from './entropy.ts';
+export { STRENGTH_LEVELS, strength, log2BigInt, passphraseBits, type Entropy, type StrengthLevel } from './entropy.ts';
 export {
   CHARACTER_CLASSES,
   AMBIGUOUS_CHARACTERS,

@@ -7,7 +7,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from '../../lib/core/generate.ts';
 import { floorError, MAX_MIN_BITS, parseEntropyFloor } from '../../lib/core/_entropy-floor.ts';
-import { passphraseBits, passwordBits } from '../../lib/core/entropy.ts';
+import { passphraseBits, log2BigInt } from '../../lib/core/entropy.ts';
+import { countEachClassStrings } from '../helpers/each-class-count.ts';
 import { createRandom } from '../../lib/core/random.ts';
 import { requestSchema } from '../../lib/generated/schema.generated.ts';
 import { scriptedFill, seededRandom } from '../helpers/seeded.ts';
@@ -16,7 +17,7 @@ import { scriptedFill, seededRandom } from '../helpers/seeded.ts';
 const noDraws = () => createRandom(scriptedFill([]));
 
 const PASSPHRASE_BITS = passphraseBits(7772, 4, false); // 51.70
-const PASSWORD_8_BITS = passwordBits([26, 26, 10], 8); // 47.18
+const PASSWORD_8_BITS = log2BigInt(countEachClassStrings([26, 26, 10], 8)); // 47.18
 
 describe('floorError', () => {
   it('passes at and above the floor, on the unrounded bits', () => {

@@ -17,6 +17,7 @@ import { requestSchema } from '../../lib/generated/schema.generated.ts';
 import { passphrasePlanKey, planPassphrase } from '../../lib/core/passphrase.ts';
 import { remember } from '../../lib/core/plan-store.ts';
 import { mapStore } from '../helpers/map-store.ts';
+import { countEachClassStrings } from '../helpers/each-class-count.ts';
 
 /** Plans through a store, as generate() gets them with the server's memo. */
 const store = mapStore();
@@ -294,4 +295,45 @@ describe('plan caches follow the schema', () => {
       }
     });
   }
+});
+
+/** The plan of the four classes cut to the given sizes (a prefix of each class's characters). */
+function planOfSizes(sizes: readonly number[], length: number): PasswordPlan {
+  const names = ['includeLowercase', 'includeUppercase', 'includeNumbers', 'includeSymbols'] as const;
+  const excluded = CHARACTER_CLASSES.slice(0, sizes.length)
+    .map((c, i) => c.chars.slice(sizes[i]))
+    .join('');
+  const given: Partial<PasswordOptions> = { length, excludedCharacters: excluded };
+  names.forEach((name, i) => (given[name] = i < sizes.length));
+  const plan = planPassword(options(given));
+  if (!isPlan(plan)) assert.fail(plan.error);
+  return plan;
+}
+
+describe('the password count (the engine) against inclusion-exclusion and enumeration', () => {
+  for (const [sizes, length] of [
+    [[2, 3], 8],
+    [[1, 1, 1], 8],
+    [[3, 2, 1, 2], 8],
+    [[4, 1], 9],
+    [[2, 2, 2, 2], 8],
+  ] as [number[], number][]) {
+    it(`classes ${JSON.stringify(sizes)} at length ${length}`, () => {
+      assert.equal(planOfSizes(sizes, length).count, countEachClassStrings(sizes, length));
+    });
+  }
+  it('is exact far past 2^53 and as inclusion-exclusion at 128 characters of all four classes', () => {
+    const plan = planOfSizes([26, 26, 10, 23], 128);
+    assert.equal(plan.count, countEachClassStrings([26, 26, 10, 23], 128));
+    assert.ok(plan.count < 85n ** 128n && plan.count > 84n ** 128n);
+    assert.equal(plan.bits.toFixed(2), '820.40');
+  });
+  it('gives 47.18 bits for 8 characters of a-z A-Z 0-9 (naive 8 log2 62 = 47.63 over-counts)', () => {
+    assert.equal(planOfSizes([26, 26, 10], 8).bits.toFixed(2), '47.18');
+    assert.equal((8 * Math.log2(62)).toFixed(2), '47.63');
+  });
+  it('gives 142.88 bits for the default 24 characters, and L log2 N for a single class', () => {
+    assert.equal(planOfSizes([26, 26, 10], 24).bits.toFixed(2), '142.88');
+    assert.ok(Math.abs(planOfSizes([26], 8).bits - 8 * Math.log2(26)) < 1e-12);
+  });
 });
