@@ -243,13 +243,9 @@ export function isPlan(p: PasswordPlan | ErrorBody): p is PasswordPlan {
  * code can force (docs/security.md, What stays in memory).
  */
 export function generatePasswords(plan: PasswordPlan, random: RandomSource, count: number): string[] {
-  const values = new Array<string>(count);
-  for (let k = 0; k < count; k++)
-    values[k] =
-      plan.tables === null
-        ? drawByRejection(plan.codes, plan.length, plan.check, random)
-        : drawExactly(plan.tables, random);
-  return values;
+  if (plan.tables === null) return drawByRejection(plan.codes, plan.check, random, count);
+  const { tables } = plan;
+  return Array.from({ length: count }, () => drawExactly(tables, random));
 }
 
 /** One password: generatePasswords with count = 1. */

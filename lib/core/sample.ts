@@ -17,12 +17,16 @@ import { isValid, unrank, type Check, type Tables } from './engine.ts';
 import type { RandomSource } from './random.ts';
 import { uniformBigIntBelow } from './rules/uniform-bigint.ts';
 
-export function drawByRejection(codes: readonly number[], length: number, check: Check, random: RandomSource): string {
-  const chars = new Array<number>(length).fill(0);
-  for (;;) {
-    for (let i = 0; i < length; i++) chars[i] = codes[random.below(codes.length)];
-    if (isValid(check, chars)) return finish(chars);
+/** `count` strings by rejection (one working array for the batch, overwritten at the end). */
+export function drawByRejection(codes: readonly number[], check: Check, random: RandomSource, count: number): string[] {
+  const chars = new Array<number>(check.length).fill(0);
+  const values = new Array<string>(count);
+  for (let k = 0; k < count;) {
+    for (let i = 0; i < chars.length; i++) chars[i] = codes[random.below(codes.length)];
+    if (isValid(check, chars)) values[k++] = String.fromCharCode(...chars);
   }
+  chars.fill(0);
+  return values;
 }
 
 export function drawExactly(tables: Tables, random: RandomSource): string {
