@@ -180,8 +180,10 @@ function constraintsOf(o: Options, classes: Compiled['classes']): PasswordConstr
   });
 }
 
-/** The plan for an option set, or the 400 body explaining why no password can be made. */
-export function planPassword(o: Options): PasswordPlan | ErrorBody {
+/** The plan for an option set, or the 400 body explaining why no password can be made.
+ * `sampler` forces one (tests: both are uniform over the same strings, only their cost differs);
+ * by default rejection while a draw is kept at least REJECTION_ACCEPTANCE of the time. */
+export function planPassword(o: Options, sampler?: 'rejection' | 'exact'): PasswordPlan | ErrorBody {
   const compiled = compileOptions(o);
   if ('error' in compiled) return compiled;
   const { pool, spec, classes } = compiled;
@@ -195,7 +197,9 @@ export function planPassword(o: Options): PasswordPlan | ErrorBody {
   if (tables.count === 0n)
     return refuse(`${culprit(o)}: no password of length ${o.length} satisfies these options together`, culprit(o));
   const bits = log2BigInt(tables.count);
-  const rejection = 2 ** (bits - o.length * Math.log2(pool.length)) >= REJECTION_ACCEPTANCE;
+  const rejection =
+    (sampler ?? '') === 'rejection' ||
+    (sampler === undefined && 2 ** (bits - o.length * Math.log2(pool.length)) >= REJECTION_ACCEPTANCE);
   const constraints = constraintsOf(o, classes);
   return Object.freeze({
     length: o.length,
