@@ -93,10 +93,8 @@ const REPEAT = 1;
 const UP = 2;
 const DOWN = 3;
 
-/** A ring element: coefficients by degree in the ring's variables, mixed radix (dims). */
-type Poly = readonly bigint[];
-
-/** The polynomials of one subset X: a variable per set of X with min >= 2, kept below min. */
+/** The polynomials of one subset X: a variable per set of X with min >= 2, kept below min. A
+ * table row holds ring.size coefficients per place, by degree in mixed radix (dims). */
 interface Ring {
   /** The sets with a variable, by their index in the spec. */
   readonly counted: readonly number[];
@@ -116,37 +114,29 @@ function ringOf(counted: readonly number[], mins: readonly number[]): Ring {
   return { counted, dims, strides, size };
 }
 
-const constant = (ring: Ring, v: bigint): Poly => [v, ...new Array<bigint>(ring.size - 1).fill(0n)];
-const add = (a: Poly, b: Poly): Poly => a.map((v, i) => v + b[i]);
-const sub = (a: Poly, b: Poly): Poly => a.map((v, i) => v - b[i]);
-const scale = (a: Poly, k: bigint): Poly => a.map((v) => v * k);
+const degree = (ring: Ring, f: number, j: number) => Math.floor(f / ring.strides[j]) % ring.dims[j];
 
-/** p times the monomial of the ring variables in `local` (bits by place in ring.counted), each
- * to the power l; degrees that reach a variable's bound are dropped. */
-function times(ring: Ring, p: Poly, local: number, l: number): Poly {
-  if (local === 0 || l === 0) return p;
-  const out = new Array<bigint>(ring.size).fill(0n);
+/** Multiplying by the monomial of the variables in `local` (bits by place in ring.counted),
+ * each to the power l, as a pull: pull[f] is the coefficient that lands on f, or -1 (none; and
+ * degrees that reach a variable's bound are dropped). */
+function pullOf(ring: Ring, local: number, l: number): Int32Array {
+  const pull = new Int32Array(ring.size);
   for (let f = 0; f < ring.size; f++) {
-    if (p[f] === 0n) continue;
     let g = f;
-    for (let j = 0; j < ring.dims.length && g >= 0; j++) {
-      if (((local >> j) & 1) === 0) continue;
-      const degree = Math.floor(f / ring.strides[j]) % ring.dims[j];
-      g = degree + l < ring.dims[j] ? g + l * ring.strides[j] : -1;
-    }
-    if (g >= 0) out[g] = p[f];
+    for (let j = 0; j < ring.dims.length && g >= 0; j++)
+      if ((local >> j) & 1) g = degree(ring, f, j) >= l ? g - l * ring.strides[j] : -1;
+    pull[f] = g;
   }
-  return out;
+  return pull;
 }
 
-/** The sum of p's coefficients whose degree in each set i of the ring is below need[i]. */
-function below(ring: Ring, p: Poly, need: readonly number[]): bigint {
+/** The sum of a row's coefficients at `place` whose degree in each set i is below need[i]. */
+function below(ring: Ring, row: readonly bigint[], place: number, need: readonly number[]): bigint {
   let sum = 0n;
   for (let f = 0; f < ring.size; f++) {
     let ok = true;
-    for (let j = 0; j < ring.dims.length && ok; j++)
-      ok = Math.floor(f / ring.strides[j]) % ring.dims[j] < need[ring.counted[j]];
-    if (ok) sum += p[f];
+    for (let j = 0; j < ring.dims.length && ok; j++) ok = degree(ring, f, j) < need[ring.counted[j]];
+    if (ok) sum += row[place * ring.size + f];
   }
   return sum;
 }
@@ -179,8 +169,8 @@ interface PieceType {
   readonly key: string;
 }
 
-/** One piece type's K(t, pos, kind): rows[kind][t][pos]. */
-type PieceTable = Poly[][][];
+/** One piece type's K(t, pos, kind): table[kind][t], ring.size coefficients per place. */
+type PieceTable = bigint[][][];
 
 interface Subset {
   readonly mask: number;
@@ -414,59 +404,63 @@ function shapeTables(
   ring: Ring,
   types: readonly (readonly [PieceType, number])[],
 ): Map<string, PieceTable> {
-  const L = m.spec.length;
+  const { size: D } = ring;
+  const pulls = new Map<string, Int32Array>();
+  const pull = (weight: number, l: number) => {
+    const key = `${weight} ${l}`;
+    if (!pulls.has(key)) pulls.set(key, pullOf(ring, weight, l));
+    return pulls.get(key) as Int32Array;
+  };
   const tables = new Map<string, PieceTable>();
-  const sums = new Map<string, Poly[][][]>(); // [repeat, up, down][t][pos]
+  const sums = new Map<string, bigint[][][]>(); // [repeat, up, down][t]
   for (const [type] of types) {
     tables.set(type.key, [[], [], [], []]);
     sums.set(type.key, [[], [], []]);
   }
-  let J = constant(ring, 0n); // J(t - 1)
-  for (let t = 0; t < L; t++) {
-    let nextJ = constant(ring, 0n);
+  let J = new Array<bigint>(D).fill(0n); // J(t - 1)
+  for (let t = 0; t < m.spec.length; t++) {
+    const nextJ = new Array<bigint>(D).fill(0n);
     for (const [type, many] of types) {
       const table = tables.get(type.key) as PieceTable;
-      const sum = sums.get(type.key) as Poly[][][];
+      const sum = sums.get(type.key) as bigint[][][];
       const { size, weight } = type;
-      const w = (p: Poly | undefined, l: number) => (p === undefined ? constant(ring, 0n) : times(ring, p, weight, l));
-      const rows = [0, 1, 2, 3].map(() => new Array<Poly>(size));
-      if (t === 0) for (const row of rows) row.fill(constant(ring, type.last ? 1n : 0n));
+      const one = pull(weight, 1);
+      /** row[place] times w^l at coefficient f (0 outside the piece or before time 0). */
+      const at = (row: readonly bigint[] | undefined, place: number, f: number, l = 1) => {
+        const g = l === 1 ? one[f] : pull(weight, l)[f];
+        return row === undefined || g < 0 || place < 0 || place >= size ? 0n : row[place * D + g];
+      };
+      const rows = [0, 1, 2, 3].map(() => new Array<bigint>(size * D).fill(0n));
+      if (t === 0) for (const row of rows) for (let x = 0; x < size; x++) row[x * D] = type.last ? 1n : 0n;
       else {
         const mr = Math.min(m.maxRun - 1, t);
         const ms = Math.min(m.maxSequence - 1, t);
         const previous = table[JUMP][t - 1];
         for (let x = 0; x < (size + 1) >> 1; x++) {
-          const r = mr > 0 ? sub(w(sum[0][t - 1][x], 1), w(sum[0][t - 1 - mr]?.[x], mr + 1)) : constant(ring, 0n);
           const mu = Math.min(ms, size - 1 - x);
-          const u =
-            mu > 0 ? sub(w(sum[1][t - 1][x + 1], 1), w(sum[1][t - 1 - mu]?.[x + 1 + mu], mu + 1)) : constant(ring, 0n);
           const md = Math.min(ms, x);
-          const d =
-            md > 0 ? sub(w(sum[2][t - 1][x - 1], 1), w(sum[2][t - 1 - md]?.[x - 1 - md], md + 1)) : constant(ring, 0n);
-          let j = sub(J, w(previous[x], 1));
-          if (x > 0) j = sub(j, w(previous[x - 1], 1));
-          if (x < size - 1) j = sub(j, w(previous[x + 1], 1));
-          const all = add(add(r, u), add(d, j));
           const y = size - 1 - x;
-          rows[JUMP][x] = rows[JUMP][y] = all;
-          rows[REPEAT][x] = rows[REPEAT][y] = sub(all, r);
-          rows[UP][x] = rows[DOWN][y] = sub(all, u);
-          rows[DOWN][x] = rows[UP][y] = sub(all, d);
+          for (let f = 0; f < D; f++) {
+            const r = mr > 0 ? at(sum[0][t - 1], x, f) - at(sum[0][t - 1 - mr], x, f, mr + 1) : 0n;
+            const u = mu > 0 ? at(sum[1][t - 1], x + 1, f) - at(sum[1][t - 1 - mu], x + 1 + mu, f, mu + 1) : 0n;
+            const d = md > 0 ? at(sum[2][t - 1], x - 1, f) - at(sum[2][t - 1 - md], x - 1 - md, f, md + 1) : 0n;
+            const j = J[f] - at(previous, x, f) - at(previous, x - 1, f) - at(previous, x + 1, f);
+            const all = r + u + d + j;
+            rows[JUMP][x * D + f] = rows[JUMP][y * D + f] = all;
+            rows[REPEAT][x * D + f] = rows[REPEAT][y * D + f] = all - r;
+            rows[UP][x * D + f] = rows[DOWN][y * D + f] = all - u;
+            rows[DOWN][x * D + f] = rows[UP][y * D + f] = all - d;
+          }
         }
       }
       rows.forEach((row, kind) => table[kind].push(row));
-      const previousSum = (k: number, pos: number) =>
-        t > 0 && pos >= 0 && pos < size ? w(sum[k][t - 1][pos], 1) : null;
-      const accumulate = (row: Poly[], k: number, shift: number) =>
-        row.map((v, x) => {
-          const p = previousSum(k, x + shift);
-          return p === null ? v : add(v, p);
-        });
-      sum[0].push(accumulate(rows[REPEAT], 0, 0));
+      const running = (row: readonly bigint[], k: number, shift: number) =>
+        row.map((v, i) => v + at(sum[k][t - 1], Math.floor(i / D) + shift, i % D));
+      sum[0].push(running(rows[REPEAT], 0, 0));
       // A piece of one never steps up or down: its running sums of those are never read.
-      sum[1].push(size > 1 ? accumulate(rows[UP], 1, 1) : []);
-      sum[2].push(size > 1 ? accumulate(rows[DOWN], 2, -1) : []);
-      nextJ = add(nextJ, scale(times(ring, rows[JUMP].reduce(add), weight, 1), BigInt(many)));
+      sum[1].push(size > 1 ? running(rows[UP], 1, 1) : []);
+      sum[2].push(size > 1 ? running(rows[DOWN], 2, -1) : []);
+      for (let f = 0; f < D; f++) for (let x = 0; x < size; x++) nextJ[f] += BigInt(many) * at(rows[JUMP], x, f);
     }
     J = nextJ;
   }
@@ -512,7 +506,7 @@ function completions(tables: Tables, s: State, code: number, kind: number, t: nu
     const coef = sign * optCoef(popcount(x & m.optional), open, s.more);
     if (coef !== 0) {
       const [table, pos] = tables.cells[x].get(code) as [PieceTable, number];
-      sum += BigInt(coef) * below(m.subsets[x].ring, table[kind][t][pos], s.need);
+      sum += BigInt(coef) * below(m.subsets[x].ring, table[kind][t], pos, s.need);
     }
     if (x === 0) return sum;
   }
