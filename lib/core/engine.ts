@@ -425,9 +425,10 @@ function shapeTables(
       const sum = sums.get(type.key) as bigint[][][];
       const { size, weight } = type;
       const one = pull(weight, 1);
-      /** row[place] times w^l at coefficient f (0 outside the piece or before time 0). */
-      const at = (row: readonly bigint[] | undefined, place: number, f: number, l = 1) => {
-        const g = l === 1 ? one[f] : pull(weight, l)[f];
+      /** row[place] times the monomial whose pull is `by`, at coefficient f (0 outside the piece
+       * or before time 0). */
+      const at = (row: readonly bigint[] | undefined, place: number, f: number, by = one) => {
+        const g = by[f];
         return row === undefined || g < 0 || place < 0 || place >= size ? 0n : row[place * D + g];
       };
       const rows = [0, 1, 2, 3].map(() => new Array<bigint>(size * D).fill(0n));
@@ -440,10 +441,11 @@ function shapeTables(
           const mu = Math.min(ms, size - 1 - x);
           const md = Math.min(ms, x);
           const y = size - 1 - x;
+          const [pr, pu, pd] = [mr, mu, md].map((l) => pull(weight, l + 1));
           for (let f = 0; f < D; f++) {
-            const r = mr > 0 ? at(sum[0][t - 1], x, f) - at(sum[0][t - 1 - mr], x, f, mr + 1) : 0n;
-            const u = mu > 0 ? at(sum[1][t - 1], x + 1, f) - at(sum[1][t - 1 - mu], x + 1 + mu, f, mu + 1) : 0n;
-            const d = md > 0 ? at(sum[2][t - 1], x - 1, f) - at(sum[2][t - 1 - md], x - 1 - md, f, md + 1) : 0n;
+            const r = mr > 0 ? at(sum[0][t - 1], x, f) - at(sum[0][t - 1 - mr], x, f, pr) : 0n;
+            const u = mu > 0 ? at(sum[1][t - 1], x + 1, f) - at(sum[1][t - 1 - mu], x + 1 + mu, f, pu) : 0n;
+            const d = md > 0 ? at(sum[2][t - 1], x - 1, f) - at(sum[2][t - 1 - md], x - 1 - md, f, pd) : 0n;
             const j = J[f] - at(previous, x, f) - at(previous, x - 1, f) - at(previous, x + 1, f);
             const all = r + u + d + j;
             rows[JUMP][x * D + f] = rows[JUMP][y * D + f] = all;
@@ -460,7 +462,11 @@ function shapeTables(
       // A piece of one never steps up or down: its running sums of those are never read.
       sum[1].push(size > 1 ? running(rows[UP], 1, 1) : []);
       sum[2].push(size > 1 ? running(rows[DOWN], 2, -1) : []);
-      for (let f = 0; f < D; f++) for (let x = 0; x < size; x++) nextJ[f] += BigInt(many) * at(rows[JUMP], x, f);
+      for (let f = 0; f < D; f++) {
+        let jumps = 0n;
+        for (let x = 0; x < size; x++) jumps += at(rows[JUMP], x, f);
+        nextJ[f] += BigInt(many) * jumps;
+      }
     }
     J = nextJ;
   }
