@@ -54,7 +54,22 @@
  * docs/password-rules.md, "The exact engine's work".
  * @module
  */
-import { chainsOf, SequenceCounter } from './sequences.ts';
+
+/** The chains of an alphabet given as ascending codes: [index of its first code, length]; a
+ * chain is a maximal run of consecutive codes inside 0-9, A-Z or a-z. */
+function chainsOf(codes: readonly number[]): [number, number][] {
+  const range = (c: number) =>
+    c >= 0x30 && c <= 0x39 ? 1 : c >= 0x41 && c <= 0x5a ? 2 : c >= 0x61 && c <= 0x7a ? 3 : 0;
+  const chains: [number, number][] = [];
+  for (let i = 0; i < codes.length; i++) {
+    const last = chains.length > 0 ? chains[chains.length - 1] : undefined;
+    const step =
+      i > 0 && codes[i] === codes[i - 1] + 1 && range(codes[i]) !== 0 && range(codes[i]) === range(codes[i - 1]);
+    if (last !== undefined && step) last[1]++;
+    else chains.push([i, 1]);
+  }
+  return chains;
+}
 
 export interface EngineSpec {
   /** Allowed UTF-16 codes, ascending. */
@@ -409,45 +424,6 @@ export function countMachine(m: Machine, unranking = unrankingOf(m)): Tables {
     return row;
   });
   return { machine: m, unranking, shapes, cells, odd: subsets.map((s) => s.sign < 0n), count };
-}
-
-/** The count alone: only the multisets with a nonzero coefficient, short pieces free, by
- * lockstep tables or by kernels and series, whichever compile() found cheaper (countWork)
- * unless `byKernels` says (the tests check both ways). */
-export function countOnly(spec: EngineSpec, byKernels?: boolean): bigint {
-  const L = spec.length;
-  const m = compile(spec);
-  const counter = (byKernels ?? m.byKernels) ? new SequenceCounter(m.maxRun, m.maxSequence, L) : null;
-  let count = 0n;
-  for (const { sizes, coefficient } of m.terms) {
-    let n: bigint;
-    if (onlyFree(sizes)) n = freeCount(sizes[0][1], m.maxRun, L);
-    else if (counter !== null) {
-      const free = sizes[0][0] === 1 ? sizes[0][1] : 0;
-      const kept = sizes.filter(([size]) => size > 1);
-      n = counter.count({ free, kept, key: keyOf(sizes) });
-    } else n = shapeTables(sizes, m.maxRun, m.maxSequence, L).jumps[L - 1];
-    count += BigInt(coefficient) * n;
-  }
-  return count;
-}
-
-/**
- * The strings of length L over n free characters with no run longer than R, J(L - 1) of a
- * multiset of free characters only, by the run recurrence of count.ts: e(s) counts those of
- * length s that start with a given character, e(s) = [s <= R] + (n - 1) sum over l = 1..min(R,
- * s - 1) of e(s - l) (the first run is l long, then another character starts the rest), with a
- * running sum, and the count is n e(L).
- */
-function freeCount(n: number, maxRun: number, L: number): bigint {
-  const prefix: bigint[] = [0n]; // prefix[s] = e(1) + ... + e(s)
-  let e = 0n;
-  for (let s = 1; s <= L; s++) {
-    const window = Math.min(maxRun, s - 1);
-    e = (s <= maxRun ? 1n : 0n) + BigInt(n - 1) * (prefix[s - 1] - prefix[s - 1 - window]);
-    prefix.push(prefix[s - 1] + e);
-  }
-  return BigInt(n) * e;
 }
 
 /** C(U, code, kind, t) of the module comment. */
