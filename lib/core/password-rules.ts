@@ -55,22 +55,20 @@ const planKey = (rule: PasswordRules, length: number) =>
 
 /**
  * Bytes of the engine's tables per work unit and per stored number: the tables keep fewer
- * numbers than the BigInt operations that made them. Measured retained heap (Node 20, gc before
- * and after) over work x numberBytes, on exact plans: 0.16 for fedex.com at 128 (3.7 MB),
- * 0.12 for a plan of 443,136 units near the budget (5.0 MB), 0.19 to 0.22 for eight required
- * sets under max-sequential 1 at 16 to 28 (19 to 33 MB, planned past the budget): 0.3 leaves a
- * third more. tests/core/rules/budget.test.ts measures it again.
+ * numbers than the BigInt operations that made them. The factor is the largest retained heap
+ * measured over work x numberBytes on exact plans, with a third more (docs/password-rules.md,
+ * "The plan memo's bytes"); tests/core/rules/budget.test.ts measures it again.
  */
 export const TABLE_BYTES_PER_WORK = 0.3;
-/** Bytes of the tables' index per required-set subset and allowed character (measured 160 for
- * eight required sets over ascii-printable, whose tables are otherwise tiny). */
+/** Bytes of the tables' index per required-set subset and allowed character (measured in the
+ * same place, on eight required sets over ascii-printable, whose tables are otherwise tiny). */
 export const TABLE_BYTES_PER_CELL = 256;
 
 /** An upper bound on a plan's memory: the key; a refusal's fixed allowance; a plan's rule, spec,
- * validity check and metadata (measured 9 to 12 KB, below 8 KB and 48 bytes per code of the
- * allowed and required sets); and on an exact plan the engine's tables, estimated from the
- * plan's work (the engine's price) and the size of its numbers (each at most |allowed|^length:
- * an array slot, V8's BigInt header and its 64-bit words). */
+ * validity check and metadata (8,192 bytes and 48 a code of the allowed and required sets,
+ * above what was measured in the same place); and on an exact plan the engine's tables,
+ * estimated from the plan's work (the engine's price) and the size of its numbers (each at
+ * most |allowed|^length: an array slot, V8's BigInt header and its 64-bit words). */
 export function planBytes(plan: RulesPasswordPlan | RulesError, key: string): number {
   const fixed = 2048 + 2 * key.length;
   if (!isRulesPasswordPlan(plan)) return fixed;
