@@ -7,12 +7,10 @@
  *    the same run, interleaved, over rules whose acceptance falls from ~1 to ~1e-4; the
  *    ratio says where the exact sampler starts to win.
  * 3. The worst plans the limits allow (8 required sets, 128 characters, exact sampler): plan
- *    time, table size and sample time.
+ *    time, work units (the engine's price) and sample time.
  * 4. max-sequential: the costliest counts (8 single letters cutting a-z, A-Z and 0-9 into 256
- *    alphabet shapes, 128 characters), the exact-sequences and exact-full samplers, in CPU
- *    time (least of 5).
- * 5. How low the two exact samplers' acceptance goes: a seeded search of random rules with
- *    max-sequential (RULES_SEARCH_SECONDS, default 60), printing the lowest found per family.
+ *    alphabet shapes, 128 characters; some past the budget) and the exact sampler where
+ *    rejection keeps almost nothing, in CPU time (least of 5).
  * Times are wall clock on whatever machine runs it (CPU time where said); each figure is the
  * median of several interleaved batches, so load spikes shift both sides of a ratio alike.
  */
@@ -141,12 +139,9 @@ function worstPlans(): void {
       p = plan(r.text, 128, 'exact');
       planMs.push(performance.now() - t);
     }
-    const table = p!.completions!;
-    const entries = table.length * table[0].length;
-    const bits = table.flat().reduce((a, x) => a + x.toString(2).length, 0);
     const [sample] = perPassword([p!], 7, 50);
     console.log(
-      `   ${text.slice(0, 60)}...: plan median ${median(planMs).toFixed(1)} ms, table ${entries} BigInts (${(bits / 8 / 1e6).toFixed(2)} MB of digits), ` +
+      `   ${text.slice(0, 60)}...: plan median ${median(planMs).toFixed(1)} ms, ${p!.work} work units, ` +
         `sample ${us(sample)}, acceptance ${p!.acceptance.toExponential(2)}`,
     );
   }
@@ -190,53 +185,7 @@ function sequencePlans(): void {
   }
 }
 
-/** A seeded search for the lowest acceptance of the better exact sampler (the figures behind
- * docs/password-rules.md, Sampling). Families: neighbour-heavy alphabets cut from the ranges
- * (with and without specials), many single-character required sets, max-sequential 1 or 2. */
-function acceptanceSearch(): void {
-  const seconds = Number(process.env.RULES_SEARCH_SECONDS ?? 60);
-  console.log(`5. the lowest acceptance of the better exact sampler, random rules for ${seconds} s:`);
-  let state = 20260910;
-  const below = (n: number) => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) % n;
-  };
-  const sources = ['abcdefghijklmnopqrstuvwxyz', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', '0123456789', '!#$%&*+=?@^_~'];
-  const worst = new Map<string, { best: number; text: string; length: number }>();
-  const end = performance.now() + seconds * 1000;
-  let tried = 0;
-  while (performance.now() < end) {
-    let allowed = '';
-    for (let c = 1 + below(2); c > 0; c--) {
-      const src = sources[below(below(3) === 0 ? 4 : 3)];
-      const from = below(src.length - 1);
-      allowed += src.slice(from, from + 2 + below(Math.min(12, src.length - from - 1)));
-    }
-    const chars = [...new Set(allowed)];
-    const parts = [`allowed: [${chars.join('').replace(/[-\]]/g, '')}]`];
-    for (let k = 1 + below(8); k > 0; k--) parts.push(`required: [${chars[below(chars.length)]}]`);
-    parts.push(`max-sequential: ${1 + below(2)}`);
-    if (below(2) === 0) parts.push(`max-repeating: ${1 + below(3)}`);
-    const r = parsePasswordRules(parts.join('; '));
-    if (!r.ok) continue;
-    const length = [8, 9, 10, 12, 16, 20, 24, 32, 48, 64, 128][below(11)];
-    const p = planPasswordRules(r.rule, length);
-    tried++;
-    if (!isRulesPlan(p) || p.sampler === 'rejection') continue;
-    const best = Math.max(p.exactAcceptance, p.sequencesAcceptance);
-    const family = p.codes.length <= 3 ? '2-3 characters' : p.codes.length <= 8 ? '4-8 characters' : '9+ characters';
-    const known = worst.get(family);
-    if (known === undefined || best < known.best) worst.set(family, { best, text: p.rule.text, length });
-  }
-  console.log(`   ${tried} rules planned`);
-  for (const [family, w] of [...worst].sort())
-    console.log(`   ${family.padEnd(15)} lowest ${w.best.toExponential(2)} at length ${w.length}: ${w.text}`);
-}
-
 corpusTimes();
 switchPoint();
 worstPlans();
 sequencePlans();
-acceptanceSearch();

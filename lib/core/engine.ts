@@ -206,9 +206,8 @@ export interface Machine {
   readonly signature: ReadonlyMap<number, number>;
   readonly links: ReadonlyMap<number, Link>;
   readonly subsets: readonly Subset[];
-  readonly groups: readonly Group[];
-  readonly groupOf: ReadonlyMap<number, number>;
-  /** Work units of countTables (see the module comment). */
+  /** Work units of countTables (see the module comment); Infinity when compile stopped as soon
+   * as they exceeded its budget (the machine is then only a price). */
   readonly work: number;
   /** The BigInt coefficients the tables keep (a plan memo's measure of their bytes). */
   readonly entries: number;
@@ -248,7 +247,7 @@ export function isSequenceStep(a: number, b: number): boolean {
  * take, with no BigInt work done (a planner prices a spec before counting it). Throws on a spec
  * no compiler should make (a programming error, not a request's).
  */
-export function compile(spec: EngineSpec): Machine {
+export function compile(spec: EngineSpec, budget = Infinity): Machine {
   const { codes, sets, length: L } = spec;
   if (sets.length > MAX_SETS || L < 1 || codes.length === 0) throw new RangeError('engine: spec out of range');
   const mins = sets.map((s) => s.min);
@@ -278,9 +277,13 @@ export function compile(spec: EngineSpec): Machine {
     chain.forEach((code, pos) => links.set(code, { pos, size }));
   }
   const pieces: Pieces = { sig, counted, mins, last, chains, free: codes.filter((code) => !links.has(code)) };
+  // Each subset's index of its codes and the count's first step over it, then each new table
+  // set: priced as found, so that a spec far over the budget stops early.
   const subsets: Subset[] = [];
-  const shapes = new Map<string, Subset>();
-  for (let x = 0; x < 2 ** sets.length; x++) {
+  const shapes = new Set<string>();
+  let work = 0;
+  let entries = 0;
+  for (let x = 0; x < 2 ** sets.length && work <= budget; x++) {
     const subset = subsetOf(
       x,
       pieces,
@@ -288,20 +291,15 @@ export function compile(spec: EngineSpec): Machine {
       bits((min) => min === 0),
     );
     subsets.push(subset);
-    if (!shapes.has(subset.shape)) shapes.set(subset.shape, subset);
-  }
-  let work = first.size * subsets.length * 2;
-  let entries = 0;
-  for (const { types, ring } of shapes.values())
-    for (const [type] of types) {
-      work += (type.size === 1 ? 7 : 10 * type.size + 2) * L * ring.size;
-      entries += 4 * type.size * L * ring.size;
+    work += codes.length + 2 * first.size;
+    if (shapes.has(subset.shape)) continue;
+    shapes.add(subset.shape);
+    for (const [type] of subset.types) {
+      work += (type.size === 1 ? 7 : 10 * type.size + 2) * L * subset.ring.size;
+      entries += 4 * type.size * L * subset.ring.size;
     }
-  const groups = groupsOf(codes, sig, links, subsets, first, last);
-  const groupOf = new Map<number, number>();
-  groups.forEach((group, g) => {
-    for (const code of group.members) groupOf.set(code, g);
-  });
+  }
+  if (work > budget) work = Infinity;
   const mandatory = bits((min) => min >= 1);
   const optional = bits((min) => min === 0);
   return {
@@ -314,8 +312,6 @@ export function compile(spec: EngineSpec): Machine {
     signature,
     links,
     subsets,
-    groups,
-    groupOf,
     work,
     entries,
   };
@@ -367,18 +363,15 @@ function subsetOf(x: number, p: Pieces, mandatory: number, optional: number): Su
 
 /** Codes that weigh the same in the walk: one signature, the same first and last membership,
  * and the same place (up to mirror image) in the same type of piece in every A_X. */
-function groupsOf(
-  codes: readonly number[],
-  sig: (code: number) => number,
-  links: ReadonlyMap<number, Link>,
-  subsets: readonly Subset[],
-  first: ReadonlySet<number>,
-  last: ReadonlySet<number>,
-): Group[] {
+function groupsOf(m: Machine): Group[] {
+  const { codes } = m.spec;
+  const sig = (code: number) => m.signature.get(code) ?? 0;
+  const first = new Set(m.spec.first ?? codes);
+  const last = new Set(m.spec.last ?? codes);
   const byKey = new Map<string, number[]>();
   for (const code of codes) {
-    const places = links.has(code)
-      ? subsets.map(({ cells }) => {
+    const places = m.links.has(code)
+      ? m.subsets.map(({ cells }) => {
           const cell = cells.get(code);
           return cell === undefined ? '-' : `${cell[0].key}.${Math.min(cell[1], cell[0].size - 1 - cell[1])}`;
         })
@@ -390,8 +383,8 @@ function groupsOf(
 }
 
 /** Work units (BigInt operations) of countTables, with no BigInt work done. */
-export function price(spec: EngineSpec): number {
-  return compile(spec).work;
+export function price(spec: EngineSpec, budget = Infinity): number {
+  return compile(spec, budget).work;
 }
 
 /**
@@ -494,6 +487,8 @@ function place(m: Machine, s: State, code: number): State {
 
 export interface Tables {
   readonly machine: Machine;
+  /** The walk's groups (pricing does not need them, so they are made here). */
+  readonly groups: readonly Group[];
   /** By subset: each A_X code's row source (its piece's table and place). */
   readonly cells: readonly ReadonlyMap<number, readonly [PieceTable, number]>[];
   readonly start: State;
@@ -521,6 +516,7 @@ function completions(tables: Tables, s: State, code: number, kind: number, t: nu
 /** Every table and the exact count: the sum, over the allowed first codes, of the completions
  * after each (all of a group weigh the same). */
 export function countTables(spec: EngineSpec, m: Machine = compile(spec)): Tables {
+  if (m.work === Infinity) throw new RangeError('countTables: the machine was priced over its budget');
   const built = new Map<string, Map<string, PieceTable>>();
   const cells = m.subsets.map((subset) => {
     let byType = built.get(subset.shape);
@@ -533,9 +529,10 @@ export function countTables(spec: EngineSpec, m: Machine = compile(spec)): Table
     return row;
   });
   const start = { need: m.mins.map((min, i) => ((m.optional >> i) & 1 ? 1 : min)), more: m.spec.minSets ?? 0 };
-  const partial = { machine: m, cells, start, count: 0n };
+  const groups = groupsOf(m);
+  const partial = { machine: m, groups, cells, start, count: 0n };
   let count = 0n;
-  for (const { members, first } of m.groups) {
+  for (const { members, first } of groups) {
     if (!first) continue;
     count +=
       BigInt(members.length) * completions(partial, place(m, start, members[0]), members[0], JUMP, spec.length - 1);
@@ -562,7 +559,7 @@ export function unrank(tables: Tables, rank: bigint): number[] {
     const near = last < 0 ? [] : [last];
     if (link !== undefined && link.pos < link.size - 1) near.push(last + 1);
     if (link !== undefined && link.pos > 0) near.push(last - 1);
-    for (const group of m.groups) {
+    for (const group of tables.groups) {
       if (last < 0 && !group.first) continue;
       const members = group.members.filter((code) => !near.includes(code));
       if (members.length === 0) continue;

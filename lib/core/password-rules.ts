@@ -41,10 +41,10 @@ export interface RulesPasswordPlan {
  * characters at most, or a short error), so parseBytes bounds it. Plans by canonical rule text
  * and length (and whether the rule said `unicode`, which only the metadata records), so every
  * spelling of one rule shares its plan. A plan costs at most the work budget to make
- * (PLAN_WORK_BUDGET, docs/password-rules.md), and its table at most the exact sampler's
- * 2^k x length BigInts (32,768 numbers at 8 required sets and length 128). Refusals made after
- * the checks (max-sequential 1 can leave no password at a length; the budget) are kept too,
- * small and keyed alike, so a refused rule is not planned again on every request.
+ * (PLAN_WORK_BUDGET, docs/password-rules.md), and an exact plan keeps the engine's tables,
+ * whose bytes planBytes bounds from that work. Refusals made after the checks (max-sequential 1
+ * can leave no password at a length; the budget) are kept too, small and keyed alike, so a
+ * refused rule is not planned again on every request.
  */
 const parseKey = (text: string) => `rules-text ${text}`;
 const parseBytes = () => 8192;
@@ -53,23 +53,32 @@ const planKey = (rule: PasswordRules, length: number) =>
   // the key does as well.
   `rules ${String(length)}|${rule.unicodeAsAsciiPrintable ? 'u' : 'a'}|${rule.text}`;
 
-/** An upper bound on a plan's memory: its BigInt tables (each number at most the size of
- * |allowed|^length, plus V8's header of two words), the key and a fixed allowance for the rest (codes,
- * signatures, atoms, metadata). */
+/**
+ * Bytes of the engine's tables per work unit and per stored number: the tables keep fewer
+ * numbers than the BigInt operations that made them. The factor is the largest retained heap
+ * measured over work x numberBytes on exact plans, with a third more (docs/password-rules.md,
+ * "The plan memo's bytes"); tests/core/rules/budget.test.ts measures it again.
+ */
+export const TABLE_BYTES_PER_WORK = 0.3;
+/** Bytes of the tables' index per required-set subset and allowed character (measured in the
+ * same place, on eight required sets over ascii-printable, whose tables are otherwise tiny). */
+export const TABLE_BYTES_PER_CELL = 256;
+
+/** An upper bound on a plan's memory: the key; a refusal's fixed allowance; a plan's rule, spec,
+ * validity check and metadata (8,192 bytes and 48 a code of the allowed and required sets,
+ * above what was measured in the same place); and on an exact plan the engine's tables,
+ * estimated from the plan's work (the engine's price) and the size of its numbers (each at
+ * most |allowed|^length: an array slot, V8's BigInt header and its 64-bit words). */
 export function planBytes(plan: RulesPasswordPlan | RulesError, key: string): number {
   const fixed = 2048 + 2 * key.length;
   if (!isRulesPasswordPlan(plan)) return fixed;
   const p = plan.rules;
-  const perNumber = 16 + 8 * Math.ceil((p.length * Math.log2(p.codes.length) + 8) / 64);
-  let numbers = 3 * (p.length + 1);
-  if (p.completions !== null) numbers += p.length * p.completions[0].length;
-  const s = p.sequenceTables;
-  if (s !== null) {
-    numbers += s.totals.length;
-    for (const table of new Set(s.tableOf)) numbers += 4 * p.length * table.jump[0].length;
-  }
-  if (p.fullTables !== null) numbers += p.fullTables.w.length;
-  return fixed + numbers * perNumber;
+  const n = p.spec.codes.length;
+  const rest = fixed + 8192 + 48 * p.spec.sets.reduce((sum, set) => sum + set.codes.length, n);
+  if (p.tables === null) return rest;
+  const numberBytes = 24 + 8 * Math.ceil((p.length * Math.log2(n) + 8) / 64);
+  const cells = TABLE_BYTES_PER_CELL * 2 ** p.spec.sets.length * n;
+  return rest + Math.ceil(TABLE_BYTES_PER_WORK * p.work * numberBytes) + cells;
 }
 
 function wrap(rules: RulesPlan): RulesPasswordPlan {
@@ -82,7 +91,7 @@ interface PlanInput {
 }
 
 /** The plan for a rule at a resolved length, or why there is none (the rule and length passed
- * the checks, but max-sequential can leave no password, or none an exact sampler reaches). */
+ * the checks, but max-sequential can leave no password, or the plan is over the budget). */
 function makePlan({ rule, length }: PlanInput): RulesPasswordPlan | RulesError {
   const planned = planPasswordRules(rule, length);
   return isRulesPlan(planned) ? wrap(planned) : planned;
@@ -110,7 +119,7 @@ export function isRulesPasswordPlan(p: RulesPasswordPlan | RulesError): p is Rul
   return 'rules' in p;
 }
 
-/** `count` passwords, each drawn on its own from the plan's sampler (rules/sample.ts). */
+/** `count` passwords, each drawn on its own from the plan's sampler (rules/plan.ts). */
 export function generateRulesPasswords(plan: RulesPasswordPlan, random: RandomSource, count: number): string[] {
   const values = new Array<string>(count);
   for (let i = 0; i < count; i++) values[i] = generateRulesPassword(plan.rules, random);

@@ -16,7 +16,15 @@
  * @module
  */
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES, type ClassName } from './charsets.ts';
-import { countTables, PLAN_WORK_BUDGET, price, validity, type Check, type EngineSpec, type Tables } from './engine.ts';
+import {
+  compile,
+  countTables,
+  PLAN_WORK_BUDGET,
+  validity,
+  type Check,
+  type EngineSpec,
+  type Tables,
+} from './engine.ts';
 import { log2BigInt, strength, type Entropy } from './entropy.ts';
 import type { RandomSource } from './random.ts';
 import { drawByRejection, drawExactly } from './sample.ts';
@@ -37,21 +45,21 @@ interface Constraints {
 
 type Options = PasswordOptions & Constraints;
 
-const MIN_OPTION = {
+const MIN_OPTION = Object.freeze({
   lowercase: 'minLowercase',
   uppercase: 'minUppercase',
   numbers: 'minNumbers',
   symbols: 'minSymbols',
-} as const satisfies Record<ClassName, keyof Constraints>;
+} as const satisfies Record<ClassName, keyof Constraints>);
 
-const CONSTRAINTS: readonly (keyof Constraints)[] = [
+const CONSTRAINTS: readonly (keyof Constraints)[] = Object.freeze([
   ...Object.values(MIN_OPTION),
   'minClasses',
   'firstCharacter',
   'lastCharacter',
   'maxRepeating',
   'maxSequential',
-];
+]);
 
 /** What a reviewer needs to recount a constrained plan; absent when no constraint was given. */
 export interface PasswordConstraintsMetadata {
@@ -121,7 +129,7 @@ function compileOptions(o: Options): Compiled | ErrorBody {
     );
     const min = o[MIN_OPTION[cls.name]] ?? (o.minClasses === undefined ? 1 : 0);
     if (codes.length === 0 && min > 0)
-      return refuse(`${FIELD} removes every character of the included class ${cls.name}`, FIELD);
+      return refuse(`${FIELD} removes every character of the enabled class ${cls.name}`, FIELD);
     if (codes.length > 0) classes.push({ name: cls.name, size: codes.length, min, codes });
   }
   if (!CHARACTER_CLASSES.some((cls) => o[cls.option]))
@@ -187,13 +195,13 @@ export function planPassword(o: Options, sampler?: 'rejection' | 'exact'): Passw
   const compiled = compileOptions(o);
   if ('error' in compiled) return compiled;
   const { pool, spec, classes } = compiled;
-  const work = price(spec);
-  if (work > PLAN_WORK_BUDGET)
+  const machine = compile(spec, PLAN_WORK_BUDGET);
+  if (machine.work > PLAN_WORK_BUDGET)
     return refuse(
-      `${culprit(o)}: these options take ${work} work units to count, over the budget of ${PLAN_WORK_BUDGET}; lower the minimums or the length`,
+      `${culprit(o)}: these options take more than the budget of ${PLAN_WORK_BUDGET} work units to count; lower the minimums or the length`,
       culprit(o),
     );
-  const tables = countTables(spec);
+  const tables = countTables(spec, machine);
   if (tables.count === 0n)
     return refuse(`${culprit(o)}: no password of length ${o.length} satisfies these options together`, culprit(o));
   const bits = log2BigInt(tables.count);

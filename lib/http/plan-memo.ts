@@ -23,8 +23,10 @@
  * @module
  */
 
-/** Default bound on the entries' estimated bytes: at least four of the largest rule plans
- * (about 4 MB each) and thousands of the usual 2 KB ones. */
+/** Default bound on the entries' estimated bytes: thousands of the usual rule plans (a
+ * rejection plan keeps no table: about 10 KB counted) and at least one of the largest exact
+ * plans the work budget allows (counted at up to 14 MB by planBytes, which bounds their
+ * measured heap from above; docs/password-rules.md, "The plan memo's bytes"). */
 export const PLAN_MEMO_BYTES = 16 * 2 ** 20;
 /** Default number of missed keys counted at once (a key is at most about 1 KB: 2 MB). */
 export const PLAN_MEMO_COUNTED_KEYS = 2048;

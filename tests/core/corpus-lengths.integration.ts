@@ -1,7 +1,7 @@
 /**
  * Every rule of the 434-rule corpus that was accepted before the plan work budget (T4) stays
  * accepted at every length it allows, with the same exact count (so the same bits), and its
- * plan stays within a third of the budget: the budget refuses pathological rules, never a
+ * plan stays within 40 % of the budget: the budget refuses pathological rules, never a
  * real site. The counts are pinned in tests/fixtures/password-rules/counts.json, taken from
  * main at 2fb3ee0. Prints the costliest plan of the corpus, in work units and CPU time.
  * Integration, not npm test: about 17,700 plans take 5-20 s.
@@ -21,7 +21,7 @@ const cpuMs = () => {
   return (u.user + u.system) / 1000;
 };
 
-it('every corpus rule accepted before the budget is accepted at every length with the same count, within a third of the budget', () => {
+it('every corpus rule accepted before the budget is accepted at every length with the same count, within 40 % of the budget', () => {
   let plans = 0;
   let worst = { work: 0, site: '', length: 0 };
   for (const [site, v] of Object.entries(corpus as Record<string, { 'password-rules': string }>)) {
@@ -38,7 +38,7 @@ it('every corpus rule accepted before the budget is accepted at every length wit
       const plan = planPasswordRules(parsed.rule, L);
       assert.ok(isRulesPlan(plan), `${site} at length ${L}: ${isRulesPlan(plan) ? '' : plan.error}`);
       plans++;
-      assert.ok(plan.work * 3 <= PLAN_WORK_BUDGET, `${site} at length ${L}: ${plan.work} work units`);
+      assert.ok(plan.work * 2.5 <= PLAN_WORK_BUDGET, `${site} at length ${L}: ${plan.work} work units`);
       if (plan.work > worst.work) worst = { work: plan.work, site, length: L };
       counts.push(plan.count.toString(36));
     }

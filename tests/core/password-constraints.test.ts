@@ -56,7 +56,7 @@ function optionsOf(kept: Partial<Record<ClassName, string>>, length: number, c: 
     excludedCharacters: excluded,
     passwordRules: undefined,
     ...c,
-  } as Options;
+  };
 }
 
 /** The options' meaning, read from their definitions: is `s` a password they allow? */

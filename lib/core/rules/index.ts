@@ -19,16 +19,14 @@ export {
   resolveRulesLength,
   rulesLengthBounds,
   planPasswordRules,
-  exactCounts,
+  generateRulesPassword,
   isRulesPlan,
   DEFAULT_RULES_LENGTH,
   EXACT_SAMPLING_THRESHOLD,
-  FULL_SAMPLER_LIMIT,
+  MAX_REQUIRED_SETS,
   SERVICE_MIN_LENGTH,
   SERVICE_MAX_LENGTH,
   type RulesPlan,
   type RulesMetadata,
   type RulesSampler,
 } from './plan.ts';
-export { countRulePasswords, atomsOf, MAX_REQUIRED_SETS } from './count.ts';
-export { generateRulesPassword, unrankPassword } from './sample.ts';

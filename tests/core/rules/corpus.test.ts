@@ -52,6 +52,20 @@ const REFUSED: Record<string, keyof typeof REASONS> = {
 
 const PER_LENGTH = 3;
 
+/** Whether max-sequential S can bind: the allowed set (ascending) holds more than S consecutive
+ * codes inside one of 0-9, A-Z, a-z. */
+function sequenceBinds(allowed: string, S: number): boolean {
+  const range = (c: number) => (c >= 48 && c <= 57 ? 1 : c >= 65 && c <= 90 ? 2 : c >= 97 && c <= 122 ? 3 : 0);
+  const codes = [...allowed].map((c) => c.charCodeAt(0)).sort((x, y) => x - y);
+  let chain = 1;
+  for (let i = 1; i < codes.length; i++) {
+    const step = codes[i] === codes[i - 1] + 1 && range(codes[i]) !== 0 && range(codes[i]) === range(codes[i - 1]);
+    chain = step ? chain + 1 : 1;
+    if (chain > S) return true;
+  }
+  return false;
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (ms: number) => `${(ms * 1000).toFixed(0)} us`;
 
@@ -109,8 +123,9 @@ describe('the corpus of 434 real rules', () => {
         plans.push([which, p]);
       }
       for (const [which, p] of plans) {
-        // The work budget (T4) has room to spare for every real rule: a third of it at most.
-        assert.ok(p.work * 3 <= PLAN_WORK_BUDGET, `${site} (${which} length ${p.length}): ${p.work} work units`);
+        // The work budget (T4) has room to spare for every real rule: at most 178,688 units
+        // (fedex.com at 128, the engine's price with its unranking tables), 2.8 times below it.
+        assert.ok(p.work * 2.5 <= PLAN_WORK_BUDGET, `${site} (${which} length ${p.length}): ${p.work} work units`);
         if (p.sampler === 'exact') exactPlans[which]++;
         for (let i = 0; i < PER_LENGTH; i++) {
           const password = generateRulesPassword(p, defaultRandom);
@@ -205,7 +220,7 @@ describe('the corpus of 434 real rules', () => {
       }
       assert.equal(parsed.rule.maxSequential, parsed.rule.maxRepeating, site);
       assert.ok(now.count <= before.count, site);
-      if (now.sequenceBound) {
+      if (sequenceBinds(parsed.rule.allowed, parsed.rule.maxSequential ?? Infinity)) {
         bound++;
         assert.ok(now.count < before.count, `${site}: a binding limit removes strings`);
         bits.push(before.bits - now.bits);

@@ -42,7 +42,7 @@ const RETIMED = 20;
 const EIGHT_SETS = [...'abcdefgh'].map((c) => `required: [${c}]`).join('; ');
 const SPREAD_SETS = [...'sxML2uqT'].map((c) => `required: [${c}]`).join('; ');
 const ADVERSARIAL: { text: string; length: number | undefined }[] = [
-  // 8 required sets, 128 characters, exact sampler: the largest completion table
+  // 8 required sets, 128 characters, exact sampler: the largest index of the engine's tables
   { text: `minlength: 128; max-consecutive: 1; ${EIGHT_SETS}; allowed: ascii-printable`, length: undefined },
   { text: `${EIGHT_SETS}; allowed: ascii-printable`, length: 128 },
   // 8 overlapping sets splitting the 95 characters into many atoms
@@ -71,7 +71,7 @@ const ADVERSARIAL: { text: string; length: number | undefined }[] = [
   { text: `minlength: 128; max-consecutive: 1; ${SPREAD_SETS}; allowed: ascii-printable`, length: undefined },
   { text: `minlength: 128; max-sequential: 2; ${SPREAD_SETS}; allowed: ascii-printable`, length: undefined },
   { text: `minlength: 128; max-sequential: 1; ${SPREAD_SETS}; allowed: lower, upper, digit`, length: undefined },
-  // the exact-sequences and exact-full samplers at full length
+  // the exact sampler where rejection keeps almost nothing, at full length
   { text: 'max-consecutive: 1; allowed: digit', length: 128 },
   { text: 'max-sequential: 1; required: [b]; allowed: [abc]', length: 128 },
 ];

@@ -11,14 +11,16 @@
  *   distribution, Bonferroni over the sets.
  * One `it` combines both with a factor 2 (Bonferroni). Alpha = 1e-6 per `it`, so a correct
  * generator fails a run of this file (19 such tests) with probability below 2e-5. Samples
- * come from the real CSPRNG.
+ * come from the real CSPRNG. Both samplers (rejection, and exact unranking over the engine's
+ * count) are tested on the same rules, each forced where the plan would pick the other.
  *
- * Teeth: the same test function rejects (p < alpha) place-one-of-each-then-shuffle, an
- * off-by-one in the exact sampler (the previous character not excluded from the next run), the
- * exact sampler without its sequence check (max-consecutive read as before PR #1255: repeats
- * only) and a sampler that only ever writes valid passwords but picks each next character
- * uniformly among those the previous one allows (ignoring how many passwords each choice
- * leaves), all run here.
+ * Teeth: the same test function rejects (p < alpha) place-one-of-each-then-shuffle, a
+ * rejection sampler that redraws only the last character of a failed attempt, the exact
+ * sampler with its rank drawn as a 32-bit word modulo the count (low ranks more likely), the
+ * exact sampler over the rule compiled without max-sequential (max-consecutive read as before
+ * PR #1255: repeats only) and a sampler that only ever writes valid passwords but picks each
+ * next character uniformly among those the previous one allows (ignoring how many passwords
+ * each choice leaves), all run here.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,11 +29,10 @@ import {
   isRulesPlan,
   parsePasswordRules,
   planPasswordRules,
-  unrankPassword,
   type RulesPlan,
   type RulesSampler,
 } from '../../../lib/core/rules/index.ts';
-import { uniformBigIntBelow } from '../../../lib/core/rules/uniform-bigint.ts';
+import { isValid, unrank } from '../../../lib/core/engine.ts';
 import { defaultRandom } from '../../../lib/core/random.ts';
 import { generate as generateRequest } from '../../../lib/core/generate.ts';
 import { readRule, violation } from '../../helpers/rules-checker.ts';
@@ -91,7 +92,7 @@ const generate: Source = (p) => generateRulesPassword(p, defaultRandom);
 /** Mutant 1: one random character of each required set, the rest uniform over the allowed
  * set, then a Fisher-Yates shuffle (max-consecutive ignored: the rule used has none). */
 const placeThenShuffle: Source = (p) => {
-  const allowed = String.fromCharCode(...p.codes);
+  const allowed = String.fromCharCode(...p.spec.codes);
   const chars = p.rule.required.map((set) => set[defaultRandom.below(set.length)]);
   while (chars.length < p.length) chars.push(allowed[defaultRandom.below(allowed.length)]);
   for (let i = chars.length - 1; i > 0; i--) {
@@ -101,57 +102,24 @@ const placeThenShuffle: Source = (p) => {
   return chars.join('');
 };
 
-/**
- * A line-for-line copy of unrankPassword (lib/core/rules/sample.ts) with one switch: with
- * `offByOne`, the next run may use all of the previous character's atom (n where n - 1 is
- * right), so the previous character can come again and two runs merge. Unswitched, it must
- * reproduce unrankPassword rank for rank (checked below), so the mutant differs from the real
- * sampler in exactly that one count.
- */
-function unrankCopy(plan: RulesPlan, rank: bigint, offByOne: boolean): string {
-  const { atoms, length, maxRun } = plan;
-  const prefix = plan.completions!;
-  const completions = (t: number, unhit: number) => prefix[t][unhit] - (t > 0 ? prefix[t - 1][unhit] : 0n);
-  const afterCharacter = (t: number, unhit: number) => {
-    const longest = Math.min(maxRun, t);
-    return prefix[t - 1][unhit] - (t - 1 - longest >= 0 ? prefix[t - 1 - longest][unhit] : 0n);
-  };
-  const chars: number[] = [];
-  let x = rank;
-  let unhit = plan.allRequired;
-  let left = length;
-  let previousAtom = -1;
-  let previousIndex = -1;
-  while (left > 0) {
-    let a = 0;
-    let perCharacter: bigint;
-    for (; ; a++) {
-      const available = atoms[a].codes.length - (a === previousAtom && !offByOne ? 1 : 0);
-      perCharacter = afterCharacter(left, unhit & ~atoms[a].signature);
-      const weight = BigInt(available) * perCharacter;
-      if (x < weight) break;
-      x -= weight;
+/** Mutant 2: rejection that, when an attempt fails, redraws only its last character (and
+ * starts over after 64 tries): every output is valid, but the last position carries what the
+ * others missed. */
+const redrawLast: Source = (p) => {
+  const { codes } = p.spec;
+  for (;;) {
+    const chars = Array.from({ length: p.length }, () => codes[defaultRandom.below(codes.length)]);
+    for (let tries = 0; tries < 64; tries++) {
+      if (isValid(p.check, chars)) return String.fromCharCode(...chars);
+      chars[p.length - 1] = codes[defaultRandom.below(codes.length)];
     }
-    let index = Number(x / perCharacter);
-    x %= perCharacter;
-    if (a === previousAtom && index >= previousIndex && !offByOne) index++;
-    unhit &= ~atoms[a].signature;
-    let run = 1;
-    for (;;) {
-      const g = completions(left - run, unhit);
-      if (x < g) break;
-      x -= g;
-      run++;
-    }
-    for (let i = 0; i < run; i++) chars.push(atoms[a].codes[index]);
-    left -= run;
-    previousAtom = a;
-    previousIndex = index;
   }
-  return String.fromCharCode(...chars);
-}
+};
 
-const offByOne: Source = (p) => unrankCopy(p, uniformBigIntBelow(p.count, defaultRandom), true);
+/** Mutant 3: the exact sampler with its rank a 32-bit word modulo the count, the classic
+ * modulo bias: with a count c < 2^32, ranks below 2^32 mod c come once more often. */
+const moduloRank: Source = (p) =>
+  String.fromCharCode(...unrank(p.tables!, BigInt(defaultRandom.below(2 ** 32)) % p.count));
 
 const FOUR_CLASSES = 'required: upper; required: lower; required: digit; required: special';
 const RUNS = 'max-consecutive: 2; required: [ab]; required: [0]; allowed: [cd1]';
@@ -169,17 +137,16 @@ describe(`passwordrules output is uniform over the allowed strings (alpha = ${AL
     ['4 classes of ascii-printable, length 12, forced', FOUR_CLASSES, 12, 'exact'],
     ['max-consecutive 2 over 6 characters, length 10 (acceptance 0.69)', RUNS, 10, 'rejection'],
     ['max-consecutive 2 over 6 characters, length 10, forced', RUNS, 10, 'exact'],
-    ['max-consecutive 2 over 6 characters, length 10, forced', RUNS, 10, 'exact-sequences'],
-    ['max-consecutive 2 over 6 characters, length 10, forced', RUNS, 10, 'exact-full'],
-    ['three single letters required, max-consecutive 1, length 8 (kept draws: 0.37)', SPARSE, 8, 'exact'],
+    ['three single letters required, max-consecutive 1, length 8', SPARSE, 8, 'exact'],
     ['two pairs, length 8, forced', TWO_PAIRS, 8, 'exact'],
     ['two pairs, length 8', TWO_PAIRS, 8, 'rejection'],
-    ['digits, max-consecutive 1, length 16 (kept draws: every one)', DIGITS, 16, 'exact-sequences'],
+    ['digits, max-consecutive 1, length 16', DIGITS, 16, 'exact'],
     ['digits, max-consecutive 1, length 10 (acceptance 0.053)', DIGITS, 10, 'rejection'],
     ['digits, max-consecutive 1, length 10, forced', DIGITS, 10, 'exact'],
-    ['0 and 3 required among 0123, max-sequential 1, length 8 (kept draws: 0.91)', NEIGHBOURS, 8, 'exact-sequences'],
-    ['0 and 3 required among 0123, max-sequential 1, length 8, forced', NEIGHBOURS, 8, 'exact-full'],
+    ['0 and 3 required among 0123, max-sequential 1, length 8', NEIGHBOURS, 8, 'exact'],
+    ['0 and 3 required among 0123, max-sequential 1, length 8, forced', NEIGHBOURS, 8, 'rejection'],
     ['a required among abcdef, max-sequential 2, length 8 (acceptance 0.63)', SEQUENCES, 8, 'rejection'],
+    ['a required among abcdef, max-sequential 2, length 8, forced', SEQUENCES, 8, 'exact'],
   ];
   for (const [name, text, length, sampler] of cases) {
     it(`${sampler} sampler: ${name}`, () => {
@@ -213,7 +180,8 @@ describe(`passwordRules through generate() is uniform over the allowed strings (
     ['4 classes of ascii-printable, length 12', FOUR_CLASSES, 12, 'rejection'],
     ['max-consecutive 2 over 6 characters, length 10', RUNS, 10, 'rejection'],
     ['three single letters required, max-consecutive 1, length 8', SPARSE, 8, 'exact'],
-    ['digits, max-consecutive 1, length 16', DIGITS, 16, 'exact-sequences'],
+    ['digits, max-consecutive 1, length 16', DIGITS, 16, 'exact'],
+    ['a required among abcdef, max-sequential 2, length 8', SEQUENCES, 8, 'rejection'],
   ];
   for (const [name, text, length, sampler] of cases) {
     it(`${sampler} sampler: ${name}`, () => {
@@ -235,28 +203,33 @@ describe('the tests have teeth: biased generators are rejected', () => {
     assert.ok(r.p < ALPHA, `p = ${r.p}`);
   });
 
-  it('the copy of the exact sampler matches unrankPassword rank for rank', () => {
-    for (const text of [TWO_PAIRS, RUNS, SPARSE]) {
-      const p = plan(text, text === RUNS ? 10 : 8, 'exact');
-      const n = p.countIgnoringSequences;
-      const step = n / 2000n + 1n;
-      for (let x = 0n; x < n; x += step) assert.equal(unrankCopy(p, x, false), unrankPassword(p, x));
-      assert.equal(unrankCopy(p, n - 1n, false), unrankPassword(p, n - 1n));
-    }
+  it('rejection redrawing only the last character of a failed attempt fails on 4 classes, length 12', () => {
+    const r = uniformityTest(FOUR_CLASSES, plan(FOUR_CLASSES, 12, 'rejection'), redrawLast);
+    assert.equal(r.invalid, 0, 'every output satisfies the rule: only the distribution is wrong');
+    process.stdout.write(`rules statistics: last-character redraw rejected with p = ${r.p.toExponential(2)}\n`);
+    assert.ok(r.p < ALPHA, `p = ${r.p}`);
+  });
+
+  it('the exact sampler with a modulo-biased rank fails on digits, max-consecutive 1, length 11', () => {
+    // 3,838,899,962 passwords: 2^32 mod the count = 456,067,334, so the lowest 12 % of the ranks
+    // come twice as often.
+    const p = plan(DIGITS, 11, 'exact');
+    assert.equal(p.count, 3_838_899_962n);
+    const r = uniformityTest(DIGITS, p, moduloRank);
+    assert.equal(r.invalid, 0, 'every output satisfies the rule: only the distribution is wrong');
+    process.stdout.write(`rules statistics: modulo-biased rank rejected with p = ${r.p.toExponential(2)}\n`);
+    assert.ok(r.p < ALPHA, `p = ${r.p}`);
   });
 
   // This mutant moves the marginals only slightly (max-sequential 2 forbids few strings): at
   // 20,000 passwords it escaped (p >= 1e-6) in 7 of 30 runs; at 60,000, p was at most 1.2e-17
   // in 20 runs (median 4e-24), so it is drawn 60,000 times.
-  it('the exact sampler without its sequence check (max-consecutive as repeats only) fails on a required among abcdef, max-sequential 2, length 8', () => {
+  it('the exact sampler over the rule without max-sequential (max-consecutive as repeats only) fails on a required among abcdef, max-sequential 2, length 8', () => {
     const p = plan(SEQUENCES, 8, 'exact');
+    const wider = planPasswordRules({ ...p.rule, maxSequential: null }, 8, 'exact');
+    assert.ok(isRulesPlan(wider) && wider.count > p.count);
     const passwords = 60_000;
-    const r = uniformityTest(
-      SEQUENCES,
-      p,
-      (q) => unrankPassword(q, uniformBigIntBelow(q.countIgnoringSequences, defaultRandom)),
-      passwords,
-    );
+    const r = uniformityTest(SEQUENCES, p, () => generateRulesPassword(wider, defaultRandom), passwords);
     process.stdout.write(
       `rules statistics: sequence rule ignored: ${r.invalid} of ${passwords} passwords invalid, rejected with p = ${r.p.toExponential(2)}\n`,
     );
@@ -266,7 +239,7 @@ describe('the tests have teeth: biased generators are rejected', () => {
 
   it('next character uniform among those the previous allows fails on digits, max-consecutive 1, length 16', () => {
     const greedy: Source = (q) => {
-      const codes = [...q.codes];
+      const codes = [...q.spec.codes];
       const out = [codes[defaultRandom.below(codes.length)]];
       while (out.length < q.length) {
         const previous = out[out.length - 1];
@@ -280,13 +253,6 @@ describe('the tests have teeth: biased generators are rejected', () => {
     const r = uniformityTest(DIGITS, plan(DIGITS, 16), greedy, 40_000);
     assert.equal(r.invalid, 0, 'every output satisfies the rule: only the distribution is wrong');
     process.stdout.write(`rules statistics: locally uniform sampler rejected with p = ${r.p.toExponential(2)}\n`);
-    assert.ok(r.p < ALPHA, `p = ${r.p}`);
-  });
-
-  it('the off-by-one exact sampler fails on two pairs, length 8', () => {
-    const r = uniformityTest(TWO_PAIRS, plan(TWO_PAIRS, 8, 'exact'), offByOne);
-    assert.equal(r.invalid, 0, 'every output satisfies the rule: only the distribution is wrong');
-    process.stdout.write(`rules statistics: mutant rejected with p = ${r.p.toExponential(2)}\n`);
     assert.ok(r.p < ALPHA, `p = ${r.p}`);
   });
 });
