@@ -70,6 +70,27 @@ function precompress() {
   };
 }
 
+/**
+ * The request validators (lib/generated/*validator.generated.ts, as tsc emitted them) without
+ * their lines' leading blanks. ajv nests each check one level inside the one before it (one
+ * error at a time) and tsc indents every level by 4 spaces, so each option added deepens all
+ * the code after it: with the password constraints, indentation alone was over 100 KB of
+ * service-api.js. Only layout changes: JS strings cannot span lines, and a template literal
+ * (which can) stops the build.
+ * @returns {import('@rollup/wasm-node').Plugin} */
+function unindentValidators() {
+  return {
+    name: 'unindent-validators',
+    transform(code, id) {
+      if (!/validator\.generated\.js$/.test(id)) return null;
+      // Line comments aside (the generated header quotes a command in backticks).
+      if (code.replace(/^\s*\/\/.*$/gm, '').includes('`'))
+        throw new Error(`${id} holds a template literal: unindenting it is not safe`);
+      return { code: code.replace(/^[ \t]+/gm, ''), map: null };
+    },
+  };
+}
+
 /** wordlist/bip39/LICENSE as one comment block. */
 async function bip39Notice() {
   const text = await readFile(`${root}wordlist/bip39/LICENSE`, 'utf8');
@@ -96,7 +117,7 @@ export default [
     input: `${out}/entry.js`,
     // The generator holds the BIP-39 lists, which are MIT: their notice goes with them.
     output: { ...iife, entryFileNames: 'service-api.js', banner: await bip39Notice() },
-    plugins: [removeIntermediate(`${out}/entry.js`), precompress()],
+    plugins: [unindentValidators(), removeIntermediate(`${out}/entry.js`), precompress()],
     onwarn,
   },
   {

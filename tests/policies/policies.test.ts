@@ -97,6 +97,20 @@ describe('policies: checks at load, with exact bits', () => {
       ],
       [{ mode: 'password', options: { passwordRules: 'minlength: 200' } }, 'options.passwordRules', /./],
       [{ mode: 'passphrase', options: { maxLength: 10 } }, 'options.maxLength', /./],
+      // The password constraints (issue 30), between option values and against the schema.
+      [{ mode: 'password', options: { minSymbols: 2 } }, 'options.minSymbols', /set options\.includeSymbols to true/],
+      [
+        { mode: 'password', options: { length: 12, minNumbers: 6, minUppercase: 6 } },
+        'options.minNumbers',
+        /minimums to 13/,
+      ],
+      [{ mode: 'password', options: { minClasses: 4 } }, 'options.minClasses', /includes 3 classes/],
+      [{ mode: 'password', options: { firstCharacter: ['letters'] } }, 'options.firstCharacter', /non-empty list/],
+      [
+        { mode: 'password', options: { passwordRules: 'minlength: 12', maxRepeating: 2 } },
+        'options.maxRepeating',
+        /cannot be combined with options\.passwordRules/,
+      ],
       // Its own floor.
       [{ mode: 'passphrase', minBits: 60 }, 'minBits', /51\.70 bits, below the requested minimum of 60/],
     ];
