@@ -23,6 +23,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { precompressed } from './precompress.mjs';
+import { unindentValidators } from './unindent.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = `${root}dist/browser`;
@@ -66,27 +67,6 @@ function precompress() {
         await writeFile(`${out}/${name}.gz`, gz);
         await writeFile(`${out}/${name}.br`, br);
       }
-    },
-  };
-}
-
-/**
- * The request validators (lib/generated/*validator.generated.ts, as tsc emitted them) without
- * their lines' leading blanks. ajv nests each check one level inside the one before it (one
- * error at a time) and tsc indents every level by 4 spaces, so each option added deepens all
- * the code after it: with the password constraints, indentation alone was over 100 KB of
- * service-api.js. Only layout changes: JS strings cannot span lines, and a template literal
- * (which can) stops the build.
- * @returns {import('@rollup/wasm-node').Plugin} */
-function unindentValidators() {
-  return {
-    name: 'unindent-validators',
-    transform(code, id) {
-      if (!/validator\.generated\.js$/.test(id)) return null;
-      // Line comments aside (the generated header quotes a command in backticks).
-      if (code.replace(/^\s*\/\/.*$/gm, '').includes('`'))
-        throw new Error(`${id} holds a template literal: unindenting it is not safe`);
-      return { code: code.replace(/^[ \t]+/gm, ''), map: null };
     },
   };
 }
