@@ -6,7 +6,7 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate, plannedEntropy } from '../../lib/core/index.ts';
@@ -68,6 +68,22 @@ describe('policies: checks at load, with exact bits', () => {
       mode: 'passphrase',
       description: null,
       entropy: set.get('wifi')!.entropy,
+    });
+  });
+
+  it('loads deploy/policies.example.json whole, the password constraints of db-password included', () => {
+    const text = readFileSync(new URL('../../deploy/policies.example.json', import.meta.url), 'utf8');
+    const v = judgePolicies(text, 0);
+    assert.equal(firstFailure(v), null);
+    const set = policySetOf(v);
+    assert.deepEqual([...set.keys()], ['db-root', 'db-password', 'legacy-erp', 'wifi-guest']);
+    assert.deepEqual(set.get('db-password')!.options, {
+      length: 20,
+      includeSymbols: true,
+      minNumbers: 2,
+      minSymbols: 2,
+      firstCharacter: ['lowercase', 'uppercase'],
+      maxRepeating: 2,
     });
   });
 

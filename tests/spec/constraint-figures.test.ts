@@ -192,3 +192,22 @@ describe('docs/api.md: the password constraints figures', () => {
     }
   });
 });
+
+describe('README.md: the password constraints example', () => {
+  it('states the bits the independent count gives for its options, and the naive figure beside them', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const m = /-d '(\{"mode":"password","options":\{[^']*"minNumbers"[^']*\})' \\\n[^\n]*#=> ([\d.]+) bits/.exec(
+      readme,
+    );
+    assert.ok(m, 'README has a curl example with minNumbers and its bits');
+    const options = (JSON.parse(m[1]) as { options: Options }).options;
+    const spec = specOf(options);
+    const bits = log2Big(countByClassCounts(spec)).toFixed(2);
+    assert.equal(m[2], bits);
+    const naive = (spec.length * Math.log2(spec.sizes.reduce((s, c) => s + c, 0))).toFixed(2);
+    assert.ok(
+      readme.includes(`give ${bits} bits where the\nnaive 16 x log2(85) says ${naive}`),
+      `${bits} beside ${naive}`,
+    );
+  });
+});
