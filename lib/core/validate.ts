@@ -227,7 +227,7 @@ function snapshot(value: unknown): unknown {
 }
 
 /** The options whose values are lists. */
-const LIST_OPTIONS = ['firstCharacter', 'lastCharacter'] as const;
+const LIST_OPTIONS = Object.freeze(['firstCharacter', 'lastCharacter'] as const);
 
 /** The options' lists, each copied once (an own copy of the copy): as snapshot does for the
  * objects, so that a list's items are read once and what is validated is what is used. */
@@ -290,12 +290,12 @@ export function validateRequest(input: unknown): Validation {
 
 /** Each character class with the option that includes it and the option that sets its minimum,
  * in the order of the pool (charsets.ts) and of the schema. */
-const CLASS_OPTIONS = [
-  { name: 'lowercase', include: 'includeLowercase', min: 'minLowercase', noun: 'lowercase letters' },
-  { name: 'uppercase', include: 'includeUppercase', min: 'minUppercase', noun: 'uppercase letters' },
-  { name: 'numbers', include: 'includeNumbers', min: 'minNumbers', noun: 'digits' },
-  { name: 'symbols', include: 'includeSymbols', min: 'minSymbols', noun: 'symbols' },
-] as const satisfies readonly {
+const CLASS_OPTIONS = Object.freeze([
+  Object.freeze({ name: 'lowercase', include: 'includeLowercase', min: 'minLowercase', noun: 'lowercase letters' }),
+  Object.freeze({ name: 'uppercase', include: 'includeUppercase', min: 'minUppercase', noun: 'uppercase letters' }),
+  Object.freeze({ name: 'numbers', include: 'includeNumbers', min: 'minNumbers', noun: 'digits' }),
+  Object.freeze({ name: 'symbols', include: 'includeSymbols', min: 'minSymbols', noun: 'symbols' }),
+] as const) satisfies readonly {
   name: ClassName;
   include: keyof PasswordOptions;
   min: keyof PasswordOptions;
