@@ -320,9 +320,9 @@ function effectiveMinimum(options: PasswordOptions, c: ClassOptions): number {
  * least one" is the error to fix first. null: nothing to refuse here.
  */
 function constraintError(options: PasswordOptions): { ok: false; error: ErrorBody } | null {
-  // Most requests give none of them: plain reads, so they pay nothing for the checks below
-  // (whose keyed reads over the class table cost about 1 us a request; maxRepeating and
-  // maxSequential need no check here).
+  // Most requests give none of them: plain reads, so they pay nothing for the checks below,
+  // whose keyed reads over the class table are far dearer (maxRepeating and maxSequential need
+  // no check here).
   if (
     options.minLowercase === undefined &&
     options.minUppercase === undefined &&
