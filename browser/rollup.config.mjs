@@ -23,6 +23,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { precompressed } from './precompress.mjs';
+import { unindentValidators } from './unindent.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = `${root}dist/browser`;
@@ -96,7 +97,7 @@ export default [
     input: `${out}/entry.js`,
     // The generator holds the BIP-39 lists, which are MIT: their notice goes with them.
     output: { ...iife, entryFileNames: 'service-api.js', banner: await bip39Notice() },
-    plugins: [removeIntermediate(`${out}/entry.js`), precompress()],
+    plugins: [unindentValidators(), removeIntermediate(`${out}/entry.js`), precompress()],
     onwarn,
   },
   {

@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { precompressed } from '../browser/precompress.mjs';
+import { unindentValidators } from '../browser/unindent.mjs';
 import { ASSET_SOURCES, compressedFile } from '../dist/lib/http/assets.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -105,7 +106,7 @@ export default {
   input: `${root}dist/server.js`,
   // redis: the optional client of the shared rate limit, loaded only when configured (docs/redis-rate-limit.md).
   external: (id) => builtins.has(id) || id === 'redis',
-  plugins: [embedAssets(), bundlePackage(), reportFile()],
+  plugins: [unindentValidators(), embedAssets(), bundlePackage(), reportFile()],
   onwarn,
   output: {
     dir: `${root}dist`,

@@ -131,7 +131,7 @@ function tsType(node: SchemaNode): string {
     case 'string':
       return 'string';
     case 'array':
-      return `Array<${tsType((node.items ?? {}) as SchemaNode)}>`;
+      return `ReadonlyArray<${tsType((node.items ?? {}) as SchemaNode)}>`;
     case 'object':
       return '{ readonly [key: string]: unknown }';
     default:

@@ -109,7 +109,14 @@ interface RequestSchemaFile {
   properties: { count: Bounds; minBits: Bounds };
   $defs: {
     PasswordOptions: {
-      properties: Record<string, { default?: unknown }> & { length: Bounds; passwordRules: { maxLength: number } };
+      properties: Record<string, { default?: unknown }> & {
+        length: Bounds;
+        passwordRules: { maxLength: number };
+        minNumbers: Omit<Bounds, 'default'>;
+        minClasses: Omit<Bounds, 'default'>;
+        maxRepeating: Omit<Bounds, 'default'>;
+        firstCharacter: { minItems: number; maxItems: number };
+      };
     };
     PassphraseOptions: { properties: { wordCount: Bounds; maxLength: Bounds } };
   };
@@ -128,6 +135,8 @@ const LIST_SIZES = [...new Set(LISTS.map((l) => l.words.length))];
 
 /** `minimum to maximum`, as the limits are written. */
 const span = (b: Bounds): string => `${b.minimum} to ${b.maximum}`;
+/** The same for a bound without a default (the password constraints have none). */
+const span2 = (b: Omit<Bounds, 'default'>): string => `${b.minimum} to ${b.maximum}`;
 /** The body limit in the unit people state it in (1 KB = 1,024 bytes). */
 const BODY_LIMIT_KB = `${BODY_LIMIT_BYTES / 1024} KB`;
 const WORDS = WORDLIST.length;
@@ -191,6 +200,18 @@ const RULES_EXAMPLE = { mode: 'password', options: { passwordRules: SITE_RULES }
 const DIGITS_EXAMPLE = { mode: 'passphrase', options: { wordCount: 5, separator: 'digit' } };
 /** A Japanese passphrase for a field of at most 16 characters. */
 const LIST_EXAMPLE = { mode: 'passphrase', options: { wordList: 'bip39-japanese', separator: 'space', maxLength: 16 } };
+/** Password constraints (issue 30), as a database's password policy might ask for them. */
+const CONSTRAINTS_EXAMPLE = {
+  mode: 'password',
+  options: {
+    length: 16,
+    includeSymbols: true,
+    minNumbers: 2,
+    minSymbols: 2,
+    firstCharacter: ['lowercase', 'uppercase'],
+    maxRepeating: 2,
+  },
+};
 /** A floor the default passphrase (4 words) does not meet: its refusal is the minBits example. */
 const MIN_BITS_EXAMPLE = { mode: 'passphrase', minBits: 64 };
 const passwordCredential = exampleCredential({ mode: 'password' }, 'EXAMPLExonly7NOTxREAL2pw');
@@ -349,6 +370,17 @@ function responseComponents(): Json {
           'capitalize with a list whose words have no letter case',
           rejectionOf({ mode: 'passphrase', options: { wordList: 'bip39-korean', capitalize: true } }),
         ),
+        minimumsAboveLength: errorExample(
+          'Class minimums that sum above length (the option named is the last minimum that pushes the sum over)',
+          rejectionOf({
+            mode: 'password',
+            options: { length: 12, includeSymbols: true, minNumbers: 6, minSymbols: 6 },
+          }),
+        ),
+        constraintClassLeftOut: errorExample(
+          'A minimum for a class the request does not include (includeSymbols is false by default)',
+          rejectionOf({ mode: 'password', options: { minSymbols: 2 } }),
+        ),
         rulesCombined: errorExample(
           'passwordRules beside an option it replaces',
           rejectionOf({ mode: 'password', options: { passwordRules: SITE_RULES, includeSymbols: true } }),
@@ -416,12 +448,24 @@ function describeSchema(): Json {
     type: 'object',
     additionalProperties: false,
     properties: {
-      type: { type: 'string', enum: ['integer', 'number', 'boolean', 'string', 'object'] },
+      type: { type: 'string', enum: ['integer', 'number', 'boolean', 'string', 'object', 'array'] },
       default: { description: 'The value the field takes when it is omitted.' },
       minimum: { type: 'number' },
       maximum: { type: 'number' },
       maxLength: { type: 'integer', minimum: 0 },
       enum: { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 32 } },
+      minItems: { description: 'A list: at least this many items.', type: 'integer', minimum: 0 },
+      maxItems: { description: 'A list: at most this many items.', type: 'integer', minimum: 0 },
+      uniqueItems: { description: 'A list: true when each item may appear once.', type: 'boolean' },
+      items: {
+        description: 'A list: what each item is.',
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          type: { type: 'string', enum: ['string'] },
+          enum: { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 32 } },
+        },
+      },
       description: text,
       required: { type: 'boolean', description: 'true on mode, the one field every request needs.' },
     },
@@ -676,6 +720,10 @@ function infoDescription(): string {
     `| count (credentials per request) | ${span(COUNT)}; a batch uses one rate-limit slot |`,
     `| password length | ${span(LENGTH)} |`,
     `| passwordRules | at most ${RULES_MAX_LENGTH} characters; a given length must also lie inside the rule's minlength and maxlength |`,
+    `| minLowercase, minUppercase, minNumbers, minSymbols | ${span2(PASSWORD_OPTIONS.minNumbers)} each, for included classes only; together at most length |`,
+    `| minClasses | ${span2(PASSWORD_OPTIONS.minClasses)}, at most the number of included classes |`,
+    `| firstCharacter, lastCharacter | ${PASSWORD_OPTIONS.firstCharacter.minItems} to ${PASSWORD_OPTIONS.firstCharacter.maxItems} distinct class names, each of an included class |`,
+    `| maxRepeating, maxSequential | ${span2(PASSWORD_OPTIONS.maxRepeating)} |`,
     `| minBits (entropy floor) | ${span(MIN_BITS)} bits; the service's own floor (\`MIN_ENTROPY_BITS\`, \`limits.minEntropyBits\` of \`GET /generate\`) applies as well |`,
     `| passphrase wordCount | ${span(WORD_COUNT)} |`,
     `| passphrase minLength, maxLength | ${span(PASSPHRASE_LENGTH)} characters, minLength not above maxLength |`,
@@ -689,6 +737,7 @@ function infoDescription(): string {
     '',
     `- Password: with enabled classes of sizes c1..ck after exclusions (pool N = sum ci) and length L, bits = log2 |V|, where V is every length-L string over the pool holding at least one character of each enabled class, counted exactly by inclusion-exclusion: |V| = sum over subsets S of the classes of (-1)^|S| (N - sum of sizes in S)^L. The generator redraws the whole password until the rule holds, so every string of V is equally likely. ${DEFAULT_PASSWORD}: ${DEFAULT_PASSWORD_BITS} bits.`,
     `- Password to a site's rules (\`options.passwordRules\`, the syntax of the HTML \`passwordrules\` attribute): uniform over exactly the strings the rule allows at the length, \`max-repeating\` and \`max-sequential\` included (\`max-consecutive\` sets both); bits = log2 of their exact number (inclusion-exclusion over the required sets, exact counts under both limits). Length 16 with one each of upper, lower, digit and special over the 95 printable characters: ${RULES_VECTOR_BITS} bits (the naive 16 x log2 95 = ${(16 * Math.log2(95)).toFixed(2)} over-counts). The rule's canonical text, the size of its alphabet and the length are in \`metadata\` (\`entropyMode: "uniform-rules"\`).`,
+    '- Password constraints without a rules string: `minLowercase`, `minUppercase`, `minNumbers`, `minSymbols` (at least that many of an included class; omitted, 1 for an included class, 0 when `minClasses` is given), `minClasses` (k of the included classes), `firstCharacter` and `lastCharacter` (the first or last character from the union of the named classes), `maxRepeating` and `maxSequential` (the passwordrules limits). The password is uniform over exactly the strings of its length that meet all of them, bits = log2 of their exact number, and `metadata.constraints` holds what the count needs. Any of them with `passwordRules` is a 400; so is a combination nothing meets, naming the option at fault and why (docs/api.md, Password constraints, has worked figures).',
     `- Passphrase: bits = ${WORDS_FORMULA} (${Math.log2(WORDS).toFixed(3)} per word, EFF large wordlist ${DROPPED}), ${NUMBER_TERM} with \`addNumber\`; a fixed separator and capitalize add nothing. ${WORD_COUNT.default} words: ${fixed2(passphraseBits(WORDS, WORD_COUNT.default, false))} bits. Separators \`${Object.keys(RANDOM_SEPARATORS).join('` and `')}\` draw each gap on its own (${Object.entries(
       RANDOM_SEPARATORS,
     )
@@ -855,6 +904,10 @@ export function buildOpenApi(): Json {
                   passwordRules: {
                     summary: "A password to a site's passwordrules (its own default length: 24 moved into 12-20)",
                     value: RULES_EXAMPLE,
+                  },
+                  passwordConstraints: {
+                    summary: `A ${CONSTRAINTS_EXAMPLE.options.length}-character password with at least ${CONSTRAINTS_EXAMPLE.options.minNumbers} digits and ${CONSTRAINTS_EXAMPLE.options.minSymbols} symbols, a letter first, no character more than ${CONSTRAINTS_EXAMPLE.options.maxRepeating} times in a row`,
+                    value: CONSTRAINTS_EXAMPLE,
                   },
                   digitSeparators: {
                     summary: 'A passphrase with a random digit in each gap between words',

@@ -136,7 +136,7 @@ function optionalIntegerControl(mode: Mode, name: string, spec: FieldSpec): Buil
     h(
       'p',
       { class: 'hint bounds', id: bounds },
-      `${spec.minimum} to ${spec.maximum}${text.hint ? ` ${text.hint}` : ''}; empty: none`,
+      `${spec.minimum} to ${spec.maximum}${text.hint ? ` ${text.hint}` : ''}; empty: ${text.empty ?? 'none'}`,
     ),
     h('p', { class: 'field-error', id: err, hidden: true }),
   );
@@ -330,6 +330,48 @@ export function selectControl(
     },
   };
   return { el, control: { name, read: () => select.value, changed: changeTracker(el), inputs: [select], floor } };
+}
+
+/**
+ * A list of distinct enum members (firstCharacter, lastCharacter): one checkbox per member,
+ * sent as the ticked members in the schema's order, and not at all while none is ticked (the
+ * API refuses an empty list; leaving it out means any).
+ */
+export function memberSetControl(
+  mode: Mode,
+  name: string,
+  spec: FieldSpec,
+  show: (value: string) => string,
+): BuiltControl {
+  const text = optionText(name, spec);
+  const err = errorId(mode, `options.${name}`);
+  const hint = `opt-${mode}-${name}-hint`;
+  const boxes: HTMLInputElement[] = [];
+  const checks = (spec.items?.enum ?? []).map((value) => {
+    const id = `opt-${mode}-${name}-${value}`;
+    const box = h('input', {
+      id,
+      name: `${mode}-${name}`,
+      type: 'checkbox',
+      value,
+      'aria-describedby': `${hint} ${err}`,
+    });
+    boxes.push(box);
+    return h('div', { class: 'check' }, box, h('label', { for: id }, h('span', { class: 'check-label' }, show(value))));
+  });
+  const el = h(
+    'fieldset',
+    { class: 'field member-set' },
+    h('legend', {}, text.label),
+    h('div', { class: 'check-grid' }, ...checks),
+    ...(text.hint ? [h('p', { class: 'hint', id: hint }, text.hint)] : []),
+    h('p', { class: 'field-error', id: err, hidden: true }),
+  );
+  const read = (): unknown => {
+    const ticked = boxes.filter((b) => b.checked).map((b) => b.value);
+    return ticked.length === 0 ? undefined : ticked;
+  };
+  return { el, control: { name, read, changed: changeTracker(el), inputs: boxes } };
 }
 
 export function textControl(mode: Mode, name: string, spec: FieldSpec): BuiltControl {

@@ -12,6 +12,11 @@ export interface FieldSpec {
   maximum?: number;
   maxLength?: number;
   enum?: string[];
+  /** A list option (firstCharacter, lastCharacter): its bounds and what each item is. */
+  minItems?: number;
+  maxItems?: number;
+  uniqueItems?: boolean;
+  items?: { type?: string; enum?: string[] };
   description?: string;
 }
 

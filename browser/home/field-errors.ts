@@ -63,6 +63,9 @@ export function createErrorDisplay(d: Description, form: HTMLFormElement, option
       const target = (slot && document.getElementById(slot)) || byId('error-general');
       target.textContent = error.error;
       target.hidden = false;
+      // A field in a closed group (the password's requirements) opens it, so its message shows.
+      const group = target.closest('details');
+      if (group) group.open = true;
       for (const el of invalidInputs(d, options, mode, field)) el.setAttribute('aria-invalid', 'true');
     },
   };

@@ -48,5 +48,7 @@ export function personMessage(
     text = text.replace(pattern, (id: string) => listNames[id] ?? id);
   }
   text = text.replace(/\ban integer\b/g, 'a whole number');
+  // `set options.includeSymbols to true`: a checkbox is ticked.
+  text = text.replace(/\bset (\u201c[^\u201d]+\u201d) to true\b/g, 'tick $1');
   return text.charAt(0).toUpperCase() + text.slice(1);
 }

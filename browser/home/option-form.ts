@@ -13,6 +13,7 @@ import {
   checkboxControl,
   enumControl,
   integerControl,
+  memberSetControl,
   selectControl,
   OFF_NOTE,
   setOff,
@@ -21,7 +22,7 @@ import {
   type Control,
 } from './controls.ts';
 import { rulesField, type RulesField } from './rules-field.ts';
-import { MODE_TEXT, SEPARATOR_TEXT, shownChar, shownClass, shownSet } from './words.ts';
+import { CLASS_TEXT, MODE_TEXT, SEPARATOR_TEXT, shownChar, shownClass, shownSet } from './words.ts';
 
 export interface ModePanel {
   fieldset: HTMLFieldSetElement;
@@ -54,6 +55,10 @@ function buildPasswordPanel(d: Description): PasswordPanel {
   const main: HTMLElement[] = [];
   const classBoxes: HTMLElement[] = [];
   const extras: HTMLElement[] = [];
+  // The constraints (integers without a default, lists of classes): sent only when set.
+  const minimums: HTMLElement[] = [];
+  const ends: HTMLElement[] = [];
+  const limits: HTMLElement[] = [];
   let rules: RulesField | undefined;
   for (const [name, spec] of Object.entries(options)) {
     const cls = byOption.get(name);
@@ -61,6 +66,12 @@ function buildPasswordPanel(d: Description): PasswordPanel {
     if (name === 'passwordRules') {
       rules = rulesField(spec);
       built = rules;
+    } else if (spec.type === 'array') {
+      built = memberSetControl('password', name, spec, (v) => CLASS_TEXT[v] ?? v);
+      ends.push(built.el);
+    } else if (spec.type === 'integer' && spec.default === undefined) {
+      built = integerControl('password', name, spec);
+      (name.startsWith('min') ? minimums : limits).push(built.el);
     } else if (spec.type === 'integer') {
       built = integerControl('password', name, spec);
       main.push(built.el);
@@ -92,6 +103,7 @@ function buildPasswordPanel(d: Description): PasswordPanel {
     h('div', { class: 'check-grid' }, ...classBoxes),
     h('p', { class: 'field-error', id: errorId('password', 'options'), hidden: true }),
   );
+  const requirements = requirementsGroup(minimums, ends, limits);
   const fieldset = h(
     'fieldset',
     { class: 'mode-panel', id: 'options-password', 'data-mode': 'password' },
@@ -99,11 +111,32 @@ function buildPasswordPanel(d: Description): PasswordPanel {
     ...main,
     classes,
     ...extras,
+    requirements,
     ...(rules ? [rules.el] : []),
   );
   /* c8 ignore next -- the schema has passwordRules; without it the page has no rules field */
   if (!rules) throw new Error('home page: describe() lists no passwordRules option');
   return { fieldset, controls, rules };
+}
+
+/**
+ * The password constraints in a group that opens (closed at first: most people need none):
+ * the class minimums and minClasses, the first and last character, the run limits.
+ */
+function requirementsGroup(minimums: HTMLElement[], ends: HTMLElement[], limits: HTMLElement[]): HTMLElement {
+  return h(
+    'details',
+    { class: 'field requirements', id: 'password-requirements' },
+    h('summary', {}, 'Requirements: minimums, first and last character, repeats'),
+    h(
+      'p',
+      { class: 'hint' },
+      'Leave a box empty for its default: a class minimum is then 1 for a class in use, or 0 once Minimum classes is set. Every password that meets them all is equally likely, and the bits count exactly those.',
+    ),
+    h('div', { class: 'bounds-row' }, ...minimums),
+    ...ends,
+    h('div', { class: 'bounds-row' }, ...limits),
+  );
 }
 
 /** An enum this long gets a list box rather than a row of buttons. */

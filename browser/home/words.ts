@@ -10,7 +10,18 @@ export const MODE_TEXT: Record<string, { label: string; hint: string }> = {
   passphrase: { label: 'Passphrase', hint: 'random words' },
 };
 
-const OPTION_TEXT: Record<string, { label: string; hint?: string }> = {
+/** label and hint of an option's control; `empty`: what an optional box left empty means. */
+interface OptionText {
+  label: string;
+  hint?: string;
+  empty?: string;
+}
+
+/** What an empty class minimum means: the API's default, which depends on minClasses (the
+ * requirements group says which, once for the four). */
+const MINIMUM_EMPTY = 'the default';
+
+const OPTION_TEXT: Record<string, OptionText> = {
   length: { label: 'Length', hint: 'characters' },
   includeLowercase: { label: 'Lowercase' },
   includeUppercase: { label: 'Uppercase' },
@@ -21,6 +32,15 @@ const OPTION_TEXT: Record<string, { label: string; hint?: string }> = {
     label: 'Leave out these characters',
     hint: 'Each character typed here is removed from the pool.',
   },
+  minLowercase: { label: 'Minimum lowercase', hint: 'characters', empty: MINIMUM_EMPTY },
+  minUppercase: { label: 'Minimum uppercase', hint: 'characters', empty: MINIMUM_EMPTY },
+  minNumbers: { label: 'Minimum numbers', hint: 'characters', empty: MINIMUM_EMPTY },
+  minSymbols: { label: 'Minimum symbols', hint: 'characters', empty: MINIMUM_EMPTY },
+  minClasses: { label: 'Minimum classes', hint: 'different classes of those used', empty: 'no such rule' },
+  firstCharacter: { label: 'First character', hint: 'One of the ticked classes. None ticked: any character.' },
+  lastCharacter: { label: 'Last character', hint: 'One of the ticked classes. None ticked: any character.' },
+  maxRepeating: { label: 'Longest repeat', hint: 'of the same character in a row', empty: 'no limit' },
+  maxSequential: { label: 'Longest sequence', hint: 'characters in a row like abc or 321', empty: 'no limit' },
   passwordRules: {
     label: 'Site rules',
     hint: "Paste a site's passwordrules to get a password that meets them, uniform over every password they allow. While rules are set, they choose the characters: the options above are off.",
@@ -36,11 +56,19 @@ const OPTION_TEXT: Record<string, { label: string; hint?: string }> = {
 
 /** The label of an option, as its control shows it (its own name if the table lacks it). */
 export function labelOf(name: string): string {
-  return (OPTION_TEXT[name] as { label: string } | undefined)?.label ?? name;
+  return (OPTION_TEXT[name] as OptionText | undefined)?.label ?? name;
 }
 
+/** A class's name in the API (`lowercase`) as a person reads it. */
+export const CLASS_TEXT: Record<string, string> = {
+  lowercase: 'Lowercase',
+  uppercase: 'Uppercase',
+  numbers: 'Numbers',
+  symbols: 'Symbols',
+};
+
 /** The label and hint of an option; an option this table does not know shows its own name. */
-export function optionText(name: string, spec: FieldSpec): { label: string; hint?: string } {
+export function optionText(name: string, spec: FieldSpec): OptionText {
   return OPTION_TEXT[name] ?? { label: name, hint: spec.description };
 }
 

@@ -3,11 +3,16 @@
  * error into the contract's body, with numbers read from the schema itself (never from ajv's
  * English and never echoing a submitted value), then applies the schema's defaults. The pool
  * rules a JSON Schema cannot state live in password.ts, those of a `passwordRules` string in
- * rules/, and the entropy floor in generate.ts.
+ * rules/, and the entropy floor in generate.ts. The one exception is what the password
+ * constraints (the class minimums, minClasses, firstCharacter, lastCharacter) ask of each other
+ * and of length and the included classes: a rule between option values, which a schema cannot
+ * state either but which needs no pool, so it is checked here, before any planning, and a
+ * policy's stored options meet the same check (constraintError).
  * @module
  */
 import validateSchema from '../generated/validator.generated.ts';
 import { requestSchema } from '../generated/schema.generated.ts';
+import type { ClassName } from './charsets.ts';
 import {
   withPassphraseOptionsDefaults,
   withPasswordOptionsDefaults,
@@ -118,8 +123,30 @@ function describeType(own: Json, field: string): Validation {
   return invalid(`${field} is invalid`, field);
 }
 
+/** An error that may be a list option's (firstCharacter, lastCharacter): of the list's own
+ * keywords (type, minItems, maxItems, uniqueItems) or of its items' (group 1 is the option's
+ * schema, a list when its type says so). */
+const ARRAY_FIELD = /^(#\/\$defs\/[^/]+\/properties\/[^/]+)\/(?:items\/)?(?:type|minItems|maxItems|uniqueItems|enum)$/;
+
+/**
+ * One message for every way a list option can be wrong, naming the list itself (not the index
+ * of an item in it): what it must be says what to send.
+ */
+function describeList(own: Json, instancePath: string): Validation {
+  const path = instancePath.slice(1).split('/');
+  // An item's error points at the item (`/options/firstCharacter/0`): the option is its parent.
+  const field = (/^\d+$/.test(path[path.length - 1]) ? path.slice(0, -1) : path).join('.');
+  const names = listOf((own.items as Json).enum as unknown[]);
+  return invalid(`${field} must be a non-empty list of distinct names from ${names}`, field);
+}
+
 /** The message for one ajv error, worded from the schema node that failed. */
 function describeError(err: AjvError, mode: unknown): Validation {
+  const list = ARRAY_FIELD.exec(err.schemaPath)?.[1];
+  if (list !== undefined) {
+    const node = resolvePointer(list);
+    if (node.type === 'array') return describeList(node, err.instancePath);
+  }
   const field = err.instancePath.slice(1).replace(/\//g, '.');
   // schemaPath ends in the failing keyword; its parent is the field's own schema.
   const own = resolvePointer(err.schemaPath.slice(0, err.schemaPath.lastIndexOf('/')));
@@ -199,6 +226,17 @@ function snapshot(value: unknown): unknown {
   return { ...value };
 }
 
+/** The options' lists (firstCharacter, lastCharacter), each copied once into the copy: as
+ * snapshot does for the objects, so that a list's items are read once and what is validated is
+ * what is used. Plain reads, not a loop over the names: this runs on every request. */
+function snapshotLists(options: Json): Json {
+  const first = options.firstCharacter;
+  if (Array.isArray(first)) options.firstCharacter = [...(first as unknown[])];
+  const last = options.lastCharacter;
+  if (Array.isArray(last)) options.lastCharacter = [...(last as unknown[])];
+  return options;
+}
+
 const COUNT_DEFAULT = requestSchema.properties.count.default;
 const MIN_BITS_DEFAULT = requestSchema.properties.minBits.default;
 
@@ -212,7 +250,9 @@ export function validateRequest(input: unknown): Validation {
     if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
       const copy = body as Json;
       const options = copy.options;
-      if (options !== null && typeof options === 'object' && !Array.isArray(options)) copy.options = snapshot(options);
+      if (options !== null && typeof options === 'object' && !Array.isArray(options)) {
+        copy.options = snapshotLists(snapshot(options) as Json);
+      }
     }
   } catch {
     return invalid('the request could not be read');
@@ -234,11 +274,156 @@ export function validateRequest(input: unknown): Validation {
     return { ok: true, request: { mode: 'passphrase', count, minBits, options: withPassphraseOptionsDefaults(given) } };
   }
   const options = withPasswordOptionsDefaults(given);
+  // With passwordRules the schema has refused every constraint option: nothing to check.
+  if (options.passwordRules === undefined) {
+    const refused = constraintError(options);
+    if (refused !== null) return refused;
+  }
   const rules: RulesRequest | null =
     options.passwordRules === undefined
       ? null
       : { text: options.passwordRules, length: given?.length as number | undefined };
   return { ok: true, request: { mode: 'password', count, minBits, options, rules } };
+}
+
+/** Each character class with the option that includes it and the option that sets its minimum,
+ * in the order of the pool (charsets.ts) and of the schema. */
+const CLASS_OPTIONS = Object.freeze([
+  Object.freeze({ name: 'lowercase', include: 'includeLowercase', min: 'minLowercase', noun: 'lowercase letters' }),
+  Object.freeze({ name: 'uppercase', include: 'includeUppercase', min: 'minUppercase', noun: 'uppercase letters' }),
+  Object.freeze({ name: 'numbers', include: 'includeNumbers', min: 'minNumbers', noun: 'digits' }),
+  Object.freeze({ name: 'symbols', include: 'includeSymbols', min: 'minSymbols', noun: 'symbols' }),
+] as const) satisfies readonly {
+  name: ClassName;
+  include: keyof PasswordOptions;
+  min: keyof PasswordOptions;
+  noun: string;
+}[];
+
+type ClassOptions = (typeof CLASS_OPTIONS)[number];
+
+/**
+ * The effective minimum of an included class: the one given, else 1 (every included class
+ * appears, the service's rule since 1.0), but 0 when minClasses is given (then only the
+ * minimums sent apply). The schema states no default because of this dependency; the core
+ * applies the same rule when it counts.
+ */
+function effectiveMinimum(options: PasswordOptions, c: ClassOptions): number {
+  return options[c.min] ?? (options.minClasses === undefined ? 1 : 0);
+}
+
+/**
+ * The 400 for password constraints that contradict each other, length or the included classes,
+ * decided from the option values alone (the pool after avoidAmbiguous and excludedCharacters is
+ * the core's to check: an emptied class with a minimum, an empty first or last class). Without
+ * an included class there is nothing to weigh them against: the core's "options must enable at
+ * least one" is the error to fix first. null: nothing to refuse here.
+ */
+function constraintError(options: PasswordOptions): { ok: false; error: ErrorBody } | null {
+  // Most requests give none of them: plain reads, so they pay nothing for the checks below,
+  // whose keyed reads over the class table are far dearer (maxRepeating and maxSequential need
+  // no check here).
+  if (
+    options.minLowercase === undefined &&
+    options.minUppercase === undefined &&
+    options.minNumbers === undefined &&
+    options.minSymbols === undefined &&
+    options.minClasses === undefined &&
+    options.firstCharacter === undefined &&
+    options.lastCharacter === undefined
+  ) {
+    return null;
+  }
+  const included = CLASS_OPTIONS.filter((c) => options[c.include]);
+  if (included.length === 0) return null;
+  for (const c of CLASS_OPTIONS) {
+    const min = options[c.min];
+    if (min === undefined) continue;
+    if (!options[c.include]) {
+      return invalid(
+        `options.${c.min} asks for ${c.name}, which this request does not include: set options.${c.include} to true, or leave options.${c.min} out`,
+        `options.${c.min}`,
+      );
+    }
+    if (min > options.length) {
+      return invalid(
+        `options.${c.min} must be at most options.length (${options.length}): a password of ${options.length} characters cannot hold ${min} ${c.noun}`,
+        `options.${c.min}`,
+      );
+    }
+  }
+  return minimumsError(options, included) ?? minClassesError(options, included) ?? endsError(options);
+}
+
+/**
+ * The included classes' minimums summing above length. The option named is the last minimum
+ * that pushes the sum over: the defaults (1 per class without its own) are counted first, as
+ * they are not the request's words, then the minimums given, in schema order.
+ */
+function minimumsError(
+  options: PasswordOptions,
+  included: readonly ClassOptions[],
+): { ok: false; error: ErrorBody } | null {
+  let total = included.reduce((sum, c) => (options[c.min] === undefined ? sum + effectiveMinimum(options, c) : sum), 0);
+  for (const c of included) {
+    const min = options[c.min];
+    if (min === undefined) continue;
+    total += min;
+    if (total <= options.length) continue;
+    const sum = included.reduce((s, d) => s + effectiveMinimum(options, d), 0);
+    const each = included.map((d) => `${d.name} ${effectiveMinimum(options, d)}`).join(', ');
+    const defaults =
+      options.minClasses === undefined && included.some((d) => options[d.min] === undefined)
+        ? '; an included class without a minimum of its own needs 1'
+        : '';
+    return invalid(
+      `options.${c.min} brings the included classes' minimums to ${sum} (${each}${defaults}), more than options.length (${options.length}): lower the minimums or make the password longer`,
+      `options.${c.min}`,
+    );
+  }
+  return null;
+}
+
+/**
+ * minClasses above the number of included classes, or more characters than length once each
+ * class beyond those the minimums already make appear needs one more.
+ */
+function minClassesError(
+  options: PasswordOptions,
+  included: readonly ClassOptions[],
+): { ok: false; error: ErrorBody } | null {
+  const k = options.minClasses;
+  if (k === undefined) return null;
+  if (k > included.length) {
+    return invalid(
+      `options.minClasses is ${k}, but the request includes ${included.length} ${included.length === 1 ? 'class' : 'classes'} (${included.map((c) => c.name).join(', ')}): include more classes or lower options.minClasses`,
+      'options.minClasses',
+    );
+  }
+  const minimums = included.map((c) => effectiveMinimum(options, c));
+  const present = minimums.filter((m) => m > 0).length;
+  const needed = minimums.reduce((s, m) => s + m, 0) + Math.max(0, k - present);
+  if (needed <= options.length) return null;
+  const each = included.map((c, i) => `${c.name} ${minimums[i]}`).join(', ');
+  return invalid(
+    `options.minClasses asks for ${k} classes: with the minimums (${each}) that takes at least ${needed} characters, more than options.length (${options.length}): lower a minimum or options.minClasses, or make the password longer`,
+    'options.minClasses',
+  );
+}
+
+/** A first or last character class that the request does not include. */
+function endsError(options: PasswordOptions): { ok: false; error: ErrorBody } | null {
+  for (const key of ['firstCharacter', 'lastCharacter'] as const) {
+    for (const name of options[key] ?? []) {
+      const c = CLASS_OPTIONS.find((d) => d.name === name);
+      if (c === undefined || options[c.include]) continue;
+      return invalid(
+        `options.${key} names ${name}, which this request does not include: set options.${c.include} to true, or leave ${name} out of options.${key}`,
+        `options.${key}`,
+      );
+    }
+  }
+  return null;
 }
 
 /** A request naming a policy: the schema has refused options and minBits beside it, so they

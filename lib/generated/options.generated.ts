@@ -8,7 +8,7 @@
 
 const text = (s: string | undefined): string => (s === undefined ? '-' : `${s.length}:${s}`);
 
-/** Options of mode password: either the character classes (every enabled class appears at least once in every password) or passwordRules, not both. */
+/** Options of mode password: either the character classes (by default every included class appears at least once in every password), with optional per-class minimums, minClasses, first and last character classes and run limits (maxRepeating, maxSequential), or passwordRules, not both. Every password is uniform over exactly the strings of its length that meet all of them, and bits = log2 of their exact number. */
 export interface PasswordOptions {
   "length": number;
   "includeLowercase": boolean;
@@ -17,6 +17,15 @@ export interface PasswordOptions {
   "includeSymbols": boolean;
   "avoidAmbiguous": boolean;
   "excludedCharacters": string;
+  "minLowercase"?: number;
+  "minUppercase"?: number;
+  "minNumbers"?: number;
+  "minSymbols"?: number;
+  "minClasses"?: number;
+  "firstCharacter"?: ReadonlyArray<"lowercase" | "uppercase" | "numbers" | "symbols">;
+  "lastCharacter"?: ReadonlyArray<"lowercase" | "uppercase" | "numbers" | "symbols">;
+  "maxRepeating"?: number;
+  "maxSequential"?: number;
   "passwordRules"?: string;
 }
 
@@ -30,6 +39,15 @@ export function withPasswordOptionsDefaults(given: { readonly [key: string]: unk
       "includeSymbols": false,
       "avoidAmbiguous": false,
       "excludedCharacters": "",
+      "minLowercase": undefined,
+      "minUppercase": undefined,
+      "minNumbers": undefined,
+      "minSymbols": undefined,
+      "minClasses": undefined,
+      "firstCharacter": undefined,
+      "lastCharacter": undefined,
+      "maxRepeating": undefined,
+      "maxSequential": undefined,
       "passwordRules": undefined,
     };
   }
@@ -41,13 +59,22 @@ export function withPasswordOptionsDefaults(given: { readonly [key: string]: unk
     "includeSymbols": given["includeSymbols"] === undefined ? false : (given["includeSymbols"] as boolean),
     "avoidAmbiguous": given["avoidAmbiguous"] === undefined ? false : (given["avoidAmbiguous"] as boolean),
     "excludedCharacters": given["excludedCharacters"] === undefined ? "" : (given["excludedCharacters"] as string),
+    "minLowercase": given["minLowercase"] === undefined ? undefined : (given["minLowercase"] as number),
+    "minUppercase": given["minUppercase"] === undefined ? undefined : (given["minUppercase"] as number),
+    "minNumbers": given["minNumbers"] === undefined ? undefined : (given["minNumbers"] as number),
+    "minSymbols": given["minSymbols"] === undefined ? undefined : (given["minSymbols"] as number),
+    "minClasses": given["minClasses"] === undefined ? undefined : (given["minClasses"] as number),
+    "firstCharacter": given["firstCharacter"] === undefined ? undefined : (given["firstCharacter"] as ReadonlyArray<"lowercase" | "uppercase" | "numbers" | "symbols">),
+    "lastCharacter": given["lastCharacter"] === undefined ? undefined : (given["lastCharacter"] as ReadonlyArray<"lowercase" | "uppercase" | "numbers" | "symbols">),
+    "maxRepeating": given["maxRepeating"] === undefined ? undefined : (given["maxRepeating"] as number),
+    "maxSequential": given["maxSequential"] === undefined ? undefined : (given["maxSequential"] as number),
     "passwordRules": given["passwordRules"] === undefined ? undefined : (given["passwordRules"] as string),
   };
 }
 
 /** The plan store key of PasswordOptions: every property, in schema order. */
 export function passwordOptionsKey(o: PasswordOptions): string {
-  return `PasswordOptions ${o["length"]} ${o["includeLowercase"]} ${o["includeUppercase"]} ${o["includeNumbers"]} ${o["includeSymbols"]} ${o["avoidAmbiguous"]} ${text(o["excludedCharacters"])} ${text(o["passwordRules"])}`;
+  return `PasswordOptions ${o["length"]} ${o["includeLowercase"]} ${o["includeUppercase"]} ${o["includeNumbers"]} ${o["includeSymbols"]} ${o["avoidAmbiguous"]} ${text(o["excludedCharacters"])} ${o["minLowercase"]} ${o["minUppercase"]} ${o["minNumbers"]} ${o["minSymbols"]} ${o["minClasses"]} ${o["firstCharacter"]} ${o["lastCharacter"]} ${o["maxRepeating"]} ${o["maxSequential"]} ${text(o["passwordRules"])}`;
 }
 
 /** Options of mode passphrase. Words are drawn uniformly from the list wordList names, by default the EFF large wordlist without its 4 hyphenated words (7,772 words), and output composed to Unicode NFC. minLength and maxLength bound the whole passphrase's length; the passphrase is then uniform over exactly the ones that fit. */

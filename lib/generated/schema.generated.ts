@@ -87,7 +87,7 @@ export const requestSchema = {
   "$defs": {
     "PasswordOptions": {
       "title": "PasswordOptions",
-      "description": "Options of mode password: either the character classes (every enabled class appears at least once in every password) or passwordRules, not both.",
+      "description": "Options of mode password: either the character classes (by default every included class appears at least once in every password), with optional per-class minimums, minClasses, first and last character classes and run limits (maxRepeating, maxSequential), or passwordRules, not both. Every password is uniform over exactly the strings of its length that meet all of them, and bits = log2 of their exact number.",
       "type": "object",
       "additionalProperties": false,
       "properties": {
@@ -129,22 +129,105 @@ export const requestSchema = {
           "maxLength": 256,
           "default": ""
         },
+        "minLowercase": {
+          "description": "At least this many lowercase letters (a-z) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeLowercase true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeLowercase is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.",
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 128
+        },
+        "minUppercase": {
+          "description": "At least this many uppercase letters (A-Z) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeUppercase true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeUppercase is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.",
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 128
+        },
+        "minNumbers": {
+          "description": "At least this many digits (0-9) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeNumbers true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeNumbers is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.",
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 128
+        },
+        "minSymbols": {
+          "description": "At least this many symbols in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeSymbols true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeSymbols is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.",
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 128
+        },
+        "minClasses": {
+          "description": "At least this many distinct included classes appear in every password (k of the included classes, e.g. 3 of lowercase, uppercase, numbers and symbols); at most the number of included classes. No schema default: omitted, there is no such requirement and each included class's minimum defaults to 1; given, the minimums default to 0, so only the ones sent apply.",
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 4
+        },
+        "firstCharacter": {
+          "description": "The first character comes from the union of these classes (e.g. [\"lowercase\", \"uppercase\"]: a letter), each of which must be included: distinct names of lowercase, uppercase, numbers, symbols. No schema default: omitted, the first character may be any character of the pool.",
+          "type": "array",
+          "minItems": 1,
+          "maxItems": 4,
+          "uniqueItems": true,
+          "items": {
+            "type": "string",
+            "enum": [
+              "lowercase",
+              "uppercase",
+              "numbers",
+              "symbols"
+            ]
+          }
+        },
+        "lastCharacter": {
+          "description": "The last character comes from the union of these classes (e.g. [\"lowercase\", \"uppercase\"]: a letter), each of which must be included: distinct names of lowercase, uppercase, numbers, symbols. No schema default: omitted, the last character may be any character of the pool.",
+          "type": "array",
+          "minItems": 1,
+          "maxItems": 4,
+          "uniqueItems": true,
+          "items": {
+            "type": "string",
+            "enum": [
+              "lowercase",
+              "uppercase",
+              "numbers",
+              "symbols"
+            ]
+          }
+        },
+        "maxRepeating": {
+          "description": "No character more than this many times in a row (1: no two neighbours equal). No schema default: omitted, no limit.",
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 128
+        },
+        "maxSequential": {
+          "description": "No run longer than this of characters adjacent in ASCII order, ascending or descending, within a-z, A-Z or 0-9 (abc, CBA and 123 are runs of 3), the meaning of passwordrules' max-sequential. No schema default: omitted, no limit.",
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 128
+        },
         "passwordRules": {
-          "description": "A website's password rules in the syntax of the HTML passwordrules attribute (properties minlength, maxlength, required, allowed, max-repeating, max-sequential, and max-consecutive, which sets both), e.g. \"minlength: 12; required: lower; required: upper; required: digit; allowed: [-_!]; max-sequential: 3\". The password is uniform over exactly the strings the rule allows at its length, and bits = log2 of their exact number. length, when given, must lie inside the rule's bounds; without it the length is 24 moved into them. Cannot be combined with the class options, avoidAmbiguous or excludedCharacters.",
+          "description": "A website's password rules in the syntax of the HTML passwordrules attribute (properties minlength, maxlength, required, allowed, max-repeating, max-sequential, and max-consecutive, which sets both), e.g. \"minlength: 12; required: lower; required: upper; required: digit; allowed: [-_!]; max-sequential: 3\". The password is uniform over exactly the strings the rule allows at its length, and bits = log2 of their exact number. length, when given, must lie inside the rule's bounds; without it the length is 24 moved into them. Cannot be combined with the class options, avoidAmbiguous, excludedCharacters, the class minimums (minLowercase, minUppercase, minNumbers, minSymbols), minClasses, firstCharacter, lastCharacter, maxRepeating or maxSequential.",
           "type": "string",
           "maxLength": 1024
         }
       },
       "dependentSchemas": {
         "passwordRules": {
-          "description": "With passwordRules the rule alone decides the characters: the options that choose them for the classes are refused, whatever their value.",
+          "description": "With passwordRules the rule alone decides the characters: the options that choose them for the classes, or constrain them, are refused, whatever their value.",
           "properties": {
             "includeLowercase": false,
             "includeUppercase": false,
             "includeNumbers": false,
             "includeSymbols": false,
             "avoidAmbiguous": false,
-            "excludedCharacters": false
+            "excludedCharacters": false,
+            "minLowercase": false,
+            "minUppercase": false,
+            "minNumbers": false,
+            "minSymbols": false,
+            "minClasses": false,
+            "firstCharacter": false,
+            "lastCharacter": false,
+            "maxRepeating": false,
+            "maxSequential": false
           }
         }
       }
@@ -362,7 +445,7 @@ export const responseSchema = {
           "maximum": 128
         },
         "classes": {
-          "description": "Each enabled class with its size after exclusions; every class appears at least once.",
+          "description": "Each enabled class with its size after exclusions. Without constraints every class appears at least once; with them, constraints says how often.",
           "type": "array",
           "minItems": 1,
           "maxItems": 4,
@@ -390,6 +473,9 @@ export const responseSchema = {
               }
             }
           }
+        },
+        "constraints": {
+          "$ref": "#/$defs/PasswordConstraints"
         },
         "policy": {
           "$ref": "#/$defs/PolicyName"
@@ -526,6 +612,125 @@ export const responseSchema = {
         "policy": {
           "$ref": "#/$defs/PolicyName"
         }
+      }
+    },
+    "PasswordConstraints": {
+      "description": "Present only when the request gave any of minLowercase, minUppercase, minNumbers, minSymbols, minClasses, firstCharacter, lastCharacter, maxRepeating, maxSequential: what a reviewer needs, with classes, to recompute the exact count. A field the request left out is null (minimums always lists every included class).",
+      "type": "object",
+      "required": [
+        "minimums",
+        "minClasses",
+        "firstCharacter",
+        "lastCharacter",
+        "maxRepeating",
+        "maxSequential"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "minimums": {
+          "description": "The effective minimum of each included class (given, or its default: 1, or 0 when minClasses is given); a class that is not included is absent.",
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {
+            "lowercase": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 128
+            },
+            "uppercase": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 128
+            },
+            "numbers": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 128
+            },
+            "symbols": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 128
+            }
+          }
+        },
+        "minClasses": {
+          "description": "options.minClasses, or null.",
+          "anyOf": [
+            {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 4
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "firstCharacter": {
+          "description": "options.firstCharacter, or null.",
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ClassNames"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "lastCharacter": {
+          "description": "options.lastCharacter, or null.",
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ClassNames"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "maxRepeating": {
+          "description": "options.maxRepeating, or null.",
+          "anyOf": [
+            {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 128
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "maxSequential": {
+          "description": "options.maxSequential, or null.",
+          "anyOf": [
+            {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 128
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      }
+    },
+    "ClassNames": {
+      "description": "Distinct character class names.",
+      "type": "array",
+      "minItems": 1,
+      "maxItems": 4,
+      "uniqueItems": true,
+      "items": {
+        "type": "string",
+        "enum": [
+          "lowercase",
+          "uppercase",
+          "numbers",
+          "symbols"
+        ]
       }
     },
     "PolicyName": {

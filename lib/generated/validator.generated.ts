@@ -47,8 +47,10 @@ function requireValidator () {
 	validator$1.exports = validate10;
 	validator$1.exports.default = validate10;
 	const schema11 = {"properties":{"mode":{"enum":["password","passphrase"]}}};
+	const schema12 = {"properties":{"length":{"description":"Number of characters.","type":"integer","minimum":8,"maximum":128,"default":24},"includeLowercase":{"description":"Use the lowercase letters a-z.","type":"boolean","default":true},"includeUppercase":{"description":"Use the uppercase letters A-Z.","type":"boolean","default":true},"includeNumbers":{"description":"Use the digits 0-9.","type":"boolean","default":true},"includeSymbols":{"description":"Use the symbols !@#$%^&*()-_=+[]{};:,.?","type":"boolean","default":false},"avoidAmbiguous":{"description":"Leave out the look-alike characters 0O1Il5S8B.","type":"boolean","default":false},"excludedCharacters":{"description":"Further characters to leave out of the pool. Characters outside the pool are ignored.","type":"string","maxLength":256,"default":""},"minLowercase":{"description":"At least this many lowercase letters (a-z) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeLowercase true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeLowercase is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.","type":"integer","minimum":0,"maximum":128},"minUppercase":{"description":"At least this many uppercase letters (A-Z) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeUppercase true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeUppercase is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.","type":"integer","minimum":0,"maximum":128},"minNumbers":{"description":"At least this many digits (0-9) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeNumbers true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeNumbers is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.","type":"integer","minimum":0,"maximum":128},"minSymbols":{"description":"At least this many symbols in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeSymbols true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeSymbols is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.","type":"integer","minimum":0,"maximum":128},"minClasses":{"description":"At least this many distinct included classes appear in every password (k of the included classes, e.g. 3 of lowercase, uppercase, numbers and symbols); at most the number of included classes. No schema default: omitted, there is no such requirement and each included class's minimum defaults to 1; given, the minimums default to 0, so only the ones sent apply.","type":"integer","minimum":1,"maximum":4},"firstCharacter":{"description":"The first character comes from the union of these classes (e.g. [\"lowercase\", \"uppercase\"]: a letter), each of which must be included: distinct names of lowercase, uppercase, numbers, symbols. No schema default: omitted, the first character may be any character of the pool.","type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","enum":["lowercase","uppercase","numbers","symbols"]}},"lastCharacter":{"description":"The last character comes from the union of these classes (e.g. [\"lowercase\", \"uppercase\"]: a letter), each of which must be included: distinct names of lowercase, uppercase, numbers, symbols. No schema default: omitted, the last character may be any character of the pool.","type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","enum":["lowercase","uppercase","numbers","symbols"]}},"maxRepeating":{"description":"No character more than this many times in a row (1: no two neighbours equal). No schema default: omitted, no limit.","type":"integer","minimum":1,"maximum":128},"maxSequential":{"description":"No run longer than this of characters adjacent in ASCII order, ascending or descending, within a-z, A-Z or 0-9 (abc, CBA and 123 are runs of 3), the meaning of passwordrules' max-sequential. No schema default: omitted, no limit.","type":"integer","minimum":1,"maximum":128},"passwordRules":{"description":"A website's password rules in the syntax of the HTML passwordrules attribute (properties minlength, maxlength, required, allowed, max-repeating, max-sequential, and max-consecutive, which sets both), e.g. \"minlength: 12; required: lower; required: upper; required: digit; allowed: [-_!]; max-sequential: 3\". The password is uniform over exactly the strings the rule allows at its length, and bits = log2 of their exact number. length, when given, must lie inside the rule's bounds; without it the length is 24 moved into them. Cannot be combined with the class options, avoidAmbiguous, excludedCharacters, the class minimums (minLowercase, minUppercase, minNumbers, minSymbols), minClasses, firstCharacter, lastCharacter, maxRepeating or maxSequential.","type":"string","maxLength":1024}}};
 	const schema13 = {"properties":{"separator":{"enum":["hyphen","underscore","dot","space","digit","symbol"]},"wordList":{"enum":["eff-large","bip39-english","bip39-japanese","bip39-korean","bip39-spanish","bip39-chinese-simplified","bip39-chinese-traditional","bip39-french","bip39-italian","bip39-czech","bip39-portuguese"]}}};
-	const func2 = /*@__PURE__*/ requireUcs2length().default;
+	const func2 = Object.prototype.hasOwnProperty;
+	const func3 = /*@__PURE__*/ requireUcs2length().default;
 	const pattern0 = new RegExp("^[a-z0-9][a-z0-9._-]{0,63}$", "u");
 
 	function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -98,7 +100,7 @@ function requireValidator () {
 	if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 	const _errs8 = errors;
 	for(const key0 in data1){
-	if(!((((((((key0 === "length") || (key0 === "includeLowercase")) || (key0 === "includeUppercase")) || (key0 === "includeNumbers")) || (key0 === "includeSymbols")) || (key0 === "avoidAmbiguous")) || (key0 === "excludedCharacters")) || (key0 === "passwordRules"))){
+	if(!(func2.call(schema12.properties, key0))){
 	const err2 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PasswordOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 	if(vErrors === null){
 	vErrors = [err2];
@@ -251,7 +253,7 @@ function requireValidator () {
 	const _errs21 = errors;
 	if(errors === _errs21){
 	if(typeof data8 === "string"){
-	if(func2(data8) > 256){
+	if(func3(data8) > 256){
 	const err11 = {instancePath:instancePath+"/options/excludedCharacters",schemaPath:"#/$defs/PasswordOptions/properties/excludedCharacters/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 	if(vErrors === null){
 	vErrors = [err11];
@@ -279,13 +281,11 @@ function requireValidator () {
 	var valid3 = true;
 	}
 	if(valid3){
-	if(data1.passwordRules !== undefined){
-	let data9 = data1.passwordRules;
+	if(data1.minLowercase !== undefined){
+	let data9 = data1.minLowercase;
 	const _errs23 = errors;
-	if(errors === _errs23){
-	if(typeof data9 === "string"){
-	if(func2(data9) > 1024){
-	const err13 = {instancePath:instancePath+"/options/passwordRules",schemaPath:"#/$defs/PasswordOptions/properties/passwordRules/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
+	if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+	const err13 = {instancePath:instancePath+"/options/minLowercase",schemaPath:"#/$defs/PasswordOptions/properties/minLowercase/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 	if(vErrors === null){
 	vErrors = [err13];
 	}
@@ -294,9 +294,10 @@ function requireValidator () {
 	}
 	errors++;
 	}
-	}
-	else {
-	const err14 = {instancePath:instancePath+"/options/passwordRules",schemaPath:"#/$defs/PasswordOptions/properties/passwordRules/type",keyword:"type",params:{type: "string"},message:"must be string"};
+	if(errors === _errs23){
+	if((typeof data9 == "number") && (isFinite(data9))){
+	if(data9 > 128 || isNaN(data9)){
+	const err14 = {instancePath:instancePath+"/options/minLowercase",schemaPath:"#/$defs/PasswordOptions/properties/minLowercase/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
 	if(vErrors === null){
 	vErrors = [err14];
 	}
@@ -305,18 +306,9 @@ function requireValidator () {
 	}
 	errors++;
 	}
-	}
-	var valid3 = _errs23 === errors;
-	}
 	else {
-	var valid3 = true;
-	}
-	if(valid3){
-	if(data1.passwordRules !== undefined){
-	if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-	if(data1.includeLowercase !== undefined){
-	var valid5 = false;
-	const err15 = {instancePath:instancePath+"/options/includeLowercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeLowercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(data9 < 0 || isNaN(data9)){
+	const err15 = {instancePath:instancePath+"/options/minLowercase",schemaPath:"#/$defs/PasswordOptions/properties/minLowercase/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 	if(vErrors === null){
 	vErrors = [err15];
 	}
@@ -325,13 +317,20 @@ function requireValidator () {
 	}
 	errors++;
 	}
-	else {
-	var valid5 = true;
 	}
-	if(valid5){
-	if(data1.includeUppercase !== undefined){
-	var valid5 = false;
-	const err16 = {instancePath:instancePath+"/options/includeUppercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeUppercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	}
+	}
+	var valid3 = _errs23 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.minUppercase !== undefined){
+	let data10 = data1.minUppercase;
+	const _errs25 = errors;
+	if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+	const err16 = {instancePath:instancePath+"/options/minUppercase",schemaPath:"#/$defs/PasswordOptions/properties/minUppercase/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 	if(vErrors === null){
 	vErrors = [err16];
 	}
@@ -340,13 +339,10 @@ function requireValidator () {
 	}
 	errors++;
 	}
-	else {
-	var valid5 = true;
-	}
-	if(valid5){
-	if(data1.includeNumbers !== undefined){
-	var valid5 = false;
-	const err17 = {instancePath:instancePath+"/options/includeNumbers",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeNumbers/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(errors === _errs25){
+	if((typeof data10 == "number") && (isFinite(data10))){
+	if(data10 > 128 || isNaN(data10)){
+	const err17 = {instancePath:instancePath+"/options/minUppercase",schemaPath:"#/$defs/PasswordOptions/properties/minUppercase/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
 	if(vErrors === null){
 	vErrors = [err17];
 	}
@@ -356,12 +352,8 @@ function requireValidator () {
 	errors++;
 	}
 	else {
-	var valid5 = true;
-	}
-	if(valid5){
-	if(data1.includeSymbols !== undefined){
-	var valid5 = false;
-	const err18 = {instancePath:instancePath+"/options/includeSymbols",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeSymbols/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(data10 < 0 || isNaN(data10)){
+	const err18 = {instancePath:instancePath+"/options/minUppercase",schemaPath:"#/$defs/PasswordOptions/properties/minUppercase/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 	if(vErrors === null){
 	vErrors = [err18];
 	}
@@ -370,13 +362,20 @@ function requireValidator () {
 	}
 	errors++;
 	}
-	else {
-	var valid5 = true;
 	}
-	if(valid5){
-	if(data1.avoidAmbiguous !== undefined){
-	var valid5 = false;
-	const err19 = {instancePath:instancePath+"/options/avoidAmbiguous",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/avoidAmbiguous/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	}
+	}
+	var valid3 = _errs25 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.minNumbers !== undefined){
+	let data11 = data1.minNumbers;
+	const _errs27 = errors;
+	if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+	const err19 = {instancePath:instancePath+"/options/minNumbers",schemaPath:"#/$defs/PasswordOptions/properties/minNumbers/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 	if(vErrors === null){
 	vErrors = [err19];
 	}
@@ -385,13 +384,10 @@ function requireValidator () {
 	}
 	errors++;
 	}
-	else {
-	var valid5 = true;
-	}
-	if(valid5){
-	if(data1.excludedCharacters !== undefined){
-	var valid5 = false;
-	const err20 = {instancePath:instancePath+"/options/excludedCharacters",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/excludedCharacters/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(errors === _errs27){
+	if((typeof data11 == "number") && (isFinite(data11))){
+	if(data11 > 128 || isNaN(data11)){
+	const err20 = {instancePath:instancePath+"/options/minNumbers",schemaPath:"#/$defs/PasswordOptions/properties/minNumbers/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
 	if(vErrors === null){
 	vErrors = [err20];
 	}
@@ -401,32 +397,712 @@ function requireValidator () {
 	errors++;
 	}
 	else {
-	var valid5 = true;
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	else {
-	const err21 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PasswordOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	if(data11 < 0 || isNaN(data11)){
+	const err21 = {instancePath:instancePath+"/options/minNumbers",schemaPath:"#/$defs/PasswordOptions/properties/minNumbers/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 	if(vErrors === null){
 	vErrors = [err21];
 	}
 	else {
 	vErrors.push(err21);
+	}
+	errors++;
+	}
+	}
+	}
+	}
+	var valid3 = _errs27 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.minSymbols !== undefined){
+	let data12 = data1.minSymbols;
+	const _errs29 = errors;
+	if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+	const err22 = {instancePath:instancePath+"/options/minSymbols",schemaPath:"#/$defs/PasswordOptions/properties/minSymbols/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+	if(vErrors === null){
+	vErrors = [err22];
+	}
+	else {
+	vErrors.push(err22);
+	}
+	errors++;
+	}
+	if(errors === _errs29){
+	if((typeof data12 == "number") && (isFinite(data12))){
+	if(data12 > 128 || isNaN(data12)){
+	const err23 = {instancePath:instancePath+"/options/minSymbols",schemaPath:"#/$defs/PasswordOptions/properties/minSymbols/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
+	if(vErrors === null){
+	vErrors = [err23];
+	}
+	else {
+	vErrors.push(err23);
+	}
+	errors++;
+	}
+	else {
+	if(data12 < 0 || isNaN(data12)){
+	const err24 = {instancePath:instancePath+"/options/minSymbols",schemaPath:"#/$defs/PasswordOptions/properties/minSymbols/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+	if(vErrors === null){
+	vErrors = [err24];
+	}
+	else {
+	vErrors.push(err24);
+	}
+	errors++;
+	}
+	}
+	}
+	}
+	var valid3 = _errs29 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.minClasses !== undefined){
+	let data13 = data1.minClasses;
+	const _errs31 = errors;
+	if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
+	const err25 = {instancePath:instancePath+"/options/minClasses",schemaPath:"#/$defs/PasswordOptions/properties/minClasses/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+	if(vErrors === null){
+	vErrors = [err25];
+	}
+	else {
+	vErrors.push(err25);
+	}
+	errors++;
+	}
+	if(errors === _errs31){
+	if((typeof data13 == "number") && (isFinite(data13))){
+	if(data13 > 4 || isNaN(data13)){
+	const err26 = {instancePath:instancePath+"/options/minClasses",schemaPath:"#/$defs/PasswordOptions/properties/minClasses/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4},message:"must be <= 4"};
+	if(vErrors === null){
+	vErrors = [err26];
+	}
+	else {
+	vErrors.push(err26);
+	}
+	errors++;
+	}
+	else {
+	if(data13 < 1 || isNaN(data13)){
+	const err27 = {instancePath:instancePath+"/options/minClasses",schemaPath:"#/$defs/PasswordOptions/properties/minClasses/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+	if(vErrors === null){
+	vErrors = [err27];
+	}
+	else {
+	vErrors.push(err27);
+	}
+	errors++;
+	}
+	}
+	}
+	}
+	var valid3 = _errs31 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.firstCharacter !== undefined){
+	let data14 = data1.firstCharacter;
+	const _errs33 = errors;
+	if(errors === _errs33){
+	if(Array.isArray(data14)){
+	if(data14.length > 4){
+	const err28 = {instancePath:instancePath+"/options/firstCharacter",schemaPath:"#/$defs/PasswordOptions/properties/firstCharacter/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"};
+	if(vErrors === null){
+	vErrors = [err28];
+	}
+	else {
+	vErrors.push(err28);
+	}
+	errors++;
+	}
+	else {
+	if(data14.length < 1){
+	const err29 = {instancePath:instancePath+"/options/firstCharacter",schemaPath:"#/$defs/PasswordOptions/properties/firstCharacter/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+	if(vErrors === null){
+	vErrors = [err29];
+	}
+	else {
+	vErrors.push(err29);
+	}
+	errors++;
+	}
+	else {
+	var valid4 = true;
+	const len0 = data14.length;
+	for(let i0=0; i0<len0; i0++){
+	let data15 = data14[i0];
+	const _errs35 = errors;
+	if(typeof data15 !== "string"){
+	const err30 = {instancePath:instancePath+"/options/firstCharacter/" + i0,schemaPath:"#/$defs/PasswordOptions/properties/firstCharacter/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+	if(vErrors === null){
+	vErrors = [err30];
+	}
+	else {
+	vErrors.push(err30);
+	}
+	errors++;
+	}
+	if(!((((data15 === "lowercase") || (data15 === "uppercase")) || (data15 === "numbers")) || (data15 === "symbols"))){
+	const err31 = {instancePath:instancePath+"/options/firstCharacter/" + i0,schemaPath:"#/$defs/PasswordOptions/properties/firstCharacter/items/enum",keyword:"enum",params:{allowedValues: schema12.properties.firstCharacter.items.enum},message:"must be equal to one of the allowed values"};
+	if(vErrors === null){
+	vErrors = [err31];
+	}
+	else {
+	vErrors.push(err31);
+	}
+	errors++;
+	}
+	var valid4 = _errs35 === errors;
+	if(!valid4){
+	break;
+	}
+	}
+	if(valid4){
+	let i1 = data14.length;
+	let j0;
+	if(i1 > 1){
+	const indices0 = {};
+	for(;i1--;){
+	let item0 = data14[i1];
+	if(typeof item0 !== "string"){
+	continue;
+	}
+	if(typeof indices0[item0] == "number"){
+	j0 = indices0[item0];
+	const err32 = {instancePath:instancePath+"/options/firstCharacter",schemaPath:"#/$defs/PasswordOptions/properties/firstCharacter/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+	if(vErrors === null){
+	vErrors = [err32];
+	}
+	else {
+	vErrors.push(err32);
+	}
+	errors++;
+	break;
+	}
+	indices0[item0] = i1;
+	}
+	}
+	}
+	}
+	}
+	}
+	else {
+	const err33 = {instancePath:instancePath+"/options/firstCharacter",schemaPath:"#/$defs/PasswordOptions/properties/firstCharacter/type",keyword:"type",params:{type: "array"},message:"must be array"};
+	if(vErrors === null){
+	vErrors = [err33];
+	}
+	else {
+	vErrors.push(err33);
+	}
+	errors++;
+	}
+	}
+	var valid3 = _errs33 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.lastCharacter !== undefined){
+	let data16 = data1.lastCharacter;
+	const _errs37 = errors;
+	if(errors === _errs37){
+	if(Array.isArray(data16)){
+	if(data16.length > 4){
+	const err34 = {instancePath:instancePath+"/options/lastCharacter",schemaPath:"#/$defs/PasswordOptions/properties/lastCharacter/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"};
+	if(vErrors === null){
+	vErrors = [err34];
+	}
+	else {
+	vErrors.push(err34);
+	}
+	errors++;
+	}
+	else {
+	if(data16.length < 1){
+	const err35 = {instancePath:instancePath+"/options/lastCharacter",schemaPath:"#/$defs/PasswordOptions/properties/lastCharacter/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+	if(vErrors === null){
+	vErrors = [err35];
+	}
+	else {
+	vErrors.push(err35);
+	}
+	errors++;
+	}
+	else {
+	var valid6 = true;
+	const len1 = data16.length;
+	for(let i2=0; i2<len1; i2++){
+	let data17 = data16[i2];
+	const _errs39 = errors;
+	if(typeof data17 !== "string"){
+	const err36 = {instancePath:instancePath+"/options/lastCharacter/" + i2,schemaPath:"#/$defs/PasswordOptions/properties/lastCharacter/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+	if(vErrors === null){
+	vErrors = [err36];
+	}
+	else {
+	vErrors.push(err36);
+	}
+	errors++;
+	}
+	if(!((((data17 === "lowercase") || (data17 === "uppercase")) || (data17 === "numbers")) || (data17 === "symbols"))){
+	const err37 = {instancePath:instancePath+"/options/lastCharacter/" + i2,schemaPath:"#/$defs/PasswordOptions/properties/lastCharacter/items/enum",keyword:"enum",params:{allowedValues: schema12.properties.lastCharacter.items.enum},message:"must be equal to one of the allowed values"};
+	if(vErrors === null){
+	vErrors = [err37];
+	}
+	else {
+	vErrors.push(err37);
+	}
+	errors++;
+	}
+	var valid6 = _errs39 === errors;
+	if(!valid6){
+	break;
+	}
+	}
+	if(valid6){
+	let i3 = data16.length;
+	let j1;
+	if(i3 > 1){
+	const indices1 = {};
+	for(;i3--;){
+	let item1 = data16[i3];
+	if(typeof item1 !== "string"){
+	continue;
+	}
+	if(typeof indices1[item1] == "number"){
+	j1 = indices1[item1];
+	const err38 = {instancePath:instancePath+"/options/lastCharacter",schemaPath:"#/$defs/PasswordOptions/properties/lastCharacter/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
+	if(vErrors === null){
+	vErrors = [err38];
+	}
+	else {
+	vErrors.push(err38);
+	}
+	errors++;
+	break;
+	}
+	indices1[item1] = i3;
+	}
+	}
+	}
+	}
+	}
+	}
+	else {
+	const err39 = {instancePath:instancePath+"/options/lastCharacter",schemaPath:"#/$defs/PasswordOptions/properties/lastCharacter/type",keyword:"type",params:{type: "array"},message:"must be array"};
+	if(vErrors === null){
+	vErrors = [err39];
+	}
+	else {
+	vErrors.push(err39);
+	}
+	errors++;
+	}
+	}
+	var valid3 = _errs37 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.maxRepeating !== undefined){
+	let data18 = data1.maxRepeating;
+	const _errs41 = errors;
+	if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+	const err40 = {instancePath:instancePath+"/options/maxRepeating",schemaPath:"#/$defs/PasswordOptions/properties/maxRepeating/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+	if(vErrors === null){
+	vErrors = [err40];
+	}
+	else {
+	vErrors.push(err40);
+	}
+	errors++;
+	}
+	if(errors === _errs41){
+	if((typeof data18 == "number") && (isFinite(data18))){
+	if(data18 > 128 || isNaN(data18)){
+	const err41 = {instancePath:instancePath+"/options/maxRepeating",schemaPath:"#/$defs/PasswordOptions/properties/maxRepeating/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
+	if(vErrors === null){
+	vErrors = [err41];
+	}
+	else {
+	vErrors.push(err41);
+	}
+	errors++;
+	}
+	else {
+	if(data18 < 1 || isNaN(data18)){
+	const err42 = {instancePath:instancePath+"/options/maxRepeating",schemaPath:"#/$defs/PasswordOptions/properties/maxRepeating/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+	if(vErrors === null){
+	vErrors = [err42];
+	}
+	else {
+	vErrors.push(err42);
+	}
+	errors++;
+	}
+	}
+	}
+	}
+	var valid3 = _errs41 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.maxSequential !== undefined){
+	let data19 = data1.maxSequential;
+	const _errs43 = errors;
+	if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
+	const err43 = {instancePath:instancePath+"/options/maxSequential",schemaPath:"#/$defs/PasswordOptions/properties/maxSequential/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+	if(vErrors === null){
+	vErrors = [err43];
+	}
+	else {
+	vErrors.push(err43);
+	}
+	errors++;
+	}
+	if(errors === _errs43){
+	if((typeof data19 == "number") && (isFinite(data19))){
+	if(data19 > 128 || isNaN(data19)){
+	const err44 = {instancePath:instancePath+"/options/maxSequential",schemaPath:"#/$defs/PasswordOptions/properties/maxSequential/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
+	if(vErrors === null){
+	vErrors = [err44];
+	}
+	else {
+	vErrors.push(err44);
+	}
+	errors++;
+	}
+	else {
+	if(data19 < 1 || isNaN(data19)){
+	const err45 = {instancePath:instancePath+"/options/maxSequential",schemaPath:"#/$defs/PasswordOptions/properties/maxSequential/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+	if(vErrors === null){
+	vErrors = [err45];
+	}
+	else {
+	vErrors.push(err45);
+	}
+	errors++;
+	}
+	}
+	}
+	}
+	var valid3 = _errs43 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.passwordRules !== undefined){
+	let data20 = data1.passwordRules;
+	const _errs45 = errors;
+	if(errors === _errs45){
+	if(typeof data20 === "string"){
+	if(func3(data20) > 1024){
+	const err46 = {instancePath:instancePath+"/options/passwordRules",schemaPath:"#/$defs/PasswordOptions/properties/passwordRules/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
+	if(vErrors === null){
+	vErrors = [err46];
+	}
+	else {
+	vErrors.push(err46);
+	}
+	errors++;
+	}
+	}
+	else {
+	const err47 = {instancePath:instancePath+"/options/passwordRules",schemaPath:"#/$defs/PasswordOptions/properties/passwordRules/type",keyword:"type",params:{type: "string"},message:"must be string"};
+	if(vErrors === null){
+	vErrors = [err47];
+	}
+	else {
+	vErrors.push(err47);
+	}
+	errors++;
+	}
+	}
+	var valid3 = _errs45 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.passwordRules !== undefined){
+	if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+	if(data1.includeLowercase !== undefined){
+	var valid9 = false;
+	const err48 = {instancePath:instancePath+"/options/includeLowercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeLowercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err48];
+	}
+	else {
+	vErrors.push(err48);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.includeUppercase !== undefined){
+	var valid9 = false;
+	const err49 = {instancePath:instancePath+"/options/includeUppercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeUppercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err49];
+	}
+	else {
+	vErrors.push(err49);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.includeNumbers !== undefined){
+	var valid9 = false;
+	const err50 = {instancePath:instancePath+"/options/includeNumbers",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeNumbers/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err50];
+	}
+	else {
+	vErrors.push(err50);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.includeSymbols !== undefined){
+	var valid9 = false;
+	const err51 = {instancePath:instancePath+"/options/includeSymbols",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeSymbols/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err51];
+	}
+	else {
+	vErrors.push(err51);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.avoidAmbiguous !== undefined){
+	var valid9 = false;
+	const err52 = {instancePath:instancePath+"/options/avoidAmbiguous",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/avoidAmbiguous/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err52];
+	}
+	else {
+	vErrors.push(err52);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.excludedCharacters !== undefined){
+	var valid9 = false;
+	const err53 = {instancePath:instancePath+"/options/excludedCharacters",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/excludedCharacters/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err53];
+	}
+	else {
+	vErrors.push(err53);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.minLowercase !== undefined){
+	var valid9 = false;
+	const err54 = {instancePath:instancePath+"/options/minLowercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minLowercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err54];
+	}
+	else {
+	vErrors.push(err54);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.minUppercase !== undefined){
+	var valid9 = false;
+	const err55 = {instancePath:instancePath+"/options/minUppercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minUppercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err55];
+	}
+	else {
+	vErrors.push(err55);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.minNumbers !== undefined){
+	var valid9 = false;
+	const err56 = {instancePath:instancePath+"/options/minNumbers",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minNumbers/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err56];
+	}
+	else {
+	vErrors.push(err56);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.minSymbols !== undefined){
+	var valid9 = false;
+	const err57 = {instancePath:instancePath+"/options/minSymbols",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minSymbols/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err57];
+	}
+	else {
+	vErrors.push(err57);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.minClasses !== undefined){
+	var valid9 = false;
+	const err58 = {instancePath:instancePath+"/options/minClasses",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minClasses/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err58];
+	}
+	else {
+	vErrors.push(err58);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.firstCharacter !== undefined){
+	var valid9 = false;
+	const err59 = {instancePath:instancePath+"/options/firstCharacter",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/firstCharacter/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err59];
+	}
+	else {
+	vErrors.push(err59);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.lastCharacter !== undefined){
+	var valid9 = false;
+	const err60 = {instancePath:instancePath+"/options/lastCharacter",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/lastCharacter/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err60];
+	}
+	else {
+	vErrors.push(err60);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.maxRepeating !== undefined){
+	var valid9 = false;
+	const err61 = {instancePath:instancePath+"/options/maxRepeating",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxRepeating/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err61];
+	}
+	else {
+	vErrors.push(err61);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.maxSequential !== undefined){
+	var valid9 = false;
+	const err62 = {instancePath:instancePath+"/options/maxSequential",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxSequential/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err62];
+	}
+	else {
+	vErrors.push(err62);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	else {
+	const err63 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PasswordOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	if(vErrors === null){
+	vErrors = [err63];
+	}
+	else {
+	vErrors.push(err63);
 	}
 	errors++;
 	}
@@ -440,12 +1116,12 @@ function requireValidator () {
 	}
 	}
 	else {
-	const err22 = {instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	const err64 = {instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 	if(vErrors === null){
-	vErrors = [err22];
+	vErrors = [err64];
 	}
 	else {
-	vErrors.push(err22);
+	vErrors.push(err64);
 	}
 	errors++;
 	}
@@ -455,327 +1131,327 @@ function requireValidator () {
 	valid0 = true;
 	passing0 = 0;
 	}
-	const _errs26 = errors;
-	if(errors === _errs26){
+	const _errs48 = errors;
+	if(errors === _errs48){
 	if(data && typeof data == "object" && !Array.isArray(data)){
 	let missing1;
 	if((data.mode === undefined) && (missing1 = "mode")){
-	const err23 = {instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+	const err65 = {instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
 	if(vErrors === null){
-	vErrors = [err23];
+	vErrors = [err65];
 	}
 	else {
-	vErrors.push(err23);
+	vErrors.push(err65);
 	}
 	errors++;
 	}
 	else {
 	if(data.mode !== undefined){
-	const _errs28 = errors;
+	const _errs50 = errors;
 	if("passphrase" !== data.mode){
-	const err24 = {instancePath:instancePath+"/mode",schemaPath:"#/oneOf/1/properties/mode/const",keyword:"const",params:{allowedValue: "passphrase"},message:"must be equal to constant"};
+	const err66 = {instancePath:instancePath+"/mode",schemaPath:"#/oneOf/1/properties/mode/const",keyword:"const",params:{allowedValue: "passphrase"},message:"must be equal to constant"};
 	if(vErrors === null){
-	vErrors = [err24];
+	vErrors = [err66];
 	}
 	else {
-	vErrors.push(err24);
+	vErrors.push(err66);
 	}
 	errors++;
 	}
-	var valid6 = _errs28 === errors;
+	var valid10 = _errs50 === errors;
 	}
 	else {
-	var valid6 = true;
+	var valid10 = true;
 	}
-	if(valid6){
+	if(valid10){
 	if(data.options !== undefined){
-	let data17 = data.options;
-	const _errs29 = errors;
-	const _errs30 = errors;
-	if(errors === _errs30){
-	if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-	const _errs32 = errors;
-	for(const key1 in data17){
+	let data37 = data.options;
+	const _errs51 = errors;
+	const _errs52 = errors;
+	if(errors === _errs52){
+	if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+	const _errs54 = errors;
+	for(const key1 in data37){
 	if(!(((((((key1 === "wordCount") || (key1 === "separator")) || (key1 === "capitalize")) || (key1 === "addNumber")) || (key1 === "wordList")) || (key1 === "minLength")) || (key1 === "maxLength"))){
-	const err25 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+	const err67 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 	if(vErrors === null){
-	vErrors = [err25];
+	vErrors = [err67];
 	}
 	else {
-	vErrors.push(err25);
+	vErrors.push(err67);
 	}
 	errors++;
 	break;
 	}
 	}
-	if(_errs32 === errors){
-	if(data17.wordCount !== undefined){
-	let data18 = data17.wordCount;
-	const _errs33 = errors;
-	if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-	const err26 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+	if(_errs54 === errors){
+	if(data37.wordCount !== undefined){
+	let data38 = data37.wordCount;
+	const _errs55 = errors;
+	if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
+	const err68 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 	if(vErrors === null){
-	vErrors = [err26];
+	vErrors = [err68];
 	}
 	else {
-	vErrors.push(err26);
+	vErrors.push(err68);
 	}
 	errors++;
 	}
-	if(errors === _errs33){
-	if((typeof data18 == "number") && (isFinite(data18))){
-	if(data18 > 8 || isNaN(data18)){
-	const err27 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 8},message:"must be <= 8"};
+	if(errors === _errs55){
+	if((typeof data38 == "number") && (isFinite(data38))){
+	if(data38 > 8 || isNaN(data38)){
+	const err69 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 8},message:"must be <= 8"};
 	if(vErrors === null){
-	vErrors = [err27];
+	vErrors = [err69];
 	}
 	else {
-	vErrors.push(err27);
-	}
-	errors++;
-	}
-	else {
-	if(data18 < 4 || isNaN(data18)){
-	const err28 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4},message:"must be >= 4"};
-	if(vErrors === null){
-	vErrors = [err28];
-	}
-	else {
-	vErrors.push(err28);
-	}
-	errors++;
-	}
-	}
-	}
-	}
-	var valid8 = _errs33 === errors;
-	}
-	else {
-	var valid8 = true;
-	}
-	if(valid8){
-	if(data17.separator !== undefined){
-	let data19 = data17.separator;
-	const _errs35 = errors;
-	if(typeof data19 !== "string"){
-	const err29 = {instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/type",keyword:"type",params:{type: "string"},message:"must be string"};
-	if(vErrors === null){
-	vErrors = [err29];
-	}
-	else {
-	vErrors.push(err29);
-	}
-	errors++;
-	}
-	if(!((((((data19 === "hyphen") || (data19 === "underscore")) || (data19 === "dot")) || (data19 === "space")) || (data19 === "digit")) || (data19 === "symbol"))){
-	const err30 = {instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/enum",keyword:"enum",params:{allowedValues: schema13.properties.separator.enum},message:"must be equal to one of the allowed values"};
-	if(vErrors === null){
-	vErrors = [err30];
-	}
-	else {
-	vErrors.push(err30);
-	}
-	errors++;
-	}
-	var valid8 = _errs35 === errors;
-	}
-	else {
-	var valid8 = true;
-	}
-	if(valid8){
-	if(data17.capitalize !== undefined){
-	const _errs37 = errors;
-	if(typeof data17.capitalize !== "boolean"){
-	const err31 = {instancePath:instancePath+"/options/capitalize",schemaPath:"#/$defs/PassphraseOptions/properties/capitalize/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-	if(vErrors === null){
-	vErrors = [err31];
-	}
-	else {
-	vErrors.push(err31);
-	}
-	errors++;
-	}
-	var valid8 = _errs37 === errors;
-	}
-	else {
-	var valid8 = true;
-	}
-	if(valid8){
-	if(data17.addNumber !== undefined){
-	const _errs39 = errors;
-	if(typeof data17.addNumber !== "boolean"){
-	const err32 = {instancePath:instancePath+"/options/addNumber",schemaPath:"#/$defs/PassphraseOptions/properties/addNumber/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-	if(vErrors === null){
-	vErrors = [err32];
-	}
-	else {
-	vErrors.push(err32);
-	}
-	errors++;
-	}
-	var valid8 = _errs39 === errors;
-	}
-	else {
-	var valid8 = true;
-	}
-	if(valid8){
-	if(data17.wordList !== undefined){
-	let data22 = data17.wordList;
-	const _errs41 = errors;
-	if(typeof data22 !== "string"){
-	const err33 = {instancePath:instancePath+"/options/wordList",schemaPath:"#/$defs/PassphraseOptions/properties/wordList/type",keyword:"type",params:{type: "string"},message:"must be string"};
-	if(vErrors === null){
-	vErrors = [err33];
-	}
-	else {
-	vErrors.push(err33);
-	}
-	errors++;
-	}
-	if(!(((((((((((data22 === "eff-large") || (data22 === "bip39-english")) || (data22 === "bip39-japanese")) || (data22 === "bip39-korean")) || (data22 === "bip39-spanish")) || (data22 === "bip39-chinese-simplified")) || (data22 === "bip39-chinese-traditional")) || (data22 === "bip39-french")) || (data22 === "bip39-italian")) || (data22 === "bip39-czech")) || (data22 === "bip39-portuguese"))){
-	const err34 = {instancePath:instancePath+"/options/wordList",schemaPath:"#/$defs/PassphraseOptions/properties/wordList/enum",keyword:"enum",params:{allowedValues: schema13.properties.wordList.enum},message:"must be equal to one of the allowed values"};
-	if(vErrors === null){
-	vErrors = [err34];
-	}
-	else {
-	vErrors.push(err34);
-	}
-	errors++;
-	}
-	var valid8 = _errs41 === errors;
-	}
-	else {
-	var valid8 = true;
-	}
-	if(valid8){
-	if(data17.minLength !== undefined){
-	let data23 = data17.minLength;
-	const _errs43 = errors;
-	if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-	const err35 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-	if(vErrors === null){
-	vErrors = [err35];
-	}
-	else {
-	vErrors.push(err35);
-	}
-	errors++;
-	}
-	if(errors === _errs43){
-	if((typeof data23 == "number") && (isFinite(data23))){
-	if(data23 > 128 || isNaN(data23)){
-	const err36 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
-	if(vErrors === null){
-	vErrors = [err36];
-	}
-	else {
-	vErrors.push(err36);
+	vErrors.push(err69);
 	}
 	errors++;
 	}
 	else {
-	if(data23 < 1 || isNaN(data23)){
-	const err37 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+	if(data38 < 4 || isNaN(data38)){
+	const err70 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4},message:"must be >= 4"};
 	if(vErrors === null){
-	vErrors = [err37];
+	vErrors = [err70];
 	}
 	else {
-	vErrors.push(err37);
+	vErrors.push(err70);
 	}
 	errors++;
 	}
 	}
 	}
 	}
-	var valid8 = _errs43 === errors;
+	var valid12 = _errs55 === errors;
 	}
 	else {
-	var valid8 = true;
+	var valid12 = true;
 	}
-	if(valid8){
-	if(data17.maxLength !== undefined){
-	let data24 = data17.maxLength;
-	const _errs45 = errors;
-	if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
-	const err38 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+	if(valid12){
+	if(data37.separator !== undefined){
+	let data39 = data37.separator;
+	const _errs57 = errors;
+	if(typeof data39 !== "string"){
+	const err71 = {instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/type",keyword:"type",params:{type: "string"},message:"must be string"};
 	if(vErrors === null){
-	vErrors = [err38];
+	vErrors = [err71];
 	}
 	else {
-	vErrors.push(err38);
+	vErrors.push(err71);
 	}
 	errors++;
 	}
-	if(errors === _errs45){
-	if((typeof data24 == "number") && (isFinite(data24))){
-	if(data24 > 128 || isNaN(data24)){
-	const err39 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
+	if(!((((((data39 === "hyphen") || (data39 === "underscore")) || (data39 === "dot")) || (data39 === "space")) || (data39 === "digit")) || (data39 === "symbol"))){
+	const err72 = {instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/enum",keyword:"enum",params:{allowedValues: schema13.properties.separator.enum},message:"must be equal to one of the allowed values"};
 	if(vErrors === null){
-	vErrors = [err39];
+	vErrors = [err72];
 	}
 	else {
-	vErrors.push(err39);
+	vErrors.push(err72);
+	}
+	errors++;
+	}
+	var valid12 = _errs57 === errors;
+	}
+	else {
+	var valid12 = true;
+	}
+	if(valid12){
+	if(data37.capitalize !== undefined){
+	const _errs59 = errors;
+	if(typeof data37.capitalize !== "boolean"){
+	const err73 = {instancePath:instancePath+"/options/capitalize",schemaPath:"#/$defs/PassphraseOptions/properties/capitalize/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+	if(vErrors === null){
+	vErrors = [err73];
+	}
+	else {
+	vErrors.push(err73);
+	}
+	errors++;
+	}
+	var valid12 = _errs59 === errors;
+	}
+	else {
+	var valid12 = true;
+	}
+	if(valid12){
+	if(data37.addNumber !== undefined){
+	const _errs61 = errors;
+	if(typeof data37.addNumber !== "boolean"){
+	const err74 = {instancePath:instancePath+"/options/addNumber",schemaPath:"#/$defs/PassphraseOptions/properties/addNumber/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+	if(vErrors === null){
+	vErrors = [err74];
+	}
+	else {
+	vErrors.push(err74);
+	}
+	errors++;
+	}
+	var valid12 = _errs61 === errors;
+	}
+	else {
+	var valid12 = true;
+	}
+	if(valid12){
+	if(data37.wordList !== undefined){
+	let data42 = data37.wordList;
+	const _errs63 = errors;
+	if(typeof data42 !== "string"){
+	const err75 = {instancePath:instancePath+"/options/wordList",schemaPath:"#/$defs/PassphraseOptions/properties/wordList/type",keyword:"type",params:{type: "string"},message:"must be string"};
+	if(vErrors === null){
+	vErrors = [err75];
+	}
+	else {
+	vErrors.push(err75);
+	}
+	errors++;
+	}
+	if(!(((((((((((data42 === "eff-large") || (data42 === "bip39-english")) || (data42 === "bip39-japanese")) || (data42 === "bip39-korean")) || (data42 === "bip39-spanish")) || (data42 === "bip39-chinese-simplified")) || (data42 === "bip39-chinese-traditional")) || (data42 === "bip39-french")) || (data42 === "bip39-italian")) || (data42 === "bip39-czech")) || (data42 === "bip39-portuguese"))){
+	const err76 = {instancePath:instancePath+"/options/wordList",schemaPath:"#/$defs/PassphraseOptions/properties/wordList/enum",keyword:"enum",params:{allowedValues: schema13.properties.wordList.enum},message:"must be equal to one of the allowed values"};
+	if(vErrors === null){
+	vErrors = [err76];
+	}
+	else {
+	vErrors.push(err76);
+	}
+	errors++;
+	}
+	var valid12 = _errs63 === errors;
+	}
+	else {
+	var valid12 = true;
+	}
+	if(valid12){
+	if(data37.minLength !== undefined){
+	let data43 = data37.minLength;
+	const _errs65 = errors;
+	if(!(((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43))) && (isFinite(data43)))){
+	const err77 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+	if(vErrors === null){
+	vErrors = [err77];
+	}
+	else {
+	vErrors.push(err77);
+	}
+	errors++;
+	}
+	if(errors === _errs65){
+	if((typeof data43 == "number") && (isFinite(data43))){
+	if(data43 > 128 || isNaN(data43)){
+	const err78 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
+	if(vErrors === null){
+	vErrors = [err78];
+	}
+	else {
+	vErrors.push(err78);
 	}
 	errors++;
 	}
 	else {
-	if(data24 < 1 || isNaN(data24)){
-	const err40 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+	if(data43 < 1 || isNaN(data43)){
+	const err79 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 	if(vErrors === null){
-	vErrors = [err40];
+	vErrors = [err79];
 	}
 	else {
-	vErrors.push(err40);
+	vErrors.push(err79);
 	}
 	errors++;
 	}
 	}
 	}
 	}
-	var valid8 = _errs45 === errors;
+	var valid12 = _errs65 === errors;
 	}
 	else {
-	var valid8 = true;
+	var valid12 = true;
 	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	else {
-	const err41 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	if(valid12){
+	if(data37.maxLength !== undefined){
+	let data44 = data37.maxLength;
+	const _errs67 = errors;
+	if(!(((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44))) && (isFinite(data44)))){
+	const err80 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 	if(vErrors === null){
-	vErrors = [err41];
+	vErrors = [err80];
 	}
 	else {
-	vErrors.push(err41);
+	vErrors.push(err80);
+	}
+	errors++;
+	}
+	if(errors === _errs67){
+	if((typeof data44 == "number") && (isFinite(data44))){
+	if(data44 > 128 || isNaN(data44)){
+	const err81 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
+	if(vErrors === null){
+	vErrors = [err81];
+	}
+	else {
+	vErrors.push(err81);
+	}
+	errors++;
+	}
+	else {
+	if(data44 < 1 || isNaN(data44)){
+	const err82 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+	if(vErrors === null){
+	vErrors = [err82];
+	}
+	else {
+	vErrors.push(err82);
 	}
 	errors++;
 	}
 	}
-	var valid6 = _errs29 === errors;
+	}
+	}
+	var valid12 = _errs67 === errors;
 	}
 	else {
-	var valid6 = true;
+	var valid12 = true;
+	}
+	}
+	}
+	}
+	}
 	}
 	}
 	}
 	}
 	else {
-	const err42 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	const err83 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
 	if(vErrors === null){
-	vErrors = [err42];
+	vErrors = [err83];
 	}
 	else {
-	vErrors.push(err42);
+	vErrors.push(err83);
 	}
 	errors++;
 	}
 	}
-	var _valid0 = _errs26 === errors;
+	var valid10 = _errs51 === errors;
+	}
+	else {
+	var valid10 = true;
+	}
+	}
+	}
+	}
+	else {
+	const err84 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	if(vErrors === null){
+	vErrors = [err84];
+	}
+	else {
+	vErrors.push(err84);
+	}
+	errors++;
+	}
+	}
+	var _valid0 = _errs48 === errors;
 	if(_valid0 && valid0){
 	valid0 = false;
 	passing0 = [passing0, 1];
@@ -787,12 +1463,12 @@ function requireValidator () {
 	}
 	}
 	if(!valid0){
-	const err43 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+	const err85 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 	if(vErrors === null){
-	vErrors = [err43];
+	vErrors = [err85];
 	}
 	else {
-	vErrors.push(err43);
+	vErrors.push(err85);
 	}
 	errors++;
 	validate10.errors = vErrors;
@@ -817,69 +1493,69 @@ function requireValidator () {
 	return false;
 	}
 	else {
-	const _errs47 = errors;
+	const _errs69 = errors;
 	for(const key2 in data){
 	if(!(((((key2 === "mode") || (key2 === "count")) || (key2 === "minBits")) || (key2 === "options")) || (key2 === "policy"))){
 	validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 	return false;
 	}
 	}
-	if(_errs47 === errors){
+	if(_errs69 === errors){
 	if(data.mode !== undefined){
-	let data25 = data.mode;
-	const _errs48 = errors;
-	if(typeof data25 !== "string"){
+	let data45 = data.mode;
+	const _errs70 = errors;
+	if(typeof data45 !== "string"){
 	validate10.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 	return false;
 	}
-	if(!((data25 === "password") || (data25 === "passphrase"))){
+	if(!((data45 === "password") || (data45 === "passphrase"))){
 	validate10.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.mode.enum},message:"must be equal to one of the allowed values"}];
 	return false;
 	}
-	var valid9 = _errs48 === errors;
+	var valid13 = _errs70 === errors;
 	}
 	else {
-	var valid9 = true;
+	var valid13 = true;
 	}
-	if(valid9){
+	if(valid13){
 	if(data.count !== undefined){
-	let data26 = data.count;
-	const _errs50 = errors;
-	if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
+	let data46 = data.count;
+	const _errs72 = errors;
+	if(!(((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46))) && (isFinite(data46)))){
 	validate10.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 	return false;
 	}
-	if(errors === _errs50){
-	if((typeof data26 == "number") && (isFinite(data26))){
-	if(data26 > 20 || isNaN(data26)){
+	if(errors === _errs72){
+	if((typeof data46 == "number") && (isFinite(data46))){
+	if(data46 > 20 || isNaN(data46)){
 	validate10.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"}];
 	return false;
 	}
 	else {
-	if(data26 < 1 || isNaN(data26)){
+	if(data46 < 1 || isNaN(data46)){
 	validate10.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 	return false;
 	}
 	}
 	}
 	}
-	var valid9 = _errs50 === errors;
+	var valid13 = _errs72 === errors;
 	}
 	else {
-	var valid9 = true;
+	var valid13 = true;
 	}
-	if(valid9){
+	if(valid13){
 	if(data.minBits !== undefined){
-	let data27 = data.minBits;
-	const _errs52 = errors;
-	if(errors === _errs52){
-	if((typeof data27 == "number") && (isFinite(data27))){
-	if(data27 > 256 || isNaN(data27)){
+	let data47 = data.minBits;
+	const _errs74 = errors;
+	if(errors === _errs74){
+	if((typeof data47 == "number") && (isFinite(data47))){
+	if(data47 > 256 || isNaN(data47)){
 	validate10.errors = [{instancePath:instancePath+"/minBits",schemaPath:"#/properties/minBits/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
 	return false;
 	}
 	else {
-	if(data27 < 0 || isNaN(data27)){
+	if(data47 < 0 || isNaN(data47)){
 	validate10.errors = [{instancePath:instancePath+"/minBits",schemaPath:"#/properties/minBits/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 	return false;
 	}
@@ -890,18 +1566,18 @@ function requireValidator () {
 	return false;
 	}
 	}
-	var valid9 = _errs52 === errors;
+	var valid13 = _errs74 === errors;
 	}
 	else {
-	var valid9 = true;
+	var valid13 = true;
 	}
-	if(valid9){
+	if(valid13){
 	if(data.policy !== undefined){
-	let data28 = data.policy;
-	const _errs54 = errors;
-	if(errors === _errs54){
-	if(typeof data28 === "string"){
-	if(!pattern0.test(data28)){
+	let data48 = data.policy;
+	const _errs76 = errors;
+	if(errors === _errs76){
+	if(typeof data48 === "string"){
+	if(!pattern0.test(data48)){
 	validate10.errors = [{instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9._-]{0,63}$"+"\""}];
 	return false;
 	}
@@ -911,30 +1587,30 @@ function requireValidator () {
 	return false;
 	}
 	}
-	var valid9 = _errs54 === errors;
+	var valid13 = _errs76 === errors;
 	}
 	else {
-	var valid9 = true;
+	var valid13 = true;
 	}
-	if(valid9){
+	if(valid13){
 	if(data.policy !== undefined){
 	if(data && typeof data == "object" && !Array.isArray(data)){
 	if(data.options !== undefined){
-	var valid11 = false;
+	var valid15 = false;
 	validate10.errors = [{instancePath:instancePath+"/options",schemaPath:"#/dependentSchemas/policy/properties/options/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 	return false;
 	}
 	else {
-	var valid11 = true;
+	var valid15 = true;
 	}
-	if(valid11){
+	if(valid15){
 	if(data.minBits !== undefined){
-	var valid11 = false;
+	var valid15 = false;
 	validate10.errors = [{instancePath:instancePath+"/minBits",schemaPath:"#/dependentSchemas/policy/properties/minBits/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 	return false;
 	}
 	else {
-	var valid11 = true;
+	var valid15 = true;
 	}
 	}
 	}

@@ -47,7 +47,20 @@ export interface DescribedPolicy {
 
 type Json = { [key: string]: unknown };
 
-const FIELD_KEYS = ['type', 'default', 'minimum', 'maximum', 'maxLength', 'enum', 'description'] as const;
+const FIELD_KEYS = [
+  'type',
+  'default',
+  'minimum',
+  'maximum',
+  'maxLength',
+  'enum',
+  // A list option's (firstCharacter, lastCharacter): how many items, each once, of what.
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'items',
+  'description',
+] as const;
 
 function fieldOf(schema: Json): Json {
   const out: Json = {};
@@ -82,6 +95,15 @@ const OPTIONS_TYPE = [
 
 /** The options `passwordRules` excludes: the keys of its dependentSchemas entry. */
 const EXCLUSIVE_WITH = Object.keys(requestSchema.$defs.PasswordOptions.dependentSchemas.passwordRules.properties);
+
+/** What the classes and the password constraints do, and what is a 400 (docs/api.md). */
+const PASSWORD_RULES = [
+  'every enabled class appears at least once (whole-password redraw, uniform over the valid set), unless the constraints below say otherwise',
+  'minLowercase, minUppercase, minNumbers, minSymbols: at least that many of the class (as left after avoidAmbiguous and excludedCharacters), only for an included class; omitted, 1 for an included class, but 0 when minClasses is given. minClasses: at least that many distinct included classes. firstCharacter, lastCharacter: the first (last) character from the union of the named classes, each included. maxRepeating: no character more than that many times in a row. maxSequential: no run longer than that of characters adjacent in ASCII order, up or down, within a-z, A-Z or 0-9',
+  'a 400 names the option at fault: a minimum or first/last class of a class not included, a minimum above length, minimums summing above length (the last minimum given that pushes the sum over), minClasses above the included classes or beyond the room the minimums leave, a class with a minimum of 1 or more emptied by exclusions, a first or last class left empty, or constraints no string meets',
+  'no class enabled, an enabled class emptied by exclusions, or a pool under 2 characters is a 400',
+  `passwordRules replaces the classes: combined with ${EXCLUSIVE_WITH.join(', ')} it is a 400 naming that option`,
+] as const;
 
 /** What `options.passwordRules` accepts and does (docs/password-rules.md). */
 function passwordRulesDescription(): Json {
@@ -156,13 +178,9 @@ export function describe(settings: DescribeSettings = {}): Json {
           size: c.chars.length,
         })),
         ambiguousCharacters: AMBIGUOUS_CHARACTERS,
-        rules: [
-          'every enabled class appears at least once (whole-password redraw, uniform over the valid set)',
-          'no class enabled, an enabled class emptied by exclusions, or a pool under 2 characters is a 400',
-          `passwordRules replaces the classes: combined with ${EXCLUSIVE_WITH.join(', ')} it is a 400 naming that option`,
-        ],
+        rules: [...PASSWORD_RULES],
         entropy:
-          'bits = log2 |V|, V = strings of the length over the pool holding >= 1 of each enabled class (inclusion-exclusion, exact)',
+          'bits = log2 |V|, V = strings of the length over the pool holding >= 1 of each enabled class (inclusion-exclusion, exact); with the constraints, V = the strings of the length that meet all of them, counted exactly, every one equally likely, and metadata.constraints gives what the count needs',
         passwordRules: passwordRulesDescription(),
       },
       passphrase: {

@@ -275,6 +275,7 @@ if (!existsSync(CHROMIUM)) {
                   maxLength?: number;
                   default: unknown;
                   enum?: string[];
+                  items?: { enum?: string[] };
                 }
               >;
             }
@@ -301,10 +302,17 @@ if (!existsSync(CHROMIUM)) {
               assert.equal(await attr(id, 'min'), String(spec.minimum), `${mode}.${name} min`);
               assert.equal(await attr(id, 'max'), String(spec.maximum), `${mode}.${name} max`);
               assert.equal(await w.page.locator(id).inputValue(), '', `${mode}.${name} starts empty`);
+              // What empty means, in words: none, no limit, or the default a minimum then has.
               assert.match(
                 (await w.page.locator(`${id}-bounds`).textContent()) ?? '',
-                new RegExp(`^${spec.minimum} to ${spec.maximum}\\b.*empty: none$`),
+                new RegExp(`^${spec.minimum} to ${spec.maximum}\\b.*; empty: [^;]+$`),
               );
+            } else if (spec.type === 'array') {
+              // A list of classes (firstCharacter): a checkbox per member, none ticked (none sent).
+              for (const value of spec.items?.enum ?? []) {
+                assert.equal(await w.page.locator(`${id}-${value}`).isChecked(), false, `${mode}.${name}=${value}`);
+              }
+              assert.ok((spec.items?.enum ?? []).length > 0, `${mode}.${name} lists its members`);
             } else if (spec.type === 'integer') {
               assert.equal(await attr(id, 'min'), String(spec.minimum), `${mode}.${name} min`);
               assert.equal(await attr(id, 'max'), String(spec.maximum), `${mode}.${name} max`);
@@ -543,6 +551,85 @@ if (!existsSync(CHROMIUM)) {
       assert.equal(await read.isHidden(), true);
       assert.match((await page.locator('#strength-explain').textContent()) ?? '', /from a pool of/);
       assert.doesNotMatch((await page.locator('#curl-example').textContent()) ?? '', /passwordRules/);
+
+      assert.deepEqual(requests, [], 'the UI made network requests');
+      assert.deepEqual(w.consoleProblems, []);
+      assert.deepEqual(await w.violations(), []);
+      await w.context.close();
+    });
+
+    it('password requirements (issue 30): in a group that opens, sent only when set, errors in words next to their field, no network', async () => {
+      const w = await open();
+      await load(w, 'networkidle');
+      const { page } = w;
+      const requests: string[] = [];
+      page.on('request', (r) => requests.push(`${r.method()} ${r.url()}`));
+      const curl = async () => (await page.locator('#curl-example').textContent()) ?? '';
+      const group = page.locator('#password-requirements');
+      assert.equal(await group.evaluate((el) => (el as HTMLDetailsElement).open), false, 'closed at first');
+      assert.doesNotMatch(await curl(), /min[A-Z]|Character|max[A-Z]/, 'a fresh page sends none of them');
+      await group.locator('summary').click();
+      for (const name of ['minLowercase', 'minUppercase', 'minNumbers', 'minSymbols', 'minClasses']) {
+        assert.equal(await page.locator(`#opt-password-${name}`).isVisible(), true, name);
+      }
+
+      // A database's policy: 2 digits and 2 symbols, a letter first, no character 3 times in a row.
+      await page.locator('#opt-password-includeSymbols').check();
+      await page.locator('#opt-password-minNumbers').fill('2');
+      await page.locator('#opt-password-minSymbols').fill('2');
+      await page.locator('#opt-password-firstCharacter-lowercase').check();
+      await page.locator('#opt-password-firstCharacter-uppercase').check();
+      await page.locator('#opt-password-maxRepeating').fill('2');
+      const input = {
+        mode: 'password',
+        options: {
+          includeSymbols: true,
+          minNumbers: 2,
+          minSymbols: 2,
+          firstCharacter: ['lowercase', 'uppercase'],
+          maxRepeating: 2,
+        },
+      };
+      // The request is exactly what was set, and the figure is the API's for it.
+      assert.ok((await curl()).includes(`-d '${JSON.stringify(input)}'`), await curl());
+      assert.equal(await page.locator('#bits').textContent(), apiBits(input));
+      assert.equal(await page.locator('#results li').count(), 1);
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 1400 });
+        await group.scrollIntoViewIfNeeded();
+        await page.screenshot({ path: `/tmp/people-requirements-${width}-light.png` });
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        assert.ok(overflow <= 0, `no horizontal scrolling at ${width} px (${overflow} px too wide)`);
+      }
+
+      // Symbols off while 2 are asked for: the API's message in words, next to that box.
+      await page.locator('#opt-password-includeSymbols').uncheck();
+      const unmet = { ...input, options: { ...input.options, includeSymbols: false } };
+      const message = shownError(unmet);
+      assert.match(message, /^Minimum symbols asks for symbols, .* tick \u201cSymbols\u201d/);
+      assert.equal(await page.locator('#error-password-options-minSymbols').textContent(), message);
+      assert.equal(await page.locator('#opt-password-minSymbols').getAttribute('aria-invalid'), 'true');
+      assert.equal(await page.locator('#results li').count(), 0);
+
+      // Emptied and unticked, they are sent no more.
+      await page.locator('#opt-password-minSymbols').fill('');
+      await page.locator('#opt-password-minNumbers').fill('');
+      await page.locator('#opt-password-maxRepeating').fill('');
+      await page.locator('#opt-password-firstCharacter-lowercase').uncheck();
+      await page.locator('#opt-password-firstCharacter-uppercase').uncheck();
+      assert.doesNotMatch(await curl(), /min[A-Z]|Character|max[A-Z]/);
+      assert.equal(await page.locator('#results li').count(), 1);
+
+      // Closed again, an error inside opens the group so its message shows.
+      await group.locator('summary').click();
+      await page.locator('#opt-password-lastCharacter-symbols').evaluate((el) => {
+        (el as HTMLInputElement).click();
+      });
+      assert.equal(await group.evaluate((el) => (el as HTMLDetailsElement).open), true, 'opened by the error');
+      assert.equal(
+        await page.locator('#error-password-options-lastCharacter').textContent(),
+        shownError({ mode: 'password', options: { includeSymbols: false, lastCharacter: ['symbols'] } }),
+      );
 
       assert.deepEqual(requests, [], 'the UI made network requests');
       assert.deepEqual(w.consoleProblems, []);

@@ -449,4 +449,171 @@ export const ERROR_CASES: readonly ErrorCase[] = [
     input: { mode: 'passphrase', minBits: 31, options: { maxLength: 16 } },
     expected: e('minBits: these options give 30.00 bits, below the requested minimum of 31 bits', 'minBits'),
   },
+  // The password constraints (issue 30): the schema's checks, then those between option values
+  // (lib/core/validate.ts, constraintError).
+  ...(
+    [
+      'minLowercase',
+      'minUppercase',
+      'minNumbers',
+      'minSymbols',
+      'minClasses',
+      'firstCharacter',
+      'lastCharacter',
+      'maxRepeating',
+      'maxSequential',
+    ] as const
+  ).map((option) => ({
+    name: `${option} with passwordRules`,
+    input: pw({ passwordRules: 'minlength: 12', [option]: option.endsWith('Character') ? ['lowercase'] : 1 }),
+    expected: combined(option),
+  })),
+  ...(['minLowercase', 'minUppercase', 'minNumbers', 'minSymbols'] as const).flatMap((option) => [
+    {
+      name: `${option} -1`,
+      input: pw({ [option]: -1 }),
+      expected: e(`options.${option} must be between 0 and 128`, `options.${option}`),
+    },
+    {
+      name: `${option} 1.5`,
+      input: pw({ [option]: 1.5 }),
+      expected: e(`options.${option} must be an integer between 0 and 128`, `options.${option}`),
+    },
+  ]),
+  {
+    name: 'minClasses 0',
+    input: pw({ minClasses: 0 }),
+    expected: e('options.minClasses must be between 1 and 4', 'options.minClasses'),
+  },
+  {
+    name: 'minClasses 5',
+    input: pw({ minClasses: 5 }),
+    expected: e('options.minClasses must be between 1 and 4', 'options.minClasses'),
+  },
+  {
+    name: 'minClasses "2"',
+    input: pw({ minClasses: '2' }),
+    expected: e('options.minClasses must be an integer between 1 and 4', 'options.minClasses'),
+  },
+  ...(['maxRepeating', 'maxSequential'] as const).flatMap((option) => [
+    {
+      name: `${option} 0`,
+      input: pw({ [option]: 0 }),
+      expected: e(`options.${option} must be between 1 and 128`, `options.${option}`),
+    },
+    {
+      name: `${option} 129`,
+      input: pw({ [option]: 129 }),
+      expected: e(`options.${option} must be between 1 and 128`, `options.${option}`),
+    },
+    {
+      name: `${option} null`,
+      input: pw({ [option]: null }),
+      expected: e(`options.${option} must be an integer between 1 and 128`, `options.${option}`),
+    },
+  ]),
+  ...(['firstCharacter', 'lastCharacter'] as const).flatMap((option) =>
+    (
+      [
+        ['empty', []],
+        ['a string', 'lowercase'],
+        ['an unknown class', ['letters']],
+        ['a class twice', ['numbers', 'numbers']],
+        ['a number item', [1]],
+        ['null', null],
+      ] as const
+    ).map(([what, value]) => ({
+      name: `${option} ${what}`,
+      input: pw({ [option]: value }),
+      expected: e(
+        `options.${option} must be a non-empty list of distinct names from "lowercase", "uppercase", "numbers", "symbols"`,
+        `options.${option}`,
+      ),
+    })),
+  ),
+  {
+    name: 'minNumbers not an option of mode passphrase',
+    input: pp({ minNumbers: 1 }),
+    expected: e('options.minNumbers is not an option of mode passphrase', 'options.minNumbers'),
+  },
+  {
+    name: 'minSymbols without includeSymbols (false by default)',
+    input: pw({ minSymbols: 2 }),
+    expected: e(
+      'options.minSymbols asks for symbols, which this request does not include: set options.includeSymbols to true, or leave options.minSymbols out',
+      'options.minSymbols',
+    ),
+  },
+  {
+    name: 'minLowercase 0 with includeLowercase false (any minimum of a class left out)',
+    input: pw({ includeLowercase: false, minLowercase: 0 }),
+    expected: e(
+      'options.minLowercase asks for lowercase, which this request does not include: set options.includeLowercase to true, or leave options.minLowercase out',
+      'options.minLowercase',
+    ),
+  },
+  {
+    name: 'minNumbers above length',
+    input: pw({ length: 16, minNumbers: 17 }),
+    expected: e(
+      'options.minNumbers must be at most options.length (16): a password of 16 characters cannot hold 17 digits',
+      'options.minNumbers',
+    ),
+  },
+  {
+    name: 'minimums above length: the last given minimum that pushes the sum over is named',
+    input: pw({ length: 16, includeSymbols: true, minNumbers: 7, minSymbols: 8, minUppercase: 1 }),
+    expected: e(
+      "options.minSymbols brings the included classes' minimums to 17 (lowercase 1, uppercase 1, numbers 7, symbols 8; an included class without a minimum of its own needs 1), more than options.length (16): lower the minimums or make the password longer",
+      'options.minSymbols',
+    ),
+  },
+  {
+    name: 'minimums above length with minClasses (the others default to 0)',
+    input: pw({ length: 8, minClasses: 1, minLowercase: 5, minUppercase: 4 }),
+    expected: e(
+      "options.minUppercase brings the included classes' minimums to 9 (lowercase 5, uppercase 4, numbers 0), more than options.length (8): lower the minimums or make the password longer",
+      'options.minUppercase',
+    ),
+  },
+  {
+    name: 'minClasses above the included classes',
+    input: pw({ minClasses: 4 }),
+    expected: e(
+      'options.minClasses is 4, but the request includes 3 classes (lowercase, uppercase, numbers): include more classes or lower options.minClasses',
+      'options.minClasses',
+    ),
+  },
+  {
+    name: 'minClasses 2 with one class included',
+    input: pw({ includeUppercase: false, includeNumbers: false, minClasses: 2 }),
+    expected: e(
+      'options.minClasses is 2, but the request includes 1 class (lowercase): include more classes or lower options.minClasses',
+      'options.minClasses',
+    ),
+  },
+  {
+    name: 'minClasses beyond what the minimums leave room for',
+    input: pw({ length: 8, minClasses: 3, minLowercase: 4, minUppercase: 4 }),
+    expected: e(
+      'options.minClasses asks for 3 classes: with the minimums (lowercase 4, uppercase 4, numbers 0) that takes at least 9 characters, more than options.length (8): lower a minimum or options.minClasses, or make the password longer',
+      'options.minClasses',
+    ),
+  },
+  {
+    name: 'firstCharacter names a class not included',
+    input: pw({ firstCharacter: ['lowercase', 'symbols'] }),
+    expected: e(
+      'options.firstCharacter names symbols, which this request does not include: set options.includeSymbols to true, or leave symbols out of options.firstCharacter',
+      'options.firstCharacter',
+    ),
+  },
+  {
+    name: 'lastCharacter names a class not included',
+    input: pw({ includeNumbers: false, lastCharacter: ['numbers'] }),
+    expected: e(
+      'options.lastCharacter names numbers, which this request does not include: set options.includeNumbers to true, or leave numbers out of options.lastCharacter',
+      'options.lastCharacter',
+    ),
+  },
 ];

@@ -6,7 +6,7 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate, plannedEntropy } from '../../lib/core/index.ts';
@@ -71,6 +71,22 @@ describe('policies: checks at load, with exact bits', () => {
     });
   });
 
+  it('loads deploy/policies.example.json whole, the password constraints of db-password included', () => {
+    const text = readFileSync(new URL('../../deploy/policies.example.json', import.meta.url), 'utf8');
+    const v = judgePolicies(text, 0);
+    assert.equal(firstFailure(v), null);
+    const set = policySetOf(v);
+    assert.deepEqual([...set.keys()], ['db-root', 'db-password', 'legacy-erp', 'wifi-guest']);
+    assert.deepEqual(set.get('db-password')!.options, {
+      length: 20,
+      includeSymbols: true,
+      minNumbers: 2,
+      minSymbols: 2,
+      firstCharacter: ['lowercase', 'uppercase'],
+      maxRepeating: 2,
+    });
+  });
+
   it('names the field of each kind of invalid policy, and why', () => {
     const cases: [unknown, string, RegExp][] = [
       [{}, 'mode', /mode is required/],
@@ -97,6 +113,20 @@ describe('policies: checks at load, with exact bits', () => {
       ],
       [{ mode: 'password', options: { passwordRules: 'minlength: 200' } }, 'options.passwordRules', /./],
       [{ mode: 'passphrase', options: { maxLength: 10 } }, 'options.maxLength', /./],
+      // The password constraints (issue 30), between option values and against the schema.
+      [{ mode: 'password', options: { minSymbols: 2 } }, 'options.minSymbols', /set options\.includeSymbols to true/],
+      [
+        { mode: 'password', options: { length: 12, minNumbers: 6, minUppercase: 6 } },
+        'options.minNumbers',
+        /minimums to 13/,
+      ],
+      [{ mode: 'password', options: { minClasses: 4 } }, 'options.minClasses', /includes 3 classes/],
+      [{ mode: 'password', options: { firstCharacter: ['letters'] } }, 'options.firstCharacter', /non-empty list/],
+      [
+        { mode: 'password', options: { passwordRules: 'minlength: 12', maxRepeating: 2 } },
+        'options.maxRepeating',
+        /cannot be combined with options\.passwordRules/,
+      ],
       // Its own floor.
       [{ mode: 'passphrase', minBits: 60 }, 'minBits', /51\.70 bits, below the requested minimum of 60/],
     ];

@@ -119,6 +119,15 @@ suite('describe()', () => {
       'includeSymbols',
       'avoidAmbiguous',
       'excludedCharacters',
+      'minLowercase',
+      'minUppercase',
+      'minNumbers',
+      'minSymbols',
+      'minClasses',
+      'firstCharacter',
+      'lastCharacter',
+      'maxRepeating',
+      'maxSequential',
     ]);
     assert.deepEqual(d.modes.password.options.passwordRules, {
       type: 'string',

@@ -5,7 +5,8 @@
  * openapi-typescript (types) for openapi-fetch, and @hey-api/openapi-ts (types, SDK and
  * client). A program per client (tests/fixtures/clients/), written as a user would, with no
  * cast and no `any`, compiles under `tsc --strict` and runs against the server: a password and
- * a passphrase with options, a 400 read as the typed error body, and GET /generate. A program
+ * a passphrase with options, a password with constraints (issue 30), 400s read as the typed
+ * error body, and GET /generate. A program
  * that passes wordCount (a passphrase option) to a password request does not compile, and the
  * examples of docs/api.md (its Clients section; the README links there) compile and run.
  */
@@ -256,6 +257,8 @@ describe('typed clients generated from /openapi.json', () => {
       },
       refused: { status: 400, body: body({ mode: 'password', options: { length: 7 } }) },
       named: { status: 400, field: 'policy' },
+      constrained: { status: 200, lengths: [16] },
+      unmet: { status: 400, field: 'options.minSymbols' },
       described: {
         status: 200,
         policies: 0,

@@ -64,6 +64,8 @@ describe('Postman collection', () => {
       'POST /generate passphrase  inherit',
       'POST /generate password  noauth',
       'POST /generate password  inherit',
+      'POST /generate password 3 inherit',
+      'POST /generate password  inherit',
     ]);
     for (const item of requests) {
       assert.equal(item.request.url.raw, `{{baseUrl}}/${item.request.url.path.join('/')}`);
@@ -75,6 +77,12 @@ describe('Postman collection', () => {
     assert.equal(bodyOf(requests[10]).options.length, LIMITS.length.minimum - 1, 'bad length case');
     assert.equal(typeof bodyOf(requests[11]).minBits, 'number', 'a minBits 400');
     assert.equal(typeof bodyOf(requests[13]).policy, 'string', 'a named policy (unknown: a 400 on policy)');
+    assert.deepEqual(
+      bodyOf(requests[14]).options.firstCharacter,
+      ['lowercase', 'uppercase'],
+      'password constraints: minimums and a letter first',
+    );
+    assert.equal(bodyOf(requests[15]).options.minSymbols, 6, 'minimums above length');
   });
 
   it('checks status and body shape in every request, and headers after every request', () => {
@@ -94,6 +102,8 @@ describe('Postman collection', () => {
     assert.match(testCode(requests[11]), /minBits: these options give/);
     assert.match(testCode(requests[12]), /WWW-Authenticate/);
     assert.match(testCode(requests[13]), /body\.field\)\.to\.eql\('policy'\)/);
+    assert.match(testCode(requests[14]), /metadata\.constraints\)\.to\.eql/);
+    assert.match(testCode(requests[15]), /body\.field\)\.to\.eql\('options\.minSymbols'\)/);
     const common = testCode(collection);
     for (const h of [
       'Cache-Control',
