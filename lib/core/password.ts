@@ -30,20 +30,19 @@ import type { RandomSource } from './random.ts';
 import { drawByRejection, drawExactly } from './sample.ts';
 import type { ErrorBody, PasswordOptions } from './validate.ts';
 
-/** The issue-30 constraints, optional on the options (absent: not asked for). */
-interface Constraints {
-  readonly minLowercase?: number;
-  readonly minUppercase?: number;
-  readonly minNumbers?: number;
-  readonly minSymbols?: number;
-  readonly minClasses?: number;
-  readonly firstCharacter?: readonly ClassName[];
-  readonly lastCharacter?: readonly ClassName[];
-  readonly maxRepeating?: number;
-  readonly maxSequential?: number;
-}
-
-type Options = PasswordOptions & Constraints;
+/** The constraints among the options (absent: not asked for). */
+type Constraints = Pick<
+  PasswordOptions,
+  | 'minLowercase'
+  | 'minUppercase'
+  | 'minNumbers'
+  | 'minSymbols'
+  | 'minClasses'
+  | 'firstCharacter'
+  | 'lastCharacter'
+  | 'maxRepeating'
+  | 'maxSequential'
+>;
 
 const MIN_OPTION = Object.freeze({
   lowercase: 'minLowercase',
@@ -116,7 +115,7 @@ interface Compiled {
 }
 
 /** The options as the engine's spec, or the 400 that names the option nothing can be made for. */
-function compileOptions(o: Options): Compiled | ErrorBody {
+function compileOptions(o: PasswordOptions): Compiled | ErrorBody {
   const removed = new Set<string>(o.excludedCharacters);
   if (o.avoidAmbiguous) for (const c of AMBIGUOUS_CHARACTERS) removed.add(c);
   const classes: { name: ClassName; size: number; min: number; codes: number[] }[] = [];
@@ -171,12 +170,12 @@ function compileOptions(o: Options): Compiled | ErrorBody {
 }
 
 /** The option a refusal of the whole spec names: the last constraint given, else the length. */
-function culprit(o: Options): string {
+function culprit(o: PasswordOptions): string {
   const given = CONSTRAINTS.filter((name) => o[name] !== undefined);
   return `options.${given.at(-1) ?? 'length'}`;
 }
 
-function constraintsOf(o: Options, classes: Compiled['classes']): PasswordConstraintsMetadata | undefined {
+function constraintsOf(o: PasswordOptions, classes: Compiled['classes']): PasswordConstraintsMetadata | undefined {
   if (!CONSTRAINTS.some((name) => o[name] !== undefined)) return undefined;
   return Object.freeze({
     minimums: Object.freeze(Object.fromEntries(classes.map((c) => [c.name, c.min]))),
@@ -191,7 +190,7 @@ function constraintsOf(o: Options, classes: Compiled['classes']): PasswordConstr
 /** The plan for an option set, or the 400 body explaining why no password can be made.
  * `sampler` forces one (tests: both are uniform over the same strings, only their cost differs);
  * by default rejection while a draw is kept at least REJECTION_ACCEPTANCE of the time. */
-export function planPassword(o: Options, sampler?: 'rejection' | 'exact'): PasswordPlan | ErrorBody {
+export function planPassword(o: PasswordOptions, sampler?: 'rejection' | 'exact'): PasswordPlan | ErrorBody {
   const compiled = compileOptions(o);
   if ('error' in compiled) return compiled;
   const { pool, spec, classes } = compiled;

@@ -13,7 +13,8 @@ import assert from 'node:assert/strict';
 import { CHARACTER_CLASSES, type ClassName } from '../../lib/core/charsets.ts';
 import { generatePasswords, isPlan, planPassword, type PasswordPlan } from '../../lib/core/password.ts';
 import { defaultRandom } from '../../lib/core/random.ts';
-import type { PasswordOptions } from '../../lib/core/validate.ts';
+import { validateRequest, type PasswordOptions } from '../../lib/core/validate.ts';
+import { readFileSync } from 'node:fs';
 import { chiSquareTest } from '../helpers/stats.ts';
 import { seededRandom } from '../helpers/seeded.ts';
 
@@ -235,5 +236,42 @@ describe('password constraints: both samplers uniform, with teeth', () => {
     };
     assert.ok(uniformity(plan, q, real, 20_000) > ALPHA);
     assert.ok(uniformity(plan, q, biased, 20_000) < ALPHA);
+  });
+});
+
+describe('the worked figures of docs/api.md and README.md, as the service counts them', () => {
+  const plannedBits = (options: unknown) => {
+    const r = validateRequest({ mode: 'password', options });
+    assert.ok(r.ok && r.request.mode === 'password', JSON.stringify(options));
+    const plan = planPassword(r.request.options);
+    if (!isPlan(plan)) assert.fail(plan.error);
+    return plan;
+  };
+  it('docs/api.md, Password constraints: each exact count is what the engine counts', () => {
+    const doc = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+    const table = doc.slice(doc.indexOf('<!-- constraint figures -->')).split('\n').slice(1);
+    const rows = table
+      .slice(
+        0,
+        table.findIndex((line) => !line.startsWith('|')),
+      )
+      .slice(2);
+    assert.equal(rows.length, 3);
+    for (const row of rows) {
+      const [options, count, bits] = row
+        .split(' | ')
+        .map((cell) => cell.replace(/^\|\s*|\s*\|$/g, '').replace(/`/g, ''));
+      const plan = plannedBits(JSON.parse(options));
+      assert.equal(plan.count.toString(), count.replace(/,/g, ''), options);
+      assert.equal(plan.bits.toFixed(2), bits, options);
+    }
+  });
+  it('README.md: the curl example with constraints states the bits the engine counts', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const m = /-d '(\{"mode":"password","options":\{[^']*"minNumbers"[^']*\})' \\\n[^\n]*#=> ([\d.]+) bits/.exec(
+      readme,
+    );
+    assert.ok(m);
+    assert.equal(plannedBits((JSON.parse(m[1]) as { options: unknown }).options).bits.toFixed(2), m[2]);
   });
 });
