@@ -28,7 +28,7 @@
  * @module
  */
 import type { RandomSource } from './random.ts';
-import { uniformBigIntBelow } from './rules/uniform-bigint.ts';
+import { uniformBigIntBelow } from './random.ts';
 
 /** The words of a list grouped by length, and the table A above. */
 export interface WordLengths {

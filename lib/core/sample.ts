@@ -15,7 +15,7 @@
  */
 import { isValid, unrank, type Check, type Tables } from './engine.ts';
 import type { RandomSource } from './random.ts';
-import { uniformBigIntBelow } from './rules/uniform-bigint.ts';
+import { uniformBigIntBelow } from './random.ts';
 
 /** `count` strings by rejection (one working array for the batch, overwritten at the end). */
 export function drawByRejection(codes: readonly number[], check: Check, random: RandomSource, count: number): string[] {

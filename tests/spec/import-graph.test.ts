@@ -28,9 +28,6 @@ const FLOORS: Readonly<Record<string, number>> = Object.freeze({
   server: 4,
 });
 
-/** The one site-rules module tier 1 may use: the uniform draw below a big count. */
-const TIER1_MAY_USE: ReadonlySet<string> = new Set(['lib/core/rules/uniform-bigint.ts']);
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
@@ -127,11 +124,11 @@ describe('the import graph of lib/', () => {
     assert.deepEqual(outside, []);
   });
 
-  it('tier 1 reaches no site-rules module but the big-number draw, and not the request-level modules', () => {
+  it('tier 1 reaches no site-rules module, and not the request-level modules', () => {
     const tier1 = closure('lib/core/tier1.ts');
     const reached = [...tier1].filter(
       (f) =>
-        (f.startsWith('lib/core/rules/') && !TIER1_MAY_USE.has(f)) ||
+        f.startsWith('lib/core/rules/') ||
         ['lib/core/password-rules.ts', 'lib/core/generate.ts', 'lib/core/index.ts'].includes(f),
     );
     assert.deepEqual(reached, []);

@@ -27,7 +27,7 @@ import {
 } from '../../../lib/core/rules/index.ts';
 import { countTables, unrank } from '../../../lib/core/engine.ts';
 import { ruleSpec } from '../../../lib/core/rules/plan.ts';
-import { uniformBigIntBelow } from '../../../lib/core/rules/uniform-bigint.ts';
+import { uniformBigIntBelow } from '../../../lib/core/random.ts';
 import { createRandom } from '../../../lib/core/random.ts';
 import { log2BigInt } from '../../../lib/core/entropy.ts';
 import { readRule, violation } from '../../helpers/rules-checker.ts';
