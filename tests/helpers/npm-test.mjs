@@ -6,12 +6,15 @@
 //
 //   node tests/helpers/npm-test.mjs          npm test: build:page (the home page's files in
 //                                            dist/browser/, which the in-process service reads at
-//                                            start), then test:suites (every *.test.ts under the
-//                                            coverage gate). No static check: those read the
-//                                            sources, whatever the Node line, and run once, in
-//                                            `npm run check`. The files that read the rest of the
-//                                            build (the single file, dist/lib) are integration
-//                                            files.
+//                                            start), then test:suites (the *.test.ts files under
+//                                            the coverage gate); beside them test:sampling (the
+//                                            fuzzers and statistical tests, without coverage:
+//                                            tests/helpers/test-files.mjs says why), which needs
+//                                            no build and keeps the other core busy meanwhile.
+//                                            No static check: those read the sources, whatever
+//                                            the Node line, and run once, in `npm run check`. The
+//                                            files that read the rest of the build (the single
+//                                            file, dist/lib) are integration files.
 //   node tests/helpers/npm-test.mjs --check  npm run check: lint:eslint beside typecheck then
 //                                            lint:prettier, two lanes of about the same length
 //                                            on 2 cores (each is one process).
@@ -20,8 +23,12 @@ import { performance } from 'node:perf_hooks';
 
 const check = process.argv.includes('--check');
 const name = check ? 'npm run check' : 'npm test';
-const lanes = check ? [['lint:eslint'], ['typecheck', 'lint:prettier']] : [['build:page', 'test:suites']];
+const lanes = check
+  ? [['lint:eslint'], ['typecheck', 'lint:prettier']]
+  : [['test:sampling'], ['build:page', 'test:suites']];
 const npm = process.env.npm_execpath;
+/** Steps whose whole report is printed at the end, passed or failed (quiet already). */
+const TEST_RUNS = ['test:sampling', 'test:suites'];
 
 function run(step) {
   const started = performance.now();
@@ -50,8 +57,8 @@ async function lane(steps) {
     // A line as each step ends, so a long run shows where it is.
     process.stdout.write(`${name}: ${step} ${r.ok ? 'passed' : 'FAILED'} in ${r.seconds.toFixed(1)} s\n`);
     if (!r.ok) {
-      // (The suites' report, failures included, is printed last, below.)
-      if (step !== 'test:suites') process.stdout.write(`\n${name}: ${step} FAILED (exit ${r.code}):\n${r.output}\n`);
+      // (The test runs' reports, failures included, are printed last, below.)
+      if (!TEST_RUNS.includes(step)) process.stdout.write(`\n${name}: ${step} FAILED (exit ${r.code}):\n${r.output}\n`);
       return;
     }
   }
@@ -63,8 +70,10 @@ const failed = results.filter((r) => !r.ok).map((r) => r.step);
 process.stdout.write(
   `${name}: ${((performance.now() - started) / 1000).toFixed(1)} s in all, ${failed.length === 0 ? 'every step passed' : `FAILED: ${failed.join(', ')}`}\n`,
 );
-// The suites' own report last, passed or failed: their failures, node:test's closing counts and
-// the coverage summary (or c8's line on a coverage shortfall).
-const suites = results.find((r) => r.step === 'test:suites');
-if (suites !== undefined) process.stdout.write(`\n${suites.output}`);
+// The test runs' own reports last, passed or failed: their failures, node:test's closing counts
+// and (the suites) the coverage summary, or c8's line on a coverage shortfall.
+for (const step of TEST_RUNS) {
+  const r = results.find((x) => x.step === step);
+  if (r !== undefined) process.stdout.write(`\n${step}:\n${r.output}`);
+}
 process.exit(results.every((r) => r.ok) && results.length === lanes.flat().length ? 0 : 1);
