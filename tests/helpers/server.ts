@@ -80,8 +80,8 @@ export interface StartOptions {
   cwd?: string;
   /** How long to wait for the listening line. Default 60 s (only a failure waits that long). */
   startTimeoutMs?: number;
-  /** The program and its arguments, instead of `node --import tsx server.ts` (e.g. the single
-   * file, or `npm start`). Such a child gets no NODE_V8_COVERAGE: its code is not lib/'s. */
+  /** The program and its arguments, instead of `node server.ts` with the tests' loader (e.g. the
+   * single file, or `npm start`). Such a child gets no NODE_V8_COVERAGE: its code is not lib/'s. */
   command?: readonly [string, ...string[]];
   /** Run as this user (the test must be root). Also drops NODE_V8_COVERAGE, whose directory
    * the other user could not write. */
