@@ -400,9 +400,12 @@ describe('the one validator: the generated code against the published schema', (
     const mutant = new Ajv2020(VALIDATOR_OPTIONS).compile(loose) as Validator;
     const outcome = fc.check(
       fc.property(schemaRequest, (body) => mutant(body) === reference(body)),
-      { seed: 1, numRuns: 50_000 },
+      // endOnFailure: the verdict is all this needs; shrinking the counterexample took most of
+      // the test's 2.6 s.
+      { seed: 1, numRuns: 50_000, endOnFailure: true },
     );
     assert.equal(outcome.failed, true, `${def}.${field} without its maximum went unnoticed`);
+    process.stdout.write(`the mutant was caught at body ${outcome.numRuns} of at most 50,000\n`);
   });
 
   it('agrees on every input of the shared error table', () => {

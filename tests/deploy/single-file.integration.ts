@@ -36,7 +36,7 @@ function run(args: readonly string[]): SpawnSyncReturns<string> {
 }
 
 before(() => {
-  assert.ok(existsSync(BUNDLE), `${BUNDLE} is built by npm run build:dist, which npm test runs first`);
+  assert.ok(existsSync(BUNDLE), `${BUNDLE} is built by npm run build:dist, which npm run test:integration runs first`);
   appDir = mkdtempSync(join(tmpdir(), 'cg-one-file-'));
   keyDir = mkdtempSync(join(tmpdir(), 'cg-one-file-keys-'));
   keysFile = join(keyDir, 'keys.json');

@@ -1,27 +1,34 @@
-// `npm test`: the package's scripts in two lanes at once, each lane in order, because on 2 cores
-// one lane alone leaves a core idle: the static checks are one process each (tsc, ESLint,
-// Prettier), and the suites wait on sockets and timers part of the time.
-//   lane 1: typecheck, lint                      (read the sources only)
-//   lane 2: test:generated, build:dist, test:suites  (the suites need dist/)
-// A step's output is held until it ends and printed only if it failed (the suites' output, quiet
+// `npm test` and `npm run check`: package scripts run in lanes at once, each lane in order, each
+// step's output held until it ends and printed only if it failed (the suites' output, quiet
 // already, always: it ends with node:test's `# tests N`, `# pass N`, `# fail N` lines and the
 // coverage summary). A line as each step ends (passed or FAILED, seconds); a lane stops at its
-// first failure, the other runs on. Exit 1 if any step failed or did not run.
+// first failure, the others run on. Exit 1 if any step failed or did not run.
 //
-//   node tests/helpers/npm-test.mjs              both lanes (npm test)
-//   node tests/helpers/npm-test.mjs --suites     lane 2 only (CI's other Node.js lines: the static
-//                                                checks do not depend on the Node line)
+//   node tests/helpers/npm-test.mjs          npm test: build:page (the home page's files in
+//                                            dist/browser/, which the in-process service reads at
+//                                            start), then test:suites (the *.test.ts files under
+//                                            the coverage gate); beside them test:sampling (the
+//                                            fuzzers and statistical tests, without coverage:
+//                                            tests/helpers/test-files.mjs says why), which needs
+//                                            no build and keeps the other core busy meanwhile.
+//                                            No static check: those read the sources, whatever
+//                                            the Node line, and run once, in `npm run check`. The
+//                                            files that read the rest of the build (the single
+//                                            file, dist/lib) are integration files.
+//   node tests/helpers/npm-test.mjs --check  npm run check: lint:eslint beside typecheck then
+//                                            lint:prettier, two lanes of about the same length
+//                                            on 2 cores (each is one process).
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 
-const suitesOnly = process.argv.includes('--suites');
-const lanes = suitesOnly
-  ? [['test:generated', 'build:dist', 'test:suites']]
-  : [
-      ['typecheck', 'lint'],
-      ['test:generated', 'build:dist', 'test:suites'],
-    ];
+const check = process.argv.includes('--check');
+const name = check ? 'npm run check' : 'npm test';
+const lanes = check
+  ? [['lint:eslint'], ['typecheck', 'lint:prettier']]
+  : [['test:sampling'], ['build:page', 'test:suites']];
 const npm = process.env.npm_execpath;
+/** Steps whose whole report is printed at the end, passed or failed (quiet already). */
+const TEST_RUNS = ['test:sampling', 'test:suites'];
 
 function run(step) {
   const started = performance.now();
@@ -48,10 +55,10 @@ async function lane(steps) {
     const r = await run(step);
     results.push(r);
     // A line as each step ends, so a long run shows where it is.
-    process.stdout.write(`npm test: ${step} ${r.ok ? 'passed' : 'FAILED'} in ${r.seconds.toFixed(1)} s\n`);
+    process.stdout.write(`${name}: ${step} ${r.ok ? 'passed' : 'FAILED'} in ${r.seconds.toFixed(1)} s\n`);
     if (!r.ok) {
-      // (The suites' report, failures included, is printed last, below.)
-      if (step !== 'test:suites') process.stdout.write(`\nnpm test: ${step} FAILED (exit ${r.code}):\n${r.output}\n`);
+      // (The test runs' reports, failures included, are printed last, below.)
+      if (!TEST_RUNS.includes(step)) process.stdout.write(`\n${name}: ${step} FAILED (exit ${r.code}):\n${r.output}\n`);
       return;
     }
   }
@@ -61,10 +68,12 @@ const started = performance.now();
 await Promise.all(lanes.map(lane));
 const failed = results.filter((r) => !r.ok).map((r) => r.step);
 process.stdout.write(
-  `npm test: ${((performance.now() - started) / 1000).toFixed(1)} s in all, ${failed.length === 0 ? 'every step passed' : `FAILED: ${failed.join(', ')}`}\n`,
+  `${name}: ${((performance.now() - started) / 1000).toFixed(1)} s in all, ${failed.length === 0 ? 'every step passed' : `FAILED: ${failed.join(', ')}`}\n`,
 );
-// The suites' own report last, passed or failed: their failures, node:test's closing counts and
-// the coverage summary (or c8's line on a coverage shortfall).
-const suites = results.find((r) => r.step === 'test:suites');
-if (suites !== undefined) process.stdout.write(`\n${suites.output}`);
+// The test runs' own reports last, passed or failed: their failures, node:test's closing counts
+// and (the suites) the coverage summary, or c8's line on a coverage shortfall.
+for (const step of TEST_RUNS) {
+  const r = results.find((x) => x.step === step);
+  if (r !== undefined) process.stdout.write(`\n${step}:\n${r.output}`);
+}
 process.exit(results.every((r) => r.ok) && results.length === lanes.flat().length ? 0 : 1);

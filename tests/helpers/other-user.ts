@@ -44,8 +44,9 @@ export function serverEnvAs(user: User): Record<string, string | undefined> {
 
 /**
  * The built program (`node dist/server.js keys ...`) when it is at least as new as every source
- * file under lib/ (`npm test` builds it first): it starts in about a quarter of the CPU time of
- * the sources through tsx, which matters for the contention tests' hundred processes.
+ * file under lib/ (`npm run test:integration` builds it first): it starts in about a quarter of
+ * the CPU time of the sources through tsx, which matters for the contention tests' hundred
+ * processes.
  * Otherwise the sources, as `node --import tsx server.ts keys ...`.
  */
 function cliCommand(): { preload: string[]; cli: string[]; modules: string[] } {

@@ -1,7 +1,7 @@
 /**
- * Starts the real server (`node --import tsx server.ts`) as a child process on a free port
- * and stops it with SIGTERM, so its graceful exit writes V8 coverage for c8 (the child
- * inherits NODE_V8_COVERAGE). Configuration variables of the parent environment are NOT
+ * Starts the real server (`node server.ts`, TypeScript loaded as the tests load it) as a child
+ * process on a free port and stops it with SIGTERM, so its graceful exit writes V8 coverage for
+ * c8 (the child inherits NODE_V8_COVERAGE). Configuration variables of the parent environment are NOT
  * passed on; each test says what it wants.
  *
  *   const server = await startServer({ apiKey: 'test-key-0123456789' });
@@ -20,8 +20,10 @@ import { DEFAULT_CONNECTION_CAPS } from '../../lib/http/connection-caps.ts';
 /** The repository root (this file is tests/helpers/server.ts). */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SERVER = join(ROOT, 'server.ts');
-/** Absolute, so the child can run with any working directory. */
-const TSX = import.meta.resolve('tsx');
+/** How the child loads TypeScript: as the tests themselves do (Node's type stripping where the
+ * line has it, else tsx), so that coverage of the same file from both processes is of the same
+ * code and merges. Absolute, so the child can run with any working directory. */
+const TS_LOADER = import.meta.resolve('./typescript.mjs');
 const STEPPED_CLOCK = import.meta.resolve('./stepped-clock.mjs');
 
 /**
@@ -78,8 +80,8 @@ export interface StartOptions {
   cwd?: string;
   /** How long to wait for the listening line. Default 60 s (only a failure waits that long). */
   startTimeoutMs?: number;
-  /** The program and its arguments, instead of `node --import tsx server.ts` (e.g. the single
-   * file, or `npm start`). Such a child gets no NODE_V8_COVERAGE: its code is not lib/'s. */
+  /** The program and its arguments, instead of `node server.ts` with the tests' loader (e.g. the
+   * single file, or `npm start`). Such a child gets no NODE_V8_COVERAGE: its code is not lib/'s. */
   command?: readonly [string, ...string[]];
   /** Run as this user (the test must be root). Also drops NODE_V8_COVERAGE, whose directory
    * the other user could not write. */
@@ -232,7 +234,7 @@ export function launchServer(options: StartOptions = {}): LaunchedServer {
   const [program, ...args] = options.command ?? [
     process.execPath,
     '--import',
-    TSX,
+    TS_LOADER,
     ...(clockFile === null ? [] : ['--import', STEPPED_CLOCK]),
     SERVER,
   ];

@@ -41,7 +41,7 @@ export function serviceSuite(start: (options: StartOptions) => Promise<RunningSe
   });
 
   const UNAUTHORIZED = { error: 'missing or invalid API key', status: 401 };
-  /** Run from the sources (in-process or `node --import tsx server.ts`): no single-file digest. */
+  /** Run from the sources (in-process or `node server.ts`): no single-file digest. */
   const HEALTH = { status: 'ok', version: PACKAGE_VERSION, sha256: null };
 
   describe('GET endpoints', () => {

@@ -4,8 +4,9 @@
  * import from the importing file's directory upwards, never from the working directory).
  *
  * The test bundles the compiled store, its config parser and the in-process bucket (dist/, as
- * `npm test` builds it) with Rollup into one .mjs, copies it into an empty temp directory (no
- * node_modules on any parent path), and runs it with node from yet another directory:
+ * `npm run test:integration` builds it) with Rollup into one .mjs, copies it into an empty temp
+ * directory (no node_modules on any parent path), and runs it with node from yet another
+ * directory:
  * - without the package: the one-line start-up error, exit non-zero;
  * - with node_modules/redis beside the file (a link to this repository's installed copy, as
  *   `npm install redis@<version>` in that directory would provide it): it connects to a real
@@ -29,7 +30,7 @@ const built = existsSync(join(DIST, 'rate-limit', 'redis-store.js'));
 function distMissing(): string | null {
   if (built) return null;
   const why = 'dist/lib/rate-limit/redis-store.js not built (npm run build:dist)';
-  if (process.env.CI === 'true') throw new Error(`${why}. npm test builds it first; CI must not skip.`);
+  if (process.env.CI === 'true') throw new Error(`${why}. npm run test:integration builds it first; CI must not skip.`);
   return why;
 }
 const skip = distMissing() ?? redisMissing();

@@ -145,7 +145,7 @@ describe('contract: the real server against spec/openapi.json', () => {
 
   it('GET / serves the home page (text/html) when the browser bundle is built', async (t) => {
     if (!HOME_BUILT) {
-      // npm test always builds first; only a hand-run file may lack the page, never CI.
+      // test:integration always builds first; only a hand-run file may lack the page, never CI.
       assert.ok(process.env.CI !== 'true', 'dist/browser/index.html missing in CI: the build did not run');
       return t.skip('dist/browser/index.html not built (npm run build:dist)');
     }

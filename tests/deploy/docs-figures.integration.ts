@@ -1,7 +1,7 @@
 /**
  * The figures docs/deploy.md gives of the single file are the build's: its size (the sample of
- * the build's own line) within 5 % of the file `npm test` has just built, so the page cannot
- * drift far from the code without this failing.
+ * the build's own line) within 5 % of the file `npm run test:integration` has just built, so the
+ * page cannot drift far from the code without this failing.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';

@@ -2,9 +2,10 @@
  * The browser bundle outside the browser: dist/browser/service-api.js is run in a bare
  * `node:vm` context that has no `require`, no `process`, no `module` — only Web Crypto and a
  * `window` — which catches a bundling mistake (a leftover `require`, a Node import, an ESM
- * export in an IIFE) before Chromium does, and fast. The Chromium suite is home.test.ts.
+ * export in an IIFE) before Chromium does, and fast. The Chromium suite is home.integration.ts.
  *
- * Needs `npm run build:dist` first (npm test runs it).
+ * Needs `npm run build:dist` first: an integration file, as `npm run test:integration` builds
+ * dist/ first and `npm test` does not.
  */
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
