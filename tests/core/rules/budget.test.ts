@@ -88,7 +88,10 @@ describe('T4: the cost of a plan is bounded', () => {
     assert.ok(isRulesPlan(plan) && plan.sampler === 'exact');
     const refused = planPasswordRules(rule, 8, undefined, plan.work - 1);
     assert.ok(!isRulesPlan(refused));
-    assert.match(refused.error, new RegExp(`takes more than ${plan.work - 1} work units, over the budget of ${plan.work - 1}$`));
+    assert.match(
+      refused.error,
+      new RegExp(`takes more than ${plan.work - 1} work units, over the budget of ${plan.work - 1}$`),
+    );
     assert.ok(isRulesPlan(planPasswordRules(rule, 8, undefined, plan.work)));
   });
 });
