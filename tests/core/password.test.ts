@@ -244,6 +244,8 @@ describe('plan caches follow the schema', () => {
     if (node.type === 'boolean') return [!node.default];
     if (node.type === 'integer') return [node.minimum, node.maximum].filter((v) => v !== node.default);
     if (node.type === 'string') return ['abc'];
+    const items = node.items as { enum?: unknown[] } | undefined;
+    if (node.type === 'array' && Array.isArray(items?.enum)) return [items.enum.slice(0, 1), items.enum.slice(0, 2)];
     return [];
   }
 
