@@ -142,16 +142,16 @@ describe('exact counts by inclusion-exclusion', () => {
     assert.ok(enumerated > 100_000, `enumerated ${enumerated} strings`);
   });
 
-  it('match exhaustive enumeration on 1,000 random small rules with max-repeating and max-sequential', () => {
+  it('match exhaustive enumeration on 300 random small rules with max-repeating and max-sequential (the engine itself: 1,000 per kind in tests/core/engine.test.ts)', () => {
     const pick = caseRandom(20260910);
     // Alphabets rich in neighbours (chains inside one range, range ends, a chain cut by a gap,
     // characters next to a range but outside it) so that sequences bind.
     const alphabets = ['abcdef', '012345', 'XYZab', '89:@A', 'abdeg!', 'ABC01', 'yz0', 'abc'];
     let enumerated = 0;
     const seen = { alphabets: new Set<string>(), lengths: new Set<number>(), withRequired: 0, aliased: 0 };
-    for (let c = 0; c < 1000; c++) {
+    for (let c = 0; c < 300; c++) {
       const alphabet = alphabets[pick(alphabets.length)].slice(0, 3 + pick(4));
-      // Up to 5,000 strings a rule, so that the 1,000 enumerations take about a second.
+      // Up to 5,000 strings a rule.
       const length = 1 + pick(Math.floor(Math.log(5000) / Math.log(alphabet.length)));
       const sets: string[] = [];
       for (let k = pick(4); k > 0; k--) {
@@ -171,9 +171,9 @@ describe('exact counts by inclusion-exclusion', () => {
       if (limits.some((l) => l.startsWith('max-consecutive'))) seen.aliased++;
     }
     process.stdout.write(
-      `rules counts: 1,000 rules with max-sequential or max-repeating against enumeration: ${seen.alphabets.size} alphabets, lengths ${[...seen.lengths].sort((a, b) => a - b).join(',')}, ${seen.withRequired} with required sets, ${seen.aliased} with max-consecutive, ${enumerated} strings\n`,
+      `rules counts: 300 rules with max-sequential or max-repeating against enumeration: ${seen.alphabets.size} alphabets, lengths ${[...seen.lengths].sort((a, b) => a - b).join(',')}, ${seen.withRequired} with required sets, ${seen.aliased} with max-consecutive, ${enumerated} strings\n`,
     );
-    assert.ok(enumerated > 300_000, `enumerated ${enumerated} strings`);
+    assert.ok(enumerated > 100_000, `enumerated ${enumerated} strings`);
   });
 
   it('match the independent dynamic programme on larger rules', () => {
