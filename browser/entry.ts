@@ -15,6 +15,7 @@ import {
   POLICIES_META,
 } from '../lib/core/index.ts';
 import type { ErrorBody, GenerateResponse, GenerateSettings, StoredPolicy } from '../lib/core/index.ts';
+import type { PlanStore } from '../lib/core/plan-store.ts';
 import { describe as describeService, type DescribedPolicy } from '../lib/service/describe.ts';
 
 export type GenerateResult =
@@ -102,7 +103,26 @@ function servedPolicies(): readonly ServedPolicy[] {
 
 const POLICIES = servedPolicies();
 
+/**
+ * The page's plans, so that generating again with the same options only draws (planning counts
+ * the options exactly, which takes up to a few milliseconds): at most 32, each at most 1 MB by
+ * the core's estimate, the oldest dropped first. Plans hold no generated value, only counts and
+ * the options' characters.
+ */
+function pagePlans(): PlanStore {
+  const plans = new Map<string, object>();
+  return {
+    get: (key) => plans.get(key),
+    offer: (key, value, bytes) => {
+      if (bytes > 2 ** 20) return;
+      if (plans.size >= 32) plans.delete(plans.keys().next().value as string);
+      plans.set(key, value);
+    },
+  };
+}
+
 const SETTINGS: GenerateSettings = Object.freeze({
+  plans: pagePlans(),
   minEntropyBits: servedFloor(),
   policies: POLICIES.length === 0 ? null : new Map(POLICIES.map((p) => [p.name, p])),
 });

@@ -340,9 +340,10 @@ function subsetOf(x: number, p: Pieces, mandatory: number, optional: number): Su
   const piece = (run: readonly number[]) => {
     const weight = local(run[0]);
     const last = p.last.has(run[0]);
-    const type = { size: run.length, weight, last, key: `${run.length}.${weight}.${last ? 1 : 0}` };
-    const entry = many.get(type.key) ?? [type, 0];
-    many.set(type.key, [entry[0], entry[1] + 1]);
+    const key = `${run.length}.${weight}.${last ? 1 : 0}`;
+    const entry = many.get(key) ?? [{ size: run.length, weight, last, key }, 0];
+    entry[1]++;
+    many.set(key, entry);
     run.forEach((code, pos) => cells.set(code, [entry[0], pos]));
   };
   for (const code of p.free) if (inside(code)) piece([code]);
@@ -398,11 +399,14 @@ function shapeTables(
   types: readonly (readonly [PieceType, number])[],
 ): Map<string, PieceTable> {
   const { size: D } = ring;
-  const pulls = new Map<string, Int32Array>();
+  // By weight, then power; a weight of no variable leaves every coefficient where it is.
+  const pulls = new Map<number, Int32Array[]>();
+  const identity = pullOf(ring, 0, 0);
   const pull = (weight: number, l: number) => {
-    const key = `${weight} ${l}`;
-    if (!pulls.has(key)) pulls.set(key, pullOf(ring, weight, l));
-    return pulls.get(key) as Int32Array;
+    if (weight === 0) return identity;
+    const byPower = pulls.get(weight) ?? [];
+    pulls.set(weight, byPower);
+    return (byPower[l] ??= pullOf(ring, weight, l));
   };
   const tables = new Map<string, PieceTable>();
   const sums = new Map<string, bigint[][][]>(); // [repeat, up, down][t]
