@@ -23,6 +23,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import Fastify, { LogController } from 'fastify';
 import { createRandom, generate } from '../dist/lib/core/index.js';
 import { headerSets, policyOf } from '../dist/lib/http/headers.js';
+import { PlanMemo } from '../dist/lib/http/plan-memo.js';
 import { newRequestId } from '../dist/lib/http/request-id.js';
 import { BODY_LIMIT_BYTES } from '../dist/lib/service/limits.js';
 
@@ -82,7 +83,7 @@ export async function buildPeer({ apiKey, rateLimitPerMinute = 20, logLevel = 's
     });
   }
   app.post('/generate', { schema: { body: SCHEMA } }, (request, reply) => {
-    const outcome = generate(request.body, random);
+    const outcome = generate(request.body, random, settings);
     reply.code(outcome.status).headers(headers).send(outcome.body);
   });
   return app;

@@ -150,7 +150,10 @@ function tsType(node: SchemaNode): string {
  * anything else (numbers, booleans, enum words) as it prints. */
 function keyPart(key: string, node: SchemaNode): string {
   const read = `o[${JSON.stringify(key)}]`;
-  return node.type === 'string' && !Array.isArray(node.enum) ? `\${text(${read})}` : `\${${read}}`;
+  if (node.type === 'string' && !Array.isArray(node.enum)) return `\${text(${read})}`;
+  // An absent option without a default is empty: no value of it is (numbers, non-empty lists),
+  // and a short key is hashed sooner on every request's memo lookup.
+  return 'default' in node ? `\${${read}}` : `\${${read} ?? ''}`;
 }
 
 function buildOptionsModule(): string {

@@ -673,13 +673,14 @@ export function isValid(c: Check, codes: ArrayLike<number>): boolean {
   if (c.first !== null && c.first[codes[0]] !== 1) return false;
   if (c.last !== null && c.last[codes[n - 1]] !== 1) return false;
   const limited = c.maxRun < n || c.maxSequence < n;
+  const { sig } = c;
   let seen = 0;
   let run = 0;
   let sequence = 0;
   let direction = 0;
   for (let i = 0; i < n; i++) {
     const code = codes[i];
-    const s = code < c.sig.length ? c.sig[code] : 0;
+    const s = code < sig.length ? sig[code] : 0;
     if ((s & ALLOWED) === 0) return false;
     seen |= s;
     if (!limited) continue;

@@ -74,7 +74,7 @@ export function withPasswordOptionsDefaults(given: { readonly [key: string]: unk
 
 /** The plan store key of PasswordOptions: every property, in schema order. */
 export function passwordOptionsKey(o: PasswordOptions): string {
-  return `PasswordOptions ${o["length"]} ${o["includeLowercase"]} ${o["includeUppercase"]} ${o["includeNumbers"]} ${o["includeSymbols"]} ${o["avoidAmbiguous"]} ${text(o["excludedCharacters"])} ${o["minLowercase"]} ${o["minUppercase"]} ${o["minNumbers"]} ${o["minSymbols"]} ${o["minClasses"]} ${o["firstCharacter"]} ${o["lastCharacter"]} ${o["maxRepeating"]} ${o["maxSequential"]} ${text(o["passwordRules"])}`;
+  return `PasswordOptions ${o["length"]} ${o["includeLowercase"]} ${o["includeUppercase"]} ${o["includeNumbers"]} ${o["includeSymbols"]} ${o["avoidAmbiguous"]} ${text(o["excludedCharacters"])} ${o["minLowercase"] ?? ''} ${o["minUppercase"] ?? ''} ${o["minNumbers"] ?? ''} ${o["minSymbols"] ?? ''} ${o["minClasses"] ?? ''} ${o["firstCharacter"] ?? ''} ${o["lastCharacter"] ?? ''} ${o["maxRepeating"] ?? ''} ${o["maxSequential"] ?? ''} ${text(o["passwordRules"])}`;
 }
 
 /** Options of mode passphrase. Words are drawn uniformly from the list wordList names, by default the EFF large wordlist without its 4 hyphenated words (7,772 words), and output composed to Unicode NFC. minLength and maxLength bound the whole passphrase's length; the passphrase is then uniform over exactly the ones that fit. */
@@ -113,5 +113,5 @@ export function withPassphraseOptionsDefaults(given: { readonly [key: string]: u
 
 /** The plan store key of PassphraseOptions: every property, in schema order. */
 export function passphraseOptionsKey(o: PassphraseOptions): string {
-  return `PassphraseOptions ${o["wordCount"]} ${o["separator"]} ${o["capitalize"]} ${o["addNumber"]} ${o["wordList"]} ${o["minLength"]} ${o["maxLength"]}`;
+  return `PassphraseOptions ${o["wordCount"]} ${o["separator"]} ${o["capitalize"]} ${o["addNumber"]} ${o["wordList"]} ${o["minLength"] ?? ''} ${o["maxLength"] ?? ''}`;
 }
