@@ -46,6 +46,8 @@ const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest();
 export async function buildPeer({ apiKey, rateLimitPerMinute = 20, logLevel = 'silent' }) {
   const digest = sha256(apiKey);
   const random = createRandom();
+  // Plans through the server's own memo, as the server makes them: the same generator work.
+  const settings = { plans: new PlanMemo() };
   const headers = fixedHeaders();
   const policy = policyOf(rateLimitPerMinute);
   const ajv = new Ajv2020({ strict: false });
