@@ -54,21 +54,18 @@ const planKey = (rule: PasswordRules, length: number) =>
   `rules ${String(length)}|${rule.unicodeAsAsciiPrintable ? 'u' : 'a'}|${rule.text}`;
 
 /**
- * Bytes of the engine's tables per work unit and per stored number: the tables keep fewer
- * numbers than the BigInt operations that made them. The factor is the largest retained heap
- * measured over work x numberBytes on exact plans, with a third more (docs/password-rules.md,
- * "The plan memo's bytes"); tests/core/rules/budget.test.ts measures it again.
+ * The engine's tables keep `entries` coefficients (engine.ts, Machine.entries): an array slot
+ * each, and a BigInt for every two (a piece's mirror places share one), of at most the bits of
+ * |allowed|^length and on average half of them (a coefficient at step t has about t/L of
+ * them). Checked against the heap kept by tests/core/rules/budget.test.ts.
  */
-export const TABLE_BYTES_PER_WORK = 0.3;
-/** Bytes of the tables' index per required-set subset and allowed character (measured in the
- * same place, on eight required sets over ascii-printable, whose tables are otherwise tiny). */
-export const TABLE_BYTES_PER_CELL = 256;
+const tableBytes = (entries: number, words: number) => entries * 8 + (entries / 2) * (16 + 8 * Math.ceil(words / 2));
+export const TABLE_BYTES_PER_CELL = 320;
 
 /** An upper bound on a plan's memory: the key; a refusal's fixed allowance; a plan's rule, spec,
  * validity check and metadata (8,192 bytes and 48 a code of the allowed and required sets,
- * above what was measured in the same place); and on an exact plan the engine's tables,
- * estimated from the plan's work (the engine's price) and the size of its numbers (each at
- * most |allowed|^length: an array slot, V8's BigInt header and its 64-bit words). */
+ * above what was measured in the same place); and on an exact plan the engine's tables
+ * (tableBytes) and their index (TABLE_BYTES_PER_CELL). */
 export function planBytes(plan: RulesPasswordPlan | RulesError, key: string): number {
   const fixed = 2048 + 2 * key.length;
   if (!isRulesPasswordPlan(plan)) return fixed;
@@ -76,9 +73,9 @@ export function planBytes(plan: RulesPasswordPlan | RulesError, key: string): nu
   const n = p.spec.codes.length;
   const rest = fixed + 8192 + 48 * p.spec.sets.reduce((sum, set) => sum + set.codes.length, n);
   if (p.tables === null) return rest;
-  const numberBytes = 24 + 8 * Math.ceil((p.length * Math.log2(n) + 8) / 64);
+  const words = Math.ceil((p.length * Math.log2(n) + 8) / 64);
   const cells = TABLE_BYTES_PER_CELL * 2 ** p.spec.sets.length * n;
-  return rest + Math.ceil(TABLE_BYTES_PER_WORK * p.work * numberBytes) + cells;
+  return rest + Math.ceil(tableBytes(p.tables.machine.entries, words)) + cells;
 }
 
 function wrap(rules: RulesPlan): RulesPasswordPlan {
