@@ -279,17 +279,14 @@ export function compile(spec: EngineSpec, budget = Infinity): Machine {
   const pieces: Pieces = { sig, counted, mins, last, chains, free: codes.filter((code) => !links.has(code)) };
   // Each subset's index of its codes and the count's first step over it, then each new table
   // set: priced as found, so that a spec far over the budget stops early.
+  const mandatory = bits((min) => min >= 1);
+  const optional = bits((min) => min === 0);
   const subsets: Subset[] = [];
   const shapes = new Set<string>();
   let work = 0;
   let entries = 0;
   for (let x = 0; x < 2 ** sets.length && work <= budget; x++) {
-    const subset = subsetOf(
-      x,
-      pieces,
-      bits((min) => min >= 1),
-      bits((min) => min === 0),
-    );
+    const subset = subsetOf(x, pieces, mandatory, optional);
     subsets.push(subset);
     work += codes.length + 2 * first.size;
     if (shapes.has(subset.shape)) continue;
@@ -300,8 +297,6 @@ export function compile(spec: EngineSpec, budget = Infinity): Machine {
     }
   }
   if (work > budget) work = Infinity;
-  const mandatory = bits((min) => min >= 1);
-  const optional = bits((min) => min === 0);
   return {
     spec,
     maxRun,

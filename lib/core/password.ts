@@ -106,7 +106,7 @@ export const REJECTION_ACCEPTANCE = 1 / 32;
 
 const FIELD = 'options.excludedCharacters';
 const refuse = (error: string, field: string): ErrorBody => ({ error, status: 400, field });
-const codesOf = (chars: string) => Array.from(chars, (c) => c.charCodeAt(0));
+const codesOf = (chars: Iterable<string>) => Array.from(chars, (c) => c.charCodeAt(0));
 
 interface Compiled {
   readonly pool: readonly number[];
@@ -121,11 +121,7 @@ function compileOptions(o: PasswordOptions): Compiled | ErrorBody {
   const classes: { name: ClassName; size: number; min: number; codes: number[] }[] = [];
   for (const cls of CHARACTER_CLASSES) {
     if (!o[cls.option]) continue;
-    const codes = codesOf(
-      Array.from(cls.chars)
-        .filter((c) => !removed.has(c))
-        .join(''),
-    );
+    const codes = codesOf(Array.from(cls.chars).filter((c) => !removed.has(c)));
     const min = o[MIN_OPTION[cls.name]] ?? (o.minClasses === undefined ? 1 : 0);
     if (codes.length === 0 && min > 0)
       return refuse(`${FIELD} removes every character of the enabled class ${cls.name}`, FIELD);
@@ -205,7 +201,7 @@ export function planPassword(o: PasswordOptions, sampler?: 'rejection' | 'exact'
     return refuse(`${culprit(o)}: no password of length ${o.length} satisfies these options together`, culprit(o));
   const bits = log2BigInt(tables.count);
   const rejection =
-    (sampler ?? '') === 'rejection' ||
+    sampler === 'rejection' ||
     (sampler === undefined && 2 ** (bits - o.length * Math.log2(pool.length)) >= REJECTION_ACCEPTANCE);
   const constraints = constraintsOf(o, classes);
   return Object.freeze({
