@@ -5,11 +5,11 @@
 // (@fastify/rate-limit, in memory, with its X-RateLimit-* headers; the IETF draft's
 // RateLimit-Policy and RateLimit added from the same numbers), the request schema
 // (spec/generate-request.schema.json) validated by ajv, an unbiased generator (this project's
-// `generate()`, from the built core), the service's fixed response headers and a request id, and
-// with LOG_LEVEL=info one JSON log line per request, as the service writes. It is a benchmark
-// contender, not a second implementation of the contract: its 400 and 401 bodies are Fastify's
-// or minimal. `generate()` validates its input again (the core does not trust its caller), a
-// second validation the peer pays for and the service does not.
+// `generate()`, from the built request layer), the service's fixed response headers and a
+// request id, and with LOG_LEVEL=info one JSON log line per request, as the service writes. It
+// is a benchmark contender, not a second implementation of the contract: its 400 and 401 bodies
+// are Fastify's or minimal. `generate()` validates its input again (it does not trust its
+// caller), a second validation the peer pays for and the service does not.
 //
 //   API_KEY=... RATE_LIMIT_PER_MINUTE=1000000000 LOG_LEVEL=silent PORT=0 node bench/fastify-peer.mjs
 //
@@ -21,7 +21,8 @@ import { pathToFileURL } from 'node:url';
 import rateLimit from '@fastify/rate-limit';
 import Ajv2020 from 'ajv/dist/2020.js';
 import Fastify, { LogController } from 'fastify';
-import { createRandom, generate } from '../dist/lib/core/index.js';
+import { createRandom } from '../dist/lib/core/index.js';
+import { generate } from '../dist/lib/request/index.js';
 import { headerSets, policyOf } from '../dist/lib/http/headers.js';
 import { PlanMemo } from '../dist/lib/http/plan-memo.js';
 import { newRequestId } from '../dist/lib/http/request-id.js';

@@ -6,6 +6,7 @@
  * @module
  */
 import type * as CoreModule from '../lib/core/index.ts';
+import type * as RequestModule from '../lib/request/index.ts';
 import { performance } from 'node:perf_hooks';
 import generatePasswordPkg from 'generate-password';
 import { generate as peerPassphrase } from 'generate-passphrase';
@@ -43,8 +44,9 @@ export interface WorkloadResult {
   readonly contenders: readonly ContenderResult[];
 }
 
-/** The core under test: the built dist/lib/core (exactly what dist/server.js runs). */
-export type Core = Pick<typeof CoreModule, 'generate' | 'WORDLIST'>;
+/** The code under test: the built dist/lib/request and dist/lib/core (exactly what
+ * dist/server.js runs): the request layer's generate(), and the core's word list. */
+export type Core = Pick<typeof RequestModule, 'generate'> & Pick<typeof CoreModule, 'WORDLIST'>;
 
 export interface InProcessOptions {
   readonly core: Core;

@@ -361,7 +361,9 @@ async function main(): Promise<void> {
     log('in-process generation ...');
     // The built core, as dist/server.js runs it (tsx's CommonJS transform adds a getter to every
     // cross-module reference, which would tax the project and no peer).
-    const core = (await import(pathToFileURL(join(ROOT, 'dist', 'lib', 'core', 'index.js')).href)) as Core;
+    const { generate } = (await import(pathToFileURL(join(ROOT, 'dist', 'lib', 'request', 'index.js')).href)) as Core;
+    const { WORDLIST } = (await import(pathToFileURL(join(ROOT, 'dist', 'lib', 'core', 'index.js')).href)) as Core;
+    const core: Core = { generate, WORDLIST };
     const r = runInProcess({ core, rounds: options.inProcessRounds, sliceMs: options.sliceMs, log });
     report.inProcess = r;
     printed.push(

@@ -1,21 +1,22 @@
 /**
  * `window.ServiceAPI`: the generator of `POST /generate`, in the page, with no key and no
- * network (README, The API at a glance). It is the same `lib/core` code the server runs, with the same
- * build-time-compiled validator, so the same input gives the same body on both sides.
+ * network (README, The API at a glance). It is the same `lib/request` and `lib/core` code the
+ * server runs, with the same build-time-compiled validator, so the same input gives the same
+ * body on both sides.
  *
  * Rollup turns this file (as emitted by tsc into dist/browser/entry.js) into the IIFE
  * dist/browser/service-api.js; see browser/rollup.config.mjs.
  * @module
  */
+import { defaultRandom } from '../lib/core/index.ts';
 import {
-  defaultRandom,
   ENTROPY_FLOOR_META,
   generate as generateCore,
   parseEntropyFloor,
   POLICIES_META,
-} from '../lib/core/index.ts';
-import type { ErrorBody, GenerateResponse, GenerateSettings, StoredPolicy } from '../lib/core/index.ts';
-import type { PlanStore } from '../lib/core/plan-store.ts';
+} from '../lib/request/index.ts';
+import type { ErrorBody, GenerateResponse, GenerateSettings, StoredPolicy } from '../lib/request/index.ts';
+import type { PlanStore } from '../lib/request/plan-store.ts';
 import { describe as describeService, type DescribedPolicy } from '../lib/service/describe.ts';
 
 export type GenerateResult =

@@ -40,7 +40,7 @@ export const VALIDATOR_OPTIONS = {
   strict: true,
   allErrors: false, // the contract reports one error at a time; allErrors is a DoS risk too
   coerceTypes: false, // "24" and 24.5 are errors, never numbers
-  useDefaults: false, // defaults are applied by lib/core/validate.ts without mutating the input
+  useDefaults: false, // defaults are applied by lib/request/validate.ts without mutating the input
 } as const;
 
 /**
@@ -66,7 +66,7 @@ export function compiledRequestSchema(): Record<string, unknown> {
  * exception is the keywords 2019-09 added and 2020-12 kept (`dependentSchemas`, which states
  * that `passwordRules` excludes the class options, `dependentRequired`, `min/maxContains`):
  * Ajv ships them as the "next" vocabulary, the same code its 2020-12 engine runs, and it is
- * added to the draft-07 engine here. And tests/core/validate.test.ts holds the generated validator to a 2020-12 compilation of the
+ * added to the draft-07 engine here. And tests/request/validate.test.ts holds the generated validator to a 2020-12 compilation of the
  * published schema on many inputs, first errors included.
  *
  * Ajv's standalone output still `require`s runtime helpers (ucs2length for maxLength), which
@@ -163,9 +163,9 @@ function buildOptionsModule(): string {
     '// For each options object of the request schema: its type, and its defaults filled in.\n' +
     '// The functions take options the compiled schema has accepted: a value that is present and\n' +
     "// not undefined is kept as it is, an absent or undefined one becomes the schema's default.\n" +
-    '// And the plan store key of each (lib/core/plan-store.ts): every property, in schema order, so\n' +
-    '// no option can be left out of it; a free-text value is length-prefixed, so no two option sets\n' +
-    '// share a key.\n' +
+    '// And the plan store key of each (lib/request/plan-store.ts): every property, in schema order,\n' +
+    '// so no option can be left out of it; a free-text value is length-prefixed, so no two option\n' +
+    '// sets share a key.\n' +
     "\nconst text = (s: string | undefined): string => (s === undefined ? '-' : `${s.length}:${s}`);\n";
   for (const [name, def] of Object.entries(schema.$defs)) {
     if (def.type !== 'object' || typeof def.properties !== 'object' || def.properties === null) continue;

@@ -19,16 +19,15 @@ import {
   AMBIGUOUS_CHARACTERS,
   CHARACTER_CLASSES,
   DROPPED_WORDS,
-  MAX_MIN_BITS,
   RANDOM_SEPARATORS,
   SEPARATORS,
   STRENGTH_LEVELS,
   WORDLIST,
   WORD_LISTS,
-  generate,
   passphraseBits,
   strength,
 } from '../lib/core/index.ts';
+import { generate, MAX_MIN_BITS } from '../lib/request/index.ts';
 import { planPassword, type PasswordPlan } from '../lib/core/password.ts';
 import { withPasswordOptionsDefaults } from '../lib/generated/options.generated.ts';
 import { describe } from '../lib/service/describe.ts';

@@ -1,24 +1,13 @@
 /**
- * The browser-safe generator core (no `node:` imports): what the server and the browser
- * bundle both import. `generate()` serves one request of any mode: tier 1 (lib/core/tier1.ts:
- * the random source, passwords, passphrases, entropy) and the site-rules tier
- * (lib/core/rules/index.ts). The service's own numbers and `describe()` are not here: they are
- * facts about the service (lib/service/).
+ * The browser-safe generator core (no `node:` imports): generation only. Tier 1
+ * (lib/core/tier1.ts: the random source, passwords, passphrases, entropy) and the site-rules
+ * tier (lib/core/rules/index.ts) make plans and draw values from them. Interpreting a request
+ * (validation, named policies, the entropy floor, `count`, the plan store, `generate()`) is the
+ * request layer above it (lib/request/), which the server and the browser bundle share. The
+ * service's own numbers and `describe()` are not here either: they are facts about the service
+ * (lib/service/).
  * @module
  */
-export {
-  generate,
-  plannedEntropy,
-  POLICIES_META,
-  type GenerateOutcome,
-  type PolicyLookup,
-  type StoredPolicy,
-  type GenerateResponse,
-  type GenerateSettings,
-  type Credential,
-} from './generate.ts';
-export { validateRequest, type ErrorBody, type PasswordOptions, type PassphraseOptions } from './validate.ts';
-export { ENTROPY_FLOOR_META, MAX_MIN_BITS, parseEntropyFloor } from './_entropy-floor.ts';
 export {
   createRandom,
   defaultRandom,

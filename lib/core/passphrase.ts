@@ -22,10 +22,12 @@ import { FIXED_SEPARATORS, SEPARATOR_SETS } from './charsets.ts';
 import { log2BigInt, passphraseBits, strength, type Entropy } from './entropy.ts';
 import { between, drawWithin, wordLengths, type WordLengths } from './passphrase-length.ts';
 import type { RandomSource } from './random.ts';
-import type { ErrorBody, PassphraseOptions, Separator } from './validate.ts';
+import type { ErrorBody } from './error-body.ts';
 import { WORD_LISTS, wordsOf, type WordList, type WordListId } from './wordlists.ts';
 import { requestSchema } from '../generated/schema.generated.ts';
+import type { PassphraseOptions } from '../generated/options.generated.ts';
 
+export type Separator = PassphraseOptions['separator'];
 export type RandomSeparator = keyof typeof SEPARATOR_SETS;
 export type FixedSeparator = Exclude<Separator, RandomSeparator>;
 
@@ -91,7 +93,7 @@ export interface PassphrasePlan {
 /**
  * The plan store's key for an option set: every option, generated from the schema
  * (spec/build.ts), so no option can be missing from it. The server keeps plans by it
- * (plan-store.ts): it writes a plan's entropy and metadata as JSON once per plan object
+ * (lib/request/plan-store.ts): it writes a plan's entropy and metadata as JSON once per plan object
  * (lib/http/response-json.ts; docs/benchmark.md, The core and the 3 % rule), and a bounded
  * plan's count is BigInt work. Refusals are kept too.
  */

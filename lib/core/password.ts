@@ -28,7 +28,8 @@ import {
 import { log2BigInt, strength, type Entropy } from './entropy.ts';
 import type { RandomSource } from './random.ts';
 import { drawByRejection, drawExactly } from './sample.ts';
-import type { ErrorBody, PasswordOptions } from './validate.ts';
+import type { ErrorBody } from './error-body.ts';
+import type { PasswordOptions } from '../generated/options.generated.ts';
 
 /** The constraints among the options (absent: not asked for). */
 type Constraints = Pick<

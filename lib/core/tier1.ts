@@ -2,8 +2,9 @@
  * Tier 1 of the generator core, the part a reviewer reads in one sitting: the random source,
  * passwords (every enabled class at least once), passphrases (word lists, length bounds) and
  * their exact entropy. Site rules (`passwordRules`) are a tier of their own, behind
- * lib/core/rules/index.ts; `generate()` (lib/core/index.ts) serves a request with either.
- * Modules named with a leading `_` are internal: nothing outside lib/core imports them
+ * lib/core/rules/index.ts. Both are generation only: `generate()` in the request layer
+ * (lib/request/index.ts) interprets a request and serves it with either.
+ * Modules named with a leading `_` are internal: nothing outside their folder imports them
  * (tests/spec/import-graph.test.ts holds that, and that tier 1 reaches into no site-rules module
  * but the shared big-number draw).
  * @module

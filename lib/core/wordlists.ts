@@ -14,7 +14,7 @@
  */
 import { VENDORED_WORDLISTS } from '../generated/wordlist.generated.ts';
 import { GAP_CHARACTERS, IDEOGRAPHIC_SPACE } from './charsets.ts';
-import type { PassphraseOptions } from './validate.ts';
+import type { PassphraseOptions } from '../generated/options.generated.ts';
 
 export type WordListId = PassphraseOptions['wordList'];
 

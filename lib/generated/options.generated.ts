@@ -2,9 +2,9 @@
 // For each options object of the request schema: its type, and its defaults filled in.
 // The functions take options the compiled schema has accepted: a value that is present and
 // not undefined is kept as it is, an absent or undefined one becomes the schema's default.
-// And the plan store key of each (lib/core/plan-store.ts): every property, in schema order, so
-// no option can be left out of it; a free-text value is length-prefixed, so no two option sets
-// share a key.
+// And the plan store key of each (lib/request/plan-store.ts): every property, in schema order,
+// so no option can be left out of it; a free-text value is length-prefixed, so no two option
+// sets share a key.
 
 const text = (s: string | undefined): string => (s === undefined ? '-' : `${s.length}:${s}`);
 

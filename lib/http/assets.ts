@@ -27,7 +27,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, brotliDecompressSync, constants, gzipSync } from 'node:zlib';
-import { ENTROPY_FLOOR_META, POLICIES_META, type StoredPolicy } from '../core/index.ts';
+import { ENTROPY_FLOOR_META, POLICIES_META, type StoredPolicy } from '../request/index.ts';
 import { chooseEncoding, type Compressed } from './accept-encoding.ts';
 
 export type AssetKind = 'page' | 'document' | 'download';

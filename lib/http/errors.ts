@@ -4,7 +4,7 @@
  * the tests and the OpenAPI examples can quote the exact texts.
  * @module
  */
-import type { ErrorBody } from '../core/index.ts';
+import type { ErrorBody } from '../request/index.ts';
 import { BODY_LIMIT_BYTES } from '../service/limits.ts';
 
 export const ERRORS = {

@@ -15,7 +15,8 @@
  * @module
  */
 import { isUtf8 } from 'node:buffer';
-import { defaultRandom, generate, type GenerateSettings } from '../core/index.ts';
+import { defaultRandom } from '../core/index.ts';
+import { generate, type GenerateSettings } from '../request/index.ts';
 import { BODY_LIMIT_BYTES } from '../service/limits.ts';
 import { PlanMemo } from './plan-memo.ts';
 import type { KeyVerifier } from '../keys/key-store.ts';

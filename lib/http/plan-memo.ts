@@ -1,6 +1,6 @@
 /**
  * The server's plan memo: the one place plans live between requests (the core keeps none,
- * lib/core/plan-store.ts). Bounded in bytes, and not flushable by one client at the others'
+ * lib/request/plan-store.ts). Bounded in bytes, and not flushable by one client at the others'
  * expense (security finding T4).
  *
  * A plan is a pure function of its key, so a hit skips the planning work (up to the work

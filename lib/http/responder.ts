@@ -15,7 +15,7 @@ import { closeAfterReply, closeInStages } from './early-close.ts';
 import { ERROR_JSON, ERRORS, STATUS_TEXT, type ErrorName, type RawErrorName } from './errors.ts';
 import { headerSets, policyOf, withRateLimit, type HeaderSets } from './headers.ts';
 import type { Logger } from '../log/logger.ts';
-import type { ErrorBody } from '../core/index.ts';
+import type { ErrorBody } from '../request/index.ts';
 import { declaresBody } from './request-checks.ts';
 
 /** Bodies larger than this go out in pieces of this size (the assets; every other reply is a

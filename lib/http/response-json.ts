@@ -8,7 +8,7 @@
  * Here they are stringified once per plan, and each value is quoted on its own.
  * @module
  */
-import type { GenerateOutcome, GenerateResponse } from '../core/index.ts';
+import type { GenerateOutcome, GenerateResponse } from '../request/index.ts';
 
 /**
  * What JSON.stringify escapes in a string: `"`, `\`, control characters and lone surrogates

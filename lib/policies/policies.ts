@@ -2,7 +2,7 @@
  * Named policies (POLICIES_FILE): what the file says, checked and counted without drawing.
  *
  * A policy is a stored request, `{mode, options?, minBits?, description?}`, that a request
- * `{mode, policy}` generates with (lib/core/generate.ts resolves the name). Every policy is
+ * `{mode, policy}` generates with (lib/request/generate.ts resolves the name). Every policy is
  * checked when its file is read, deterministically and without generating anything (Vault
  * generates 10 passwords within a second to check one, hashicorp/vault PR #8637):
  *
@@ -18,7 +18,7 @@
  * @module
  */
 import validatePoliciesFile from '../generated/policies-validator.generated.ts';
-import { plannedEntropy, type StoredPolicy } from '../core/index.ts';
+import { plannedEntropy, type StoredPolicy } from '../request/index.ts';
 import type { Entropy } from '../core/entropy.ts';
 
 /** A policy that passed every check, with its exact bits. */

@@ -11,7 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { MAX_MIN_BITS, parseEntropyFloor } from '../core/index.ts';
+import { MAX_MIN_BITS, parseEntropyFloor } from '../request/index.ts';
 import { judgePolicies, shownName } from './policies.ts';
 
 export interface PoliciesCliIo {

@@ -13,7 +13,7 @@
  * @module
  */
 import { statSync, unwatchFile, watchFile, type Stats } from 'node:fs';
-import type { PolicyLookup } from '../core/index.ts';
+import type { PolicyLookup } from '../request/index.ts';
 import { readTrustedFile, serverOwners } from '../files/trusted-file.ts';
 import type { Logger } from '../log/logger.ts';
 import {

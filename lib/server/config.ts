@@ -7,7 +7,7 @@
 import { readFileSync, type Stats } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
-import { MAX_MIN_BITS, parseEntropyFloor } from '../core/index.ts';
+import { MAX_MIN_BITS, parseEntropyFloor } from '../request/index.ts';
 import { DEFAULT_CONNECTION_CAPS, type ConnectionCaps } from '../http/connection-caps.ts';
 import { LOG_LEVELS, type LogLevel } from '../log/logger.ts';
 import type { RedisRateLimitConfig } from '../rate-limit/redis-store.ts';

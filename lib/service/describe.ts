@@ -10,12 +10,12 @@ import { requestSchema } from '../generated/schema.generated.ts';
 import {
   AMBIGUOUS_CHARACTERS,
   CHARACTER_CLASSES,
-  MAX_MIN_BITS,
   RANDOM_SEPARATORS,
   SEPARATORS,
   STRENGTH_LEVELS,
   WORD_LISTS,
 } from '../core/index.ts';
+import { MAX_MIN_BITS } from '../request/index.ts';
 import {
   DEFAULT_RULES_LENGTH,
   EXACT_SAMPLING_THRESHOLD,

@@ -31,7 +31,8 @@ import { chromium, type Browser, type BrowserContext, type Page, type Response }
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ERROR_CASES } from '../helpers/error-cases.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
-import { generate as coreGenerate, passphraseBits, WORD_LISTS, type GenerateSettings } from '../../lib/core/index.ts';
+import { passphraseBits, WORD_LISTS } from '../../lib/core/index.ts';
+import { generate as coreGenerate, type GenerateSettings } from '../../lib/request/index.ts';
 import { outcomeJson } from '../../lib/http/response-json.ts';
 import { LIMITS } from '../helpers/limits.ts';
 import { readRule, violation } from '../helpers/rules-checker.ts';

@@ -20,11 +20,15 @@ describe('generated files', () => {
     assert.doesNotMatch(code, /^\s*import\s/m);
   });
 
-  it('keep lib/core free of node: imports (browser-safe)', () => {
-    const files = readdirSync(join(ROOT, 'lib/core')).filter((f) => f.endsWith('.ts'));
+  it('keep lib/core and lib/request free of node: imports (browser-safe)', () => {
+    const files = ['lib/core', 'lib/request'].flatMap((dir) =>
+      readdirSync(join(ROOT, dir))
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => join(dir, f)),
+    );
     assert.ok(files.length >= 10);
     for (const file of files) {
-      const code = readFileSync(join(ROOT, 'lib/core', file), 'utf8');
+      const code = readFileSync(join(ROOT, file), 'utf8');
       assert.doesNotMatch(code, /from\s+['"]node:|(^|[^"'\w.])require\s*\(/m, file);
     }
   });

@@ -13,11 +13,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { between, drawWithin, lettersOf, wordLengths } from '../../lib/core/passphrase-length.ts';
 import { letterRange, planPassphrase, isPassphrasePlan, type PassphrasePlan } from '../../lib/core/passphrase.ts';
-import { generate } from '../../lib/core/generate.ts';
+import { generate } from '../../lib/request/generate.ts';
 import { log2BigInt, passphraseBits } from '../../lib/core/entropy.ts';
 import { WORD_LISTS } from '../../lib/core/wordlists.ts';
 import type { RandomSource } from '../../lib/core/random.ts';
-import type { PassphraseOptions } from '../../lib/core/validate.ts';
+import type { PassphraseOptions } from '../../lib/request/validate.ts';
 import { seededRandom } from '../helpers/seeded.ts';
 
 /** Every sequence of k indices below n, in lexicographic order. */

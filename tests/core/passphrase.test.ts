@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { generate } from '../../lib/core/generate.ts';
+import { generate } from '../../lib/request/generate.ts';
 import {
   generatePassphrases,
   isPassphrasePlan,

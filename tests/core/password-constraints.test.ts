@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { CHARACTER_CLASSES, type ClassName } from '../../lib/core/charsets.ts';
 import { generatePasswords, isPlan, planPassword, type PasswordPlan } from '../../lib/core/password.ts';
 import { defaultRandom } from '../../lib/core/random.ts';
-import { validateRequest, type PasswordOptions } from '../../lib/core/validate.ts';
+import { validateRequest, type PasswordOptions } from '../../lib/request/validate.ts';
 import { readFileSync } from 'node:fs';
 import { chiSquareTest } from '../helpers/stats.ts';
 import { seededRandom } from '../helpers/seeded.ts';

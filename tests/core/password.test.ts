@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { generate } from '../../lib/core/generate.ts';
+import { generate } from '../../lib/request/generate.ts';
 import {
   generatePassword,
   generatePasswords,
@@ -10,12 +10,12 @@ import {
   type PasswordPlan,
 } from '../../lib/core/password.ts';
 import { createRandom } from '../../lib/core/random.ts';
-import { validateRequest, type PassphraseOptions, type PasswordOptions } from '../../lib/core/validate.ts';
+import { validateRequest, type PassphraseOptions, type PasswordOptions } from '../../lib/request/validate.ts';
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES } from '../../lib/core/charsets.ts';
 import { scriptedFill, seededFill, seededRandom } from '../helpers/seeded.ts';
 import { requestSchema } from '../../lib/generated/schema.generated.ts';
 import { passphrasePlanKey, planPassphrase } from '../../lib/core/passphrase.ts';
-import { remember } from '../../lib/core/plan-store.ts';
+import { remember } from '../../lib/request/plan-store.ts';
 import { mapStore } from '../helpers/map-store.ts';
 import { countEachClassStrings } from '../helpers/each-class-count.ts';
 

@@ -31,7 +31,7 @@ import {
 } from '../../lib/core/passphrase.ts';
 import { between, drawWithin, lettersOf, wordLengths, type WordLengths } from '../../lib/core/passphrase-length.ts';
 import { defaultRandom, type RandomSource } from '../../lib/core/random.ts';
-import { validateRequest, type PassphraseOptions, type PasswordOptions } from '../../lib/core/validate.ts';
+import { validateRequest, type PassphraseOptions, type PasswordOptions } from '../../lib/request/validate.ts';
 import { chiSquareTest } from '../helpers/stats.ts';
 
 const ALPHA = 1e-6;

@@ -450,7 +450,7 @@ export const ERROR_CASES: readonly ErrorCase[] = [
     expected: e('minBits: these options give 30.00 bits, below the requested minimum of 31 bits', 'minBits'),
   },
   // The password constraints (issue 30): the schema's checks, then those between option values
-  // (lib/core/validate.ts, constraintError).
+  // (lib/request/validate.ts, constraintError).
   ...(
     [
       'minLowercase',

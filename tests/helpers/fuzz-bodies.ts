@@ -1,6 +1,6 @@
 /**
  * fast-check arbitraries for request bodies of POST /generate, shared by the in-process fuzz
- * (tests/core/fuzz.test.ts) and the socket fuzz (tests/helpers/http-fuzz.ts).
+ * (tests/request/fuzz.test.ts) and the socket fuzz (tests/helpers/http-fuzz.ts).
  *
  * A body is produced as JSON *text*, because that is what the server sees, from one of:
  * valid requests; valid requests with one path mutated (wrong type, out of range, removed,

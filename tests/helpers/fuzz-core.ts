@@ -5,14 +5,14 @@
  * every parsed body through
  * the generated validator and a 2020-12 compilation of the published schema, which must agree
  * (verdict and first error).
- * Used by tests/core/fuzz.test.ts (npm test) and tests/soak/fuzz.soak.ts.
+ * Used by tests/request/fuzz.test.ts (npm test) and tests/soak/fuzz.soak.ts.
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { generate } from '../../lib/core/index.ts';
+import { generate } from '../../lib/request/index.ts';
 import { outcomeJson } from '../../lib/http/response-json.ts';
 import validateSchema from '../../lib/generated/validator.generated.ts';
 import { ROOT, VALIDATOR_OPTIONS } from '../../spec/build.ts';

@@ -1,5 +1,5 @@
 /**
- * Request bodies read off the request schema itself (tests/core/validate.test.ts, the in-process
+ * Request bodies read off the request schema itself (tests/request/validate.test.ts, the in-process
  * fuzz): for every field of the top level and of every options object in $defs, values at and
  * around what the schema states (bounds, enum members, defaults, maxLength, lists of enum
  * members) and of every other JSON type; keys the schema knows and keys it does not. Adding or
@@ -52,7 +52,7 @@ function outsideOf(node: Node): unknown[] {
  * A value for the field: mostly one it accepts; else one just outside its schema (twice as
  * often) or one of every other JSON type. Drawn apart, so that a field's bounds are not drowned
  * by the dozen values of other types (a validator without one bound must be caught:
- * tests/core/validate.test.ts, "has teeth": with seed 1, 5 of 50,000 bodies tell the validator
+ * tests/request/validate.test.ts, "has teeth": with seed 1, 5 of 50,000 bodies tell the validator
  * without options.length's maximum from the schema's, where the earlier draw had 1).
  */
 function valueFor(node: Node): fc.Arbitrary<unknown> {

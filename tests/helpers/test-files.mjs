@@ -15,7 +15,7 @@ import { existsSync, readdirSync } from 'node:fs';
 
 const SAMPLING = [
   'tests/core/engine.test.ts',
-  'tests/core/fuzz.test.ts',
+  'tests/request/fuzz.test.ts',
   'tests/core/password-constraints.test.ts',
   'tests/core/statistics.test.ts',
   'tests/core/rules/fuzz.test.ts',

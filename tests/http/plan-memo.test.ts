@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { isRulesPasswordPlan, planRulesRequest } from '../../lib/core/password-rules.ts';
+import { isRulesPasswordPlan, planRulesRequest } from '../../lib/request/password-rules.ts';
 import { PLAN_MEMO_BYTES, PlanMemo } from '../../lib/http/plan-memo.ts';
 
 describe('T4: the plan memo', () => {

@@ -1,11 +1,11 @@
 /**
  * The reply text of POST /generate (lib/http/response-json.ts) must be JSON.stringify of the
  * generate() body, byte for byte, for every option set and every value (the fuzz test,
- * tests/core/fuzz.test.ts, checks it on 100,000 more bodies).
+ * tests/request/fuzz.test.ts, checks it on 100,000 more bodies).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { generate, type GenerateOutcome, type GenerateResponse } from '../../lib/core/index.ts';
+import { generate, type GenerateOutcome, type GenerateResponse } from '../../lib/request/index.ts';
 import { outcomeJson } from '../../lib/http/response-json.ts';
 import { ERROR_CASES } from '../helpers/error-cases.ts';
 import { seededRandom } from '../helpers/seeded.ts';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generate, plannedEntropy } from '../../lib/core/index.ts';
+import { generate, plannedEntropy } from '../../lib/request/index.ts';
 import { firstFailure, judgePolicies, policySetOf, summaries } from '../../lib/policies/policies.ts';
 import { loadPolicies, PolicyStore, PolicyStoreError } from '../../lib/policies/policy-store.ts';
 import { runPoliciesCli } from '../../lib/policies/policy-admin.ts';

@@ -3,7 +3,7 @@
  * strings (tests/core/rules/fuzz.test.ts run again at five times its npm test count), and
  * 20,000 fuzzed and malformed requests over raw sockets to the real server (counts overridable
  * with FUZZ_CORE_RUNS / RULES_FUZZ_SOAK_RUNS / FUZZ_HTTP_CASES; seed printed, FUZZ_SEED
- * replays). Same assertions as tests/core/fuzz.test.ts, tests/core/rules/fuzz.test.ts and
+ * replays). Same assertions as tests/request/fuzz.test.ts, tests/core/rules/fuzz.test.ts and
  * tests/e2e/fuzz-http.integration.ts.
  */
 import assert from 'node:assert/strict';

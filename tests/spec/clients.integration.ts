@@ -25,7 +25,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generate, WORDLIST } from '../../lib/core/index.ts';
+import { WORDLIST } from '../../lib/core/index.ts';
+import { generate } from '../../lib/request/index.ts';
 import { describe as describeService } from '../../lib/service/describe.ts';
 import { ROOT, randomApiKey, startServer, type RunningServer } from '../helpers/server.ts';
 

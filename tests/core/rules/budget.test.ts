@@ -8,8 +8,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { generate } from '../../../lib/core/generate.ts';
-import { isRulesPasswordPlan, planBytes, planRulesRequest } from '../../../lib/core/password-rules.ts';
+import { generate } from '../../../lib/request/generate.ts';
+import { isRulesPasswordPlan, planBytes, planRulesRequest } from '../../../lib/request/password-rules.ts';
 import { isRulesPlan, parsePasswordRules, type PasswordRules } from '../../../lib/core/rules/index.ts';
 import { PLAN_WORK_BUDGET, planPasswordRules } from '../../../lib/core/rules/plan.ts';
 

@@ -19,7 +19,7 @@ import {
 } from '../../../lib/core/rules/index.ts';
 import { defaultRandom } from '../../../lib/core/random.ts';
 import { PLAN_WORK_BUDGET } from '../../../lib/core/rules/plan.ts';
-import { generate } from '../../../lib/core/generate.ts';
+import { generate } from '../../../lib/request/generate.ts';
 import { readRule, violation } from '../../helpers/rules-checker.ts';
 
 const RULES: [string, string][] = Object.entries(corpus as Record<string, { 'password-rules': string }>).map(

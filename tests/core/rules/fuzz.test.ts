@@ -22,7 +22,7 @@ import {
   type RulesError,
   type RulesPlan,
 } from '../../../lib/core/rules/index.ts';
-import { generate, type GenerateOutcome } from '../../../lib/core/generate.ts';
+import { generate, type GenerateOutcome } from '../../../lib/request/generate.ts';
 import { fuzzSeed, runsFrom } from '../../helpers/fuzz-bodies.ts';
 import { readRule, violation } from '../../helpers/rules-checker.ts';
 import { rulesFuzzer } from '../../helpers/rules-fuzz.ts';

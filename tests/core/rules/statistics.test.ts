@@ -34,7 +34,7 @@ import {
 } from '../../../lib/core/rules/index.ts';
 import { isValid, unrank } from '../../../lib/core/engine.ts';
 import { defaultRandom } from '../../../lib/core/random.ts';
-import { generate as generateRequest } from '../../../lib/core/generate.ts';
+import { generate as generateRequest } from '../../../lib/request/generate.ts';
 import { readRule, violation } from '../../helpers/rules-checker.ts';
 import { classCountDistribution, oracleInput, positionDistribution } from '../../helpers/rules-oracle.ts';
 import { chiSquareTest } from '../../helpers/stats.ts';

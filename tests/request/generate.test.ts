@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { generate } from '../../lib/core/generate.ts';
+import { generate } from '../../lib/request/generate.ts';
 import { responseSchema, errorSchema } from '../../lib/generated/schema.generated.ts';
 import { ERROR_CASES } from '../helpers/error-cases.ts';
 

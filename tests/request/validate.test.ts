@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { generate } from '../../lib/core/generate.ts';
-import { validateRequest } from '../../lib/core/validate.ts';
+import { generate } from '../../lib/request/generate.ts';
+import { validateRequest } from '../../lib/request/validate.ts';
 import { requestSchema } from '../../lib/generated/schema.generated.ts';
 import validateSchema from '../../lib/generated/validator.generated.ts';
 import { Ajv2020 } from 'ajv/dist/2020.js';

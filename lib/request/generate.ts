@@ -3,7 +3,7 @@
  * response body or error body out. Never throws for any input.
  * @module
  */
-import { defaultRandom, type RandomSource } from './random.ts';
+import { defaultRandom, type RandomSource } from '../core/random.ts';
 import { validateRequest, type ErrorBody, type Validation, type ValidRequest } from './validate.ts';
 import {
   generatePasswords,
@@ -13,7 +13,7 @@ import {
   planPassword,
   type PasswordMetadata,
   type PasswordPlan,
-} from './password.ts';
+} from '../core/password.ts';
 import {
   generatePassphrases,
   isPassphrasePlan,
@@ -22,7 +22,7 @@ import {
   planPassphrase,
   type PassphraseMetadata,
   type PassphrasePlan,
-} from './passphrase.ts';
+} from '../core/passphrase.ts';
 import {
   generateRulesPasswords,
   isRulesPasswordPlan,
@@ -31,7 +31,7 @@ import {
   type RulesPasswordPlan,
 } from './password-rules.ts';
 import { floorError } from './_entropy-floor.ts';
-import type { Entropy } from './entropy.ts';
+import type { Entropy } from '../core/entropy.ts';
 import { remember, type PlanStore } from './plan-store.ts';
 
 export type { PlanStore };

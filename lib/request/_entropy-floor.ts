@@ -3,7 +3,7 @@
  * bits than the higher of its own `minBits` and the service's floor (MIN_ENTROPY_BITS) is a
  * 400 naming `minBits`, decided from the plan's exact, unrounded bits before anything is
  * drawn. The bounds of both figures are the schema's bounds of `minBits`. Internal (the `_`
- * prefix): the rest of the program reaches it through lib/core/index.ts.
+ * prefix): the rest of the program reaches it through lib/request/index.ts.
  * @module
  */
 import { requestSchema } from '../generated/schema.generated.ts';

@@ -5,8 +5,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { generate } from '../../lib/core/generate.ts';
-import { floorError, MAX_MIN_BITS, parseEntropyFloor } from '../../lib/core/_entropy-floor.ts';
+import { generate } from '../../lib/request/generate.ts';
+import { floorError, MAX_MIN_BITS, parseEntropyFloor } from '../../lib/request/_entropy-floor.ts';
 import { passphraseBits, log2BigInt } from '../../lib/core/entropy.ts';
 import { countEachClassStrings } from '../helpers/each-class-count.ts';
 import { createRandom } from '../../lib/core/random.ts';

@@ -7,9 +7,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { generate } from '../../lib/core/generate.ts';
-import { isRulesPasswordPlan, planRulesRequest } from '../../lib/core/password-rules.ts';
-import type { RulesRequest } from '../../lib/core/validate.ts';
+import { generate } from '../../lib/request/generate.ts';
+import { isRulesPasswordPlan, planRulesRequest } from '../../lib/request/password-rules.ts';
+import type { RulesRequest } from '../../lib/request/validate.ts';
 import { mapStore } from '../helpers/map-store.ts';
 import { countTables } from '../../lib/core/engine.ts';
 import { parsePasswordRules } from '../../lib/core/rules/index.ts';

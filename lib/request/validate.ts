@@ -2,8 +2,8 @@
  * Request validation: the compiled schema decides what is valid; this module turns its first
  * error into the contract's body, with numbers read from the schema itself (never from ajv's
  * English and never echoing a submitted value), then applies the schema's defaults. The pool
- * rules a JSON Schema cannot state live in password.ts, those of a `passwordRules` string in
- * rules/, and the entropy floor in generate.ts. The one exception is what the password
+ * rules a JSON Schema cannot state live in the core (lib/core/password.ts; those of a
+ * `passwordRules` string in lib/core/rules/), and the entropy floor in generate.ts. The one exception is what the password
  * constraints (the class minimums, minClasses, firstCharacter, lastCharacter) ask of each other
  * and of length and the included classes: a rule between option values, which a schema cannot
  * state either but which needs no pool, so it is checked here, before any planning, and a
@@ -12,7 +12,8 @@
  */
 import validateSchema from '../generated/validator.generated.ts';
 import { requestSchema } from '../generated/schema.generated.ts';
-import type { ClassName } from './charsets.ts';
+import type { ClassName } from '../core/charsets.ts';
+import type { ErrorBody } from '../core/error-body.ts';
 import {
   withPassphraseOptionsDefaults,
   withPasswordOptionsDefaults,
@@ -20,15 +21,7 @@ import {
   type PasswordOptions,
 } from '../generated/options.generated.ts';
 
-export type { PasswordOptions, PassphraseOptions };
-
-export interface ErrorBody {
-  error: string;
-  status: number;
-  field?: string;
-}
-
-export type Separator = PassphraseOptions['separator'];
+export type { ErrorBody, PasswordOptions, PassphraseOptions };
 
 /**
  * A password request made to a `passwordrules` string: the text as given, and the length
@@ -287,7 +280,7 @@ export function validateRequest(input: unknown): Validation {
 }
 
 /** Each character class with the option that includes it and the option that sets its minimum,
- * in the order of the pool (charsets.ts) and of the schema. */
+ * in the order of the pool (lib/core/charsets.ts) and of the schema. */
 const CLASS_OPTIONS = Object.freeze([
   Object.freeze({ name: 'lowercase', include: 'includeLowercase', min: 'minLowercase', noun: 'lowercase letters' }),
   Object.freeze({ name: 'uppercase', include: 'includeUppercase', min: 'minUppercase', noun: 'uppercase letters' }),

@@ -1,9 +1,9 @@
 /**
- * Where a caller keeps plans between requests. The core keeps none (it holds no mutable state):
- * the server passes its memo (lib/http/plan-memo.ts) in `GenerateSettings.plans`, bounded in
- * bytes and not flushable by one client; without one every request plans afresh, which is
- * correct and only slower. A plan is a pure function of its key, so a stored one is the plan
- * planning would give (tests/core/password.test.ts, "plan caches follow the schema").
+ * Where a caller keeps plans between requests. Neither this layer nor the core keeps any (no
+ * mutable state): the server passes its memo (lib/http/plan-memo.ts) in `GenerateSettings.plans`,
+ * bounded in bytes and not flushable by one client; without one every request plans afresh,
+ * which is correct and only slower. A plan is a pure function of its key, so a stored one is the
+ * plan planning would give (tests/core/password.test.ts, "plan caches follow the schema").
  * @module
  */
 export interface PlanStore {

@@ -7,8 +7,8 @@
  * @module
  */
 import { remember, type PlanStore } from './plan-store.ts';
-import { strength, type Entropy } from './entropy.ts';
-import type { RandomSource } from './random.ts';
+import { strength, type Entropy } from '../core/entropy.ts';
+import type { RandomSource } from '../core/random.ts';
 import {
   checkPasswordRules,
   generateRulesPassword,
@@ -20,7 +20,7 @@ import {
   type RulesError,
   type RulesMetadata,
   type RulesPlan,
-} from './rules/index.ts';
+} from '../core/rules/index.ts';
 import type { RulesRequest } from './validate.ts';
 
 export type { RulesMetadata };
@@ -118,7 +118,7 @@ export function isRulesPasswordPlan(p: RulesPasswordPlan | RulesError): p is Rul
   return 'rules' in p;
 }
 
-/** `count` passwords, each drawn on its own from the plan's sampler (rules/plan.ts). */
+/** `count` passwords, each drawn on its own from the plan's sampler (lib/core/rules/plan.ts). */
 export function generateRulesPasswords(plan: RulesPasswordPlan, random: RandomSource, count: number): string[] {
   const values = new Array<string>(count);
   for (let i = 0; i < count; i++) values[i] = generateRulesPassword(plan.rules, random);

@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { generate } from '../../lib/core/generate.ts';
+import { generate } from '../../lib/request/generate.ts';
 import { requestSchema } from '../../lib/generated/schema.generated.ts';
 
 const bad = (error: string, field?: string) => ({
@@ -87,7 +87,7 @@ describe('the request union in spec/generate-request.schema.json', () => {
     );
   });
 
-  it("requires and checks mode first in every branch (lib/core/validate.ts finds the body's own branch by it)", () => {
+  it("requires and checks mode first in every branch (lib/request/validate.ts finds the body's own branch by it)", () => {
     for (const branch of oneOf) {
       assert.equal(branch.type, 'object', branch.title);
       assert.deepEqual(branch.required, ['mode'], branch.title);
