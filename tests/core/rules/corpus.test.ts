@@ -3,8 +3,9 @@
  * quirks list): every rule either yields passwords that the independent checker
  * (tests/helpers/rules-checker.ts) confirms, at the default length and at both ends of its
  * length range, or is refused for a reason listed in REFUSED below. Prints how many fall in
- * each reason, the rejection acceptance rates at the default length, how many plans take the
- * exact sampler, and the parse / plan / sample times of a warm pass.
+ * each reason, the rejection acceptance rates at the default length and how many plans take the
+ * exact sampler. The parse / plan / sample times of a warm pass are the bench's (bench/rules.ts,
+ * section 1): a timing has no place in a test run.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -67,7 +68,6 @@ function sequenceBinds(allowed: string, S: number): boolean {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const fmt = (ms: number) => `${(ms * 1000).toFixed(0)} us`;
 
 describe('the corpus of 434 real rules', () => {
   it('has 434 rules', () => assert.equal(RULES.length, 434));
@@ -233,35 +233,6 @@ describe('the corpus of 434 real rules', () => {
     );
     assert.equal(using, 81);
     assert.equal(bound + refused, using, 'every accepted rule with max-consecutive has a chain its limit binds');
-  });
-
-  it('times parse, plan and one sample per rule on a second, warm pass (printed, not asserted)', () => {
-    const times = { parse: [] as number[], plan: [] as number[], sample: [] as number[] };
-    for (let pass = 0; pass < 2; pass++) {
-      for (const [, text] of RULES) {
-        let t0 = performance.now();
-        const parsed = parsePasswordRules(text);
-        const parseMs = performance.now() - t0;
-        if (!parsed.ok) continue;
-        t0 = performance.now();
-        const p = planPasswordRules(parsed.rule);
-        const planMs = performance.now() - t0;
-        if (!isRulesPlan(p)) continue;
-        t0 = performance.now();
-        generateRulesPassword(p, defaultRandom);
-        const sampleMs = performance.now() - t0;
-        if (pass === 0) continue;
-        times.parse.push(parseMs);
-        times.plan.push(planMs);
-        times.sample.push(sampleMs);
-      }
-    }
-    for (const [name, xs] of Object.entries(times)) {
-      process.stdout.write(
-        `rules corpus: ${name} median ${fmt(median(xs))}, worst ${fmt(Math.max(...xs))} (${xs.length} rules, wall clock)\n`,
-      );
-    }
-    assert.equal(times.sample.length, 420);
   });
 
   it('the checker has teeth: it catches a short password, a foreign character, a missed required set, a run and a sequence', () => {

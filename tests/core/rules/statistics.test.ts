@@ -38,6 +38,7 @@ import { generate as generateRequest } from '../../../lib/request/generate.ts';
 import { readRule, violation } from '../../helpers/rules-checker.ts';
 import { classCountDistribution, oracleInput, positionDistribution } from '../../helpers/rules-oracle.ts';
 import { chiSquareTest } from '../../helpers/stats.ts';
+import { mapStore } from '../../helpers/map-store.ts';
 
 const ALPHA = 1e-6;
 const PASSWORDS = 20_000;
@@ -162,12 +163,19 @@ describe(`passwordrules output is uniform over the allowed strings (alpha = ${AL
   }
 });
 
-/** The request path: `generate()` with the rule as options.passwordRules, 20 a call. */
+/** The request path: `generate()` with the rule as options.passwordRules, 20 a call, with a plan
+ * store as the server has one (lib/http/plan-memo.ts): the draws come from the stored plan, as
+ * they do in the service, and the file does not plan the rule a thousand times over. */
 function throughGenerate(text: string): Source {
   const queue: string[] = [];
+  const settings = { plans: mapStore() };
   return (p) => {
     if (queue.length === 0) {
-      const r = generateRequest({ mode: 'password', count: 20, options: { passwordRules: text, length: p.length } });
+      const r = generateRequest(
+        { mode: 'password', count: 20, options: { passwordRules: text, length: p.length } },
+        defaultRandom,
+        settings,
+      );
       assert.equal(r.status, 200);
       if (r.status === 200) for (const { value } of r.body.results) queue.push(value);
     }
