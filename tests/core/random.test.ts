@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRandom, defaultRandom, webCryptoFill } from '../../lib/core/random.ts';
-import { scriptedFill } from '../helpers/seeded.ts';
+import { createRandom, defaultRandom, uniformBigIntBelow, webCryptoFill } from '../../lib/core/random.ts';
+import { scriptedFill, seededRandom } from '../helpers/seeded.ts';
+import { chiSquareTest } from '../helpers/stats.ts';
 
 const TWO_32 = 2 ** 32;
 
@@ -91,5 +92,42 @@ describe('createRandom().below', () => {
     }
     const d = defaultRandom.below(7);
     assert.ok(d >= 0 && d < 7);
+  });
+});
+
+describe('uniformBigIntBelow', () => {
+  it('n up to 2^32 is one below(n)', () => {
+    const fill = scriptedFill([7, 2 ** 32 - 1]);
+    const random = createRandom(fill, 1);
+    assert.equal(uniformBigIntBelow(10n, random), 7n);
+    assert.equal(uniformBigIntBelow(2n ** 32n, random), 2n ** 32n - 1n);
+  });
+
+  it('above 2^32 it joins a short top word and full words, and redraws a candidate >= n', () => {
+    // n = 2^40 + 5: n - 1 has 41 bits, so a top word below 2^9 and one full word.
+    const n = 2n ** 40n + 5n;
+    // Candidate 1: top 256, low 10 -> 2^40 + 10 >= n, redrawn. Candidate 2: top 256, low 4 -> 2^40 + 4.
+    const random = createRandom(scriptedFill([256, 10, 256, 4]), 1);
+    assert.equal(uniformBigIntBelow(n, random), 2n ** 40n + 4n);
+    // The top word is drawn below 2^9: a word of 2^9 + 3 maps to 3 (2^32 is a multiple of 2^9).
+    const random2 = createRandom(scriptedFill([512 + 3, 0]), 1);
+    assert.equal(uniformBigIntBelow(n, random2), 3n * 2n ** 32n);
+  });
+
+  it('refuses n < 1', () => {
+    assert.throws(() => uniformBigIntBelow(0n, seededRandom(1)), RangeError);
+  });
+
+  it('is uniform over [0, 3 x 2^31 + 1) in 12 equal slices (chi-square, alpha = 1e-6)', () => {
+    const n = 3n * 2n ** 31n + 1n; // 2^32 < n < 2^33: one bit of top word, rejection near 1/4
+    const random = seededRandom(99);
+    const counts = new Array<number>(12).fill(0);
+    for (let i = 0; i < 24_000; i++) counts[Number((uniformBigIntBelow(n, random) * 12n) / n)]++;
+    assert.ok(
+      chiSquareTest(
+        counts,
+        counts.map(() => 1 / 12),
+      ).p > 1e-6,
+    );
   });
 });

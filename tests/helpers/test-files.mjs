@@ -18,6 +18,8 @@ const SAMPLING = [
   'tests/request/fuzz.test.ts',
   'tests/core/password-constraints.test.ts',
   'tests/core/statistics.test.ts',
+  'tests/core/rules/corpus.test.ts',
+  'tests/core/rules/count.test.ts',
   'tests/core/rules/fuzz.test.ts',
   'tests/core/rules/statistics.test.ts',
 ];
