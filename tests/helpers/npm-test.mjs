@@ -15,23 +15,68 @@
 //                                            the Node line, and run once, in `npm run check`. The
 //                                            files that read the rest of the build (the single
 //                                            file, dist/lib) are integration files.
+//   node tests/helpers/npm-test.mjs --suites-only
+//                                            build:page and test:suites alone (CI, on the Node
+//                                            lines other than its integration line).
 //   node tests/helpers/npm-test.mjs --check  npm run check: lint:eslint beside typecheck then
 //                                            lint:prettier, two lanes of about the same length
 //                                            on 2 cores (each is one process).
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 const check = process.argv.includes('--check');
-const name = check ? 'npm run check' : 'npm test';
+// CI's other Node lines: the fuzzers and statistical tests run the same JavaScript whatever the
+// line, and take about two fifths of `npm test`'s CPU, so CI runs them once, on its integration
+// line (.ci/run); the suites, every edge test with real sockets among them, run on every line.
+const suitesOnly = process.argv.includes('--suites-only');
+const name = check ? 'npm run check' : suitesOnly ? 'npm test -- --suites-only' : 'npm test';
 const lanes = check
   ? [['lint:eslint'], ['typecheck', 'lint:prettier']]
-  : [['test:sampling'], ['build:page', 'test:suites']];
+  : suitesOnly
+    ? [['build:page', 'test:suites']]
+    : [['test:sampling'], ['build:page', 'test:suites']];
 const npm = process.env.npm_execpath;
 /** Steps whose whole report is printed at the end, passed or failed (quiet already). */
 const TEST_RUNS = ['test:sampling', 'test:suites'];
 
+// build:page is skipped when dist/browser/ was built by it from the same sources: the build is
+// reproducible (tests/deploy/reproducible-build.integration.ts), so the same inputs give the
+// same bytes, and CI's second, third and fourth Node lines, or a second `npm test`, need not
+// pay its CPU again. The inputs are every file of the folders and configuration files the page
+// build reads, by path and content; a marker beside dist/browser/ holds their digest, and
+// `npm run build:dist`, which empties dist/, removes it. PAGE_BUILD=always forces the build.
+const PAGE_FOLDERS = ['browser', 'lib', 'spec', 'wordlist'];
+const PAGE_MARKER = join('dist', '.page-inputs');
+
+function pageInputsDigest() {
+  const files = [
+    ...PAGE_FOLDERS.flatMap((dir) =>
+      readdirSync(dir, { withFileTypes: true, recursive: true })
+        .filter((e) => e.isFile())
+        .map((e) => join(e.parentPath, e.name)),
+    ),
+    ...readdirSync('.').filter(
+      (f) => f === 'package.json' || f === 'package-lock.json' || /^tsconfig.*\.json$/.test(f),
+    ),
+  ].sort();
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(`${file}\0`).update(readFileSync(file)).update('\0');
+  return hash.digest('hex');
+}
+
+function pageIsBuilt(digest) {
+  if (process.env.PAGE_BUILD === 'always' || !existsSync(join('dist', 'browser'))) return false;
+  return existsSync(PAGE_MARKER) && readFileSync(PAGE_MARKER, 'utf8') === digest;
+}
+
 function run(step) {
-  const started = performance.now();
+  return step === 'build:page' ? buildPage() : runScript(step, performance.now());
+}
+
+function runScript(step, started) {
   return new Promise((resolve) => {
     // npm_execpath is npm's own CLI when run by npm; else the npm on PATH.
     const [command, args] =
@@ -49,13 +94,30 @@ function run(step) {
   });
 }
 
+async function buildPage() {
+  const started = performance.now();
+  const digest = pageInputsDigest();
+  if (pageIsBuilt(digest)) {
+    return {
+      step: 'build:page (up to date)',
+      ok: true,
+      code: 0,
+      seconds: (performance.now() - started) / 1000,
+      output: '',
+    };
+  }
+  const r = await runScript('build:page', started);
+  if (r.ok) writeFileSync(PAGE_MARKER, digest);
+  return r;
+}
+
 const results = [];
 async function lane(steps) {
   for (const step of steps) {
     const r = await run(step);
     results.push(r);
     // A line as each step ends, so a long run shows where it is.
-    process.stdout.write(`${name}: ${step} ${r.ok ? 'passed' : 'FAILED'} in ${r.seconds.toFixed(1)} s\n`);
+    process.stdout.write(`${name}: ${r.step} ${r.ok ? 'passed' : 'FAILED'} in ${r.seconds.toFixed(1)} s\n`);
     if (!r.ok) {
       // (The test runs' reports, failures included, are printed last, below.)
       if (!TEST_RUNS.includes(step)) process.stdout.write(`\n${name}: ${step} FAILED (exit ${r.code}):\n${r.output}\n`);
