@@ -361,8 +361,9 @@ async function main(): Promise<void> {
     log('in-process generation ...');
     // The built core, as dist/server.js runs it (tsx's CommonJS transform adds a getter to every
     // cross-module reference, which would tax the project and no peer).
-    const { generate } = (await import(pathToFileURL(join(ROOT, 'dist', 'lib', 'request', 'index.js')).href)) as Core;
-    const { WORDLIST } = (await import(pathToFileURL(join(ROOT, 'dist', 'lib', 'core', 'index.js')).href)) as Core;
+    const built = (folder: string) => pathToFileURL(join(ROOT, 'dist', 'lib', folder, 'index.js')).href;
+    const { generate } = (await import(built('request'))) as Pick<Core, 'generate'>;
+    const { WORDLIST } = (await import(built('core'))) as Pick<Core, 'WORDLIST'>;
     const core: Core = { generate, WORDLIST };
     const r = runInProcess({ core, rounds: options.inProcessRounds, sliceMs: options.sliceMs, log });
     report.inProcess = r;

@@ -66,8 +66,9 @@ export function compiledRequestSchema(): Record<string, unknown> {
  * exception is the keywords 2019-09 added and 2020-12 kept (`dependentSchemas`, which states
  * that `passwordRules` excludes the class options, `dependentRequired`, `min/maxContains`):
  * Ajv ships them as the "next" vocabulary, the same code its 2020-12 engine runs, and it is
- * added to the draft-07 engine here. And tests/request/validate.test.ts holds the generated validator to a 2020-12 compilation of the
- * published schema on many inputs, first errors included.
+ * added to the draft-07 engine here. And tests/request/validate.test.ts holds the generated
+ * validator to a 2020-12 compilation of the published schema on many inputs, first errors
+ * included.
  *
  * Ajv's standalone output still `require`s runtime helpers (ucs2length for maxLength), which
  * fails in plain Node ESM and in the browser IIFE. A Rollup pass with the commonjs plugin

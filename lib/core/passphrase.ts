@@ -93,7 +93,8 @@ export interface PassphrasePlan {
 /**
  * The plan store's key for an option set: every option, generated from the schema
  * (spec/build.ts), so no option can be missing from it. The server keeps plans by it
- * (lib/request/plan-store.ts): it writes a plan's entropy and metadata as JSON once per plan object
+ * (lib/request/plan-store.ts): it writes a plan's entropy and metadata as JSON once per plan
+ * object
  * (lib/http/response-json.ts; docs/benchmark.md, The core and the 3 % rule), and a bounded
  * plan's count is BigInt work. Refusals are kept too.
  */

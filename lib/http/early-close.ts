@@ -9,9 +9,9 @@
  * stopped at once (what still arrives waits in the kernel's receive buffer, a few MB at most),
  * and the socket destroyed LINGER_MS later, by which time the client has had the reply.
  *
- * Two Node internals, both behind node-internals.ts (checked at start): the handle's readStop
- * stops the reading (F5), and the socket's destroySoon, replaced on that one socket, puts the
- * staged close where node:http ends a `Connection: close` socket (F6).
+ * Two Node internals do the work, both in node-internals.ts (checked at start), which says
+ * which: one stops the reading (F5), the other, replaced on that one socket, puts the staged
+ * close where node:http ends a `Connection: close` socket (F6).
  * @module
  */
 import type { Socket } from 'node:net';

@@ -3,8 +3,8 @@
  * error into the contract's body, with numbers read from the schema itself (never from ajv's
  * English and never echoing a submitted value), then applies the schema's defaults. The pool
  * rules a JSON Schema cannot state live in the core (lib/core/password.ts; those of a
- * `passwordRules` string in lib/core/rules/), and the entropy floor in generate.ts. The one exception is what the password
- * constraints (the class minimums, minClasses, firstCharacter, lastCharacter) ask of each other
+ * `passwordRules` string in lib/core/rules/), and the entropy floor in generate.ts. The one
+ * exception is what the password constraints (the class minimums, minClasses, firstCharacter, lastCharacter) ask of each other
  * and of length and the included classes: a rule between option values, which a schema cannot
  * state either but which needs no pool, so it is checked here, before any planning, and a
  * policy's stored options meet the same check (constraintError).

@@ -18,8 +18,7 @@ it('100,000 fuzzed passwordrules strings: the rules fuzz at soak size', () => {
   const env: NodeJS.ProcessEnv = { ...process.env, RULES_FUZZ_RUNS: String(runs) };
   delete env.NODE_TEST_CONTEXT;
   const started = Date.now();
-  // TypeScript loaded as this run loads it (tests/helpers/typescript.mjs), so the child's
-  // coverage of the rules merges with the rest.
+  // TypeScript loaded as this run loads it (tests/helpers/typescript.mjs).
   const loader = join(ROOT, 'tests', 'helpers', 'typescript.mjs');
   const run = spawnSync(
     process.execPath,

@@ -10,8 +10,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { generate } from '../../../lib/request/generate.ts';
 import { isRulesPasswordPlan, planBytes, planRulesRequest } from '../../../lib/request/password-rules.ts';
-import { isRulesPlan, parsePasswordRules, type PasswordRules } from '../../../lib/core/rules/index.ts';
+import { isRulesPlan } from '../../../lib/core/rules/index.ts';
 import { PLAN_WORK_BUDGET, planPasswordRules } from '../../../lib/core/rules/plan.ts';
+import { rule as parsed } from '../../helpers/rule-plans.ts';
 
 /** The finding's rule, its eight required characters varied: each set of eight cuts a-z, A-Z
  * and 0-9 into many alphabets under max-sequential 1 (about 15 million work units each). */
@@ -34,12 +35,6 @@ const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
-
-function parsed(text: string): PasswordRules {
-  const p = parsePasswordRules(text);
-  assert.ok(p.ok, text);
-  return p.rule;
-}
 
 describe('T4: the cost of a plan is bounded', () => {
   // The engine prices a spec subset by subset and stops as soon as the table sets found so far

@@ -12,6 +12,7 @@ import {
 } from '../../../lib/core/rules/index.ts';
 import { quoteToken } from '../../../lib/core/rules/parse.ts';
 import { formatSet, maskOf, PRINTABLE_MASK, SPECIAL_MASK, charactersOf } from '../../../lib/core/rules/charset.ts';
+import { rule } from '../../helpers/rule-plans.ts';
 
 const PRINTABLE = charactersOf(PRINTABLE_MASK);
 const LOWER = 'abcdefghijklmnopqrstuvwxyz';
@@ -20,12 +21,6 @@ const DIGIT = '0123456789';
 
 /** The two limits of a rule. */
 const pick = (r: PasswordRules) => ({ maxRepeating: r.maxRepeating, maxSequential: r.maxSequential });
-
-function rule(text: string): PasswordRules {
-  const r = parsePasswordRules(text);
-  assert.ok(r.ok, r.ok ? '' : r.error.error);
-  return r.rule;
-}
 
 function error(text: string): string {
   const r = parsePasswordRules(text);

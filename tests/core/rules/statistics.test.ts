@@ -27,7 +27,6 @@ import assert from 'node:assert/strict';
 import {
   generateRulesPassword,
   isRulesPlan,
-  parsePasswordRules,
   planPasswordRules,
   type RulesPlan,
   type RulesSampler,
@@ -38,20 +37,13 @@ import { generate as generateRequest } from '../../../lib/request/generate.ts';
 import { readRule, violation } from '../../helpers/rules-checker.ts';
 import { classCountDistribution, oracleInput, positionDistribution } from '../../helpers/rules-oracle.ts';
 import { chiSquareTest } from '../../helpers/stats.ts';
+import { plan } from '../../helpers/rule-plans.ts';
 import { mapStore } from '../../helpers/map-store.ts';
 
 const ALPHA = 1e-6;
 const PASSWORDS = 20_000;
 
 type Source = (plan: RulesPlan) => string;
-
-function plan(text: string, length: number, sampler?: RulesSampler): RulesPlan {
-  const r = parsePasswordRules(text);
-  assert.ok(r.ok);
-  const p = planPasswordRules(r.rule, length, sampler);
-  assert.ok(isRulesPlan(p));
-  return p;
-}
 
 /** p-value of the combined per-position and class-count test (Bonferroni over everything). */
 function uniformityTest(
