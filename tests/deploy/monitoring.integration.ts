@@ -88,17 +88,23 @@ describe('shipped rules and dashboard', { skip: skip ?? false, timeout: 240_000 
     prometheus = await startPrometheus([new URL(server.metricsUrl!).host], {
       ruleFiles: [join(RULES, 'rules.yml'), join(RULES, 'alerts.yml')],
     });
-    // Traffic over a few scrapes, so every rate() has two samples or more of it.
+    // Traffic until Prometheus has seen the counters move between two of its scrapes, so every
+    // rate() has data. A fixed span of traffic is not enough: on a loaded machine the first
+    // scrape can come after it ended, and every sample then holds the same count (rate 0).
+    await prometheus.queryWhenScraped('up');
+    const json = { 'Content-Type': 'application/json' };
+    const body = '{"mode":"password"}';
     const started = performance.now();
-    while (performance.now() - started < 6_000) {
-      const json = { 'Content-Type': 'application/json' };
-      const body = '{"mode":"password"}';
+    let seen = false;
+    while (!seen) {
+      assert.ok(performance.now() - started < 60_000, 'Prometheus saw traffic within 60 s');
       assert.equal(await tlsRequest(server.url, '/generate', 'POST', { ...json, 'X-Api-Key': key }, body), 200);
       assert.equal(await tlsRequest(server.url, '/generate', 'POST', { ...json, 'X-Api-Key': `${key}x` }, body), 401);
       assert.equal(await tlsRequest(server.url, '/health', 'GET', {}), 200);
       await new Promise((resolve) => setTimeout(resolve, 200));
+      const moving = await prometheus.query('sum(rate(http_server_request_duration_seconds_count[5m])) > 0');
+      seen = moving.length === 1 && performance.now() - started > 3_000;
     }
-    await prometheus.queryWhenScraped('up');
   });
   after(async () => {
     await prometheus?.close();
