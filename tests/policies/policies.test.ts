@@ -338,8 +338,12 @@ describe('policies: the watched file', () => {
       writeFileSync(file, JSON.stringify(GOOD), { mode: 0o600 });
       await log.waitFor(/"msg":"policies reloaded"/, 15_000, from);
       assert.deepEqual(store.status(), { state: 'loaded', count: 3 });
-      // Each change acted on reaches the metric's observer.
-      assert.deepEqual(outcomes, ['loaded', 'rejected', 'rejected', 'loaded']);
+      // Each change acted on reaches the metric's observer. The write in place can be polled
+      // half-written, then whole: two rejections for one write, so the rejections are counted
+      // as at least the two changes that caused them.
+      const rejected = outcomes.slice(1, -1);
+      assert.deepEqual([outcomes[0], outcomes.at(-1)], ['loaded', 'loaded'], outcomes.join());
+      assert.ok(rejected.length >= 2 && rejected.every((o) => o === 'rejected'), outcomes.join());
     } finally {
       store.close();
       store.close();
