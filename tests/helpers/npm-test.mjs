@@ -18,9 +18,12 @@
 //   node tests/helpers/npm-test.mjs --suites-only
 //                                            build:page and test:suites alone (CI, on the Node
 //                                            lines other than its integration line).
-//   node tests/helpers/npm-test.mjs --check  npm run check: lint:eslint beside typecheck then
-//                                            lint:prettier, two lanes of about the same length
-//                                            on 2 cores (each is one process).
+//   node tests/helpers/npm-test.mjs --check  npm run check: lint:eslint beside typecheck, then
+//                                            lint:prettier and test:static (the checks of docs/
+//                                            and spec/ against the code, which read files and
+//                                            so give the same verdict on every Node line:
+//                                            tests/helpers/test-files.mjs), two lanes of about
+//                                            the same length on 2 cores.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -34,13 +37,13 @@ const check = process.argv.includes('--check');
 const suitesOnly = process.argv.includes('--suites-only');
 const name = check ? 'npm run check' : suitesOnly ? 'npm test -- --suites-only' : 'npm test';
 const lanes = check
-  ? [['lint:eslint'], ['typecheck', 'lint:prettier']]
+  ? [['lint:eslint'], ['typecheck', 'lint:prettier', 'test:static']]
   : suitesOnly
     ? [['build:page', 'test:suites']]
     : [['test:sampling'], ['build:page', 'test:suites']];
 const npm = process.env.npm_execpath;
 /** Steps whose whole report is printed at the end, passed or failed (quiet already). */
-const TEST_RUNS = ['test:sampling', 'test:suites'];
+const TEST_RUNS = ['test:sampling', 'test:suites', 'test:static'];
 
 // build:page is skipped when dist/browser/ was built by it from the same sources: the build is
 // reproducible (tests/deploy/reproducible-build.integration.ts), so the same inputs give the
