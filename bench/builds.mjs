@@ -31,8 +31,14 @@ function ticks(pid) {
 }
 
 async function start(file, port) {
-  const env = { PATH: process.env.PATH, API_KEY: KEY, PORT: String(port), HOST: '127.0.0.1' };
-  Object.assign(env, { RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'silent' });
+  const env = {
+    PATH: process.env.PATH,
+    API_KEY: KEY,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    LOG_LEVEL: 'silent',
+  };
   const child = spawn('taskset', ['-c', '0', process.execPath, file], { env, stdio: 'ignore' });
   for (let i = 0; i < 100; i++) {
     if (spawnSync('curl', ['-sf', '-o', '/dev/null', `http://127.0.0.1:${port}/health`]).status === 0) return child;

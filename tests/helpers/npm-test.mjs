@@ -6,8 +6,9 @@
 //
 //   node tests/helpers/npm-test.mjs          npm test: build:page (the home page's files in
 //                                            dist/browser/, which the in-process service reads at
-//                                            start), then test:suites (the *.test.ts files under
-//                                            the coverage gate); beside them test:sampling (the
+//                                            start), then test:suites (the *.test.ts files but
+//                                            the sampling and static ones, under the coverage
+//                                            gate); beside them test:sampling (the
 //                                            fuzzers and statistical tests, without coverage:
 //                                            tests/helpers/test-files.mjs says why), which needs
 //                                            no build and keeps the other core busy meanwhile.
