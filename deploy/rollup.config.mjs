@@ -95,6 +95,26 @@ function reportFile() {
   };
 }
 
+/**
+ * Every character beyond ASCII written as a `\u` escape. V8 keeps a module's source text for as
+ * long as the module lives: one byte a character when every character is Latin-1, two bytes a
+ * character for the whole file when one is not. The only such characters are in string literals
+ * (the Japanese, Korean, Chinese, Spanish and French BIP-39 lists), where an escape is the same
+ * character, so the file means what it meant, at half the resident bytes for its source
+ * (docs/benchmark.md, "RSS at load and under load"). tests/deploy/single-file.integration.ts
+ * holds the file to ASCII, and the words it makes to the sources' lists.
+ * @returns {import('@rollup/wasm-node').Plugin}
+ */
+function asciiOnly() {
+  return {
+    name: 'ascii-only',
+    renderChunk(code) {
+      const escaped = code.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      return { code: escaped, map: null };
+    },
+  };
+}
+
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 
 /** A warning here means a bundling mistake (an unresolved import, a stray export): fail. */
@@ -106,7 +126,7 @@ export default {
   input: `${root}dist/server.js`,
   // redis: the optional client of the shared rate limit, loaded only when configured (docs/redis-rate-limit.md).
   external: (id) => builtins.has(id) || id === 'redis',
-  plugins: [unindentValidators(), embedAssets(), bundlePackage(), reportFile()],
+  plugins: [unindentValidators(), embedAssets(), bundlePackage(), asciiOnly(), reportFile()],
   onwarn,
   output: {
     dir: `${root}dist`,

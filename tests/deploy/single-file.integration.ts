@@ -12,7 +12,8 @@ import { chmodSync, chownSync, copyFileSync, existsSync, mkdtempSync, readFileSy
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ROOT, startServer, type RunningServer } from '../helpers/server.ts';
+import { randomApiKey, ROOT, startServer, type RunningServer } from '../helpers/server.ts';
+import { WORD_LISTS } from '../../lib/core/index.ts';
 import { Ledger, request } from '../helpers/http.ts';
 
 const BUNDLE = join(ROOT, 'dist', 'credential-generator.mjs');
@@ -78,6 +79,36 @@ describe('the single file, deployed alone', () => {
     const [digest, name] = readFileSync(`${BUNDLE}.sha256`, 'utf8').trim().split(/\s+/);
     assert.equal(name, 'credential-generator.mjs');
     assert.equal(createHash('sha256').update(readFileSync(file)).digest('hex'), digest);
+  });
+
+  it('is ASCII throughout (deploy/rollup.config.mjs), and its escaped word lists are the same words', async () => {
+    const bytes = readFileSync(BUNDLE);
+    const beyond = bytes.findIndex((byte) => byte > 0x7f);
+    assert.equal(beyond, -1, `a byte beyond ASCII at offset ${beyond}`);
+    // Every word a list's passphrases are made of is a word of the sources' list: an escape that
+    // changed a character would put words in the replies that the list does not have.
+    const apiKey = randomApiKey();
+    const server = await startServer({ command: [process.execPath, BUNDLE], apiKey, rateLimitPerMinute: 10_000 });
+    try {
+      for (const list of Object.values(WORD_LISTS)) {
+        const reply = await request(server.url, '/generate', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+          body: JSON.stringify({
+            mode: 'passphrase',
+            count: 20,
+            options: { wordList: list.id, wordCount: 8, separator: 'space' },
+          }),
+        });
+        assert.equal(reply.status, 200, reply.text);
+        const known = new Set(list.words);
+        const results = (reply.json as { results: { value: string }[] }).results;
+        for (const { value } of results)
+          for (const word of value.split(list.space)) assert.ok(known.has(word), `${list.id}: ${word}`);
+      }
+    } finally {
+      await server.stop();
+    }
   });
 
   it('names itself as it was run in its usage texts', () => {
