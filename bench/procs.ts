@@ -1,7 +1,8 @@
 /**
- * Child processes of the benchmark: the real built server (dist/server.js) and the bare
- * baseline, each pinned to one core with taskset when it is there; their CPU time and RSS
- * from /proc; a free port; a bounded GET. Every process started here is stopped here, by PID.
+ * Child processes of the benchmark: the real built server (the single file,
+ * dist/credential-generator.mjs), the bare baseline and the Fastify peer, each pinned to one core
+ * with taskset when it is there; their CPU time and RSS from /proc; a free port; a bounded GET.
+ * Every process started here is stopped here, by PID.
  * @module
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
