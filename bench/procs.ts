@@ -106,6 +106,8 @@ export interface ServerOptions {
   readonly bareBodies?: Record<string, number>;
   /** More environment variables (e.g. RATE_LIMIT_REDIS_URL). */
   readonly env?: Readonly<Record<string, string>>;
+  /** For the real server: another single file in place of dist's (bench/builds.ts). */
+  readonly script?: string;
 }
 
 export interface ServerProcess {
@@ -153,7 +155,8 @@ export function startServer(options: ServerOptions): ServerProcess {
   if (options.bareBodies !== undefined) env.BARE_BODIES = JSON.stringify(options.bareBodies);
   Object.assign(env, options.env ?? {});
 
-  const script = options.kind === 'bare' ? BARE_SERVER : options.kind === 'fastify' ? FASTIFY_PEER : REAL_SERVER;
+  const script =
+    options.kind === 'bare' ? BARE_SERVER : options.kind === 'fastify' ? FASTIFY_PEER : (options.script ?? REAL_SERVER);
   if (!existsSync(script)) throw new Error(`${script} is missing (run npm run build)`);
   const [command, args] =
     options.kind === 'npm-start'
