@@ -30,6 +30,48 @@ export function summarize(values: readonly number[]): Summary {
   return { median: median(values), min, max, n: values.length };
 }
 
+/** A summary with the distribution-free 95 % confidence interval of its median. */
+export interface IntervalSummary extends Summary {
+  /** The interval's ends: order statistics of the values (min and max below 6 values, where no
+   * pair of order statistics covers 95 %). */
+  readonly low: number;
+  readonly high: number;
+}
+
+/**
+ * The 1-based rank k of the order statistics x(k) and x(n+1-k) that bound the median of n
+ * values with at least `confidence`: the largest k with P(Binomial(n, 1/2) < k) <= (1 -
+ * confidence) / 2, as each value falls below the true median with probability 1/2 (a sign
+ * test; no assumption about the distribution). 1 (min and max) when even those fall short.
+ */
+export function medianIntervalRank(n: number, confidence = 0.95): number {
+  if (!Number.isInteger(n) || n < 1) throw new RangeError('medianIntervalRank: n must be a positive integer');
+  const tail = (1 - confidence) / 2;
+  let k = 1;
+  // P(X < k + 1) = P(X <= k), summed term by term: C(n, i) / 2^n
+  let term = 0.5 ** n; // C(n, 0) / 2^n
+  let below = term; // P(X <= 0)
+  for (let i = 1; below <= tail && i < n; i++) {
+    k = i;
+    term = (term * (n - i + 1)) / i;
+    below += term;
+  }
+  return k;
+}
+
+/** `summarize`, with the 95 % interval of the median. */
+export function summarizeWithInterval(values: readonly number[], confidence = 0.95): IntervalSummary {
+  const s = summarize(values);
+  const sorted = [...values].sort((a, b) => a - b);
+  const k = medianIntervalRank(values.length, confidence);
+  return { ...s, low: sorted[k - 1], high: sorted[values.length - k] };
+}
+
+/** "1.23x (1.10-1.40)": the median and its 95 % interval. */
+export function formatInterval(s: IntervalSummary, digits = 2): string {
+  return `${s.median.toFixed(digits)}x (${s.low.toFixed(digits)}-${s.high.toFixed(digits)})`;
+}
+
 /** Per-round ratios a[i] / b[i] of two paired series (same round, same conditions). */
 export function pairedRatios(a: readonly number[], b: readonly number[]): number[] {
   if (a.length !== b.length) throw new RangeError(`paired series differ in length (${a.length} vs ${b.length})`);

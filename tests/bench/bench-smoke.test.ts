@@ -9,15 +9,18 @@ import assert from 'node:assert/strict';
 import { ratiosOf, type MeasuredRun } from '../../bench/http.ts';
 import {
   cpuTicksOfStat,
+  formatInterval,
   formatRatio,
   loopbackAddress,
   median,
+  medianIntervalRank,
   pairedRatios,
   parseWrk,
   parseWrkDuration,
   roundOrder,
   rssOfStatus,
   summarize,
+  summarizeWithInterval,
   targetMet,
 } from '../../bench/stats.ts';
 
@@ -61,6 +64,40 @@ describe('bench statistics', () => {
     assert.equal(targetMet({ comparison: '>=', bound: 0.7, value: 0.69 }), false);
     assert.equal(targetMet({ comparison: '<=', bound: 1.4, value: 1.4 }), true);
     assert.equal(targetMet({ comparison: '<=', bound: 1.4, value: 1.41 }), false);
+  });
+});
+
+describe('the 95 % interval of a median', () => {
+  /** P(Binomial(n, 1/2) < k), exactly, in BigInt. */
+  const below = (n: number, k: number): number => {
+    let c = 1n;
+    let sum = 0n;
+    for (let i = 0; i < k; i++) {
+      sum += c;
+      c = (c * BigInt(n - i)) / BigInt(i + 1);
+    }
+    return Number(sum) / 2 ** n;
+  };
+
+  it('takes the order statistics of the sign test: the widest rank whose tail is at most 2.5 %', () => {
+    // The published table (e.g. Conover, Practical Nonparametric Statistics): n -> k.
+    const table: Record<number, number> = { 6: 1, 8: 1, 9: 2, 10: 2, 12: 3, 16: 4, 20: 6, 30: 10, 40: 14 };
+    for (const [n, k] of Object.entries(table)) assert.equal(medianIntervalRank(Number(n)), k, `n=${n}`);
+    for (let n = 6; n <= 60; n++) {
+      const k = medianIntervalRank(n);
+      assert.ok(below(n, k) <= 0.025, `n=${n}: the interval covers at least 95 %`);
+      assert.ok(below(n, k + 1) > 0.025, `n=${n}: one rank further in would not`);
+    }
+    // Below 6 values even min-max covers less than 95 %: the interval is min-max.
+    for (let n = 1; n <= 5; n++) assert.equal(medianIntervalRank(n), 1);
+    assert.throws(() => medianIntervalRank(0), RangeError);
+  });
+
+  it('gives the interval with the summary, whatever the order of the values', () => {
+    const s = summarizeWithInterval([10, 1, 9, 2, 8, 3, 7, 4, 6, 5]);
+    assert.deepEqual(s, { median: 5.5, min: 1, max: 10, n: 10, low: 2, high: 9 });
+    assert.equal(formatInterval(s), '5.50x (2.00-9.00)');
+    assert.deepEqual(summarizeWithInterval([3, 1, 2]), { median: 2, min: 1, max: 3, n: 3, low: 1, high: 3 });
   });
 });
 
@@ -151,5 +188,7 @@ describe('bench ratios', () => {
     assert.equal(r.rps.median, 1.1);
     assert.equal(r.cpuPerRequest.median, 0.9);
     assert.equal(r.rss.median, 1);
+    assert.equal(r.rps.low, 1, 'two rounds: the interval is min-max');
+    assert.equal(r.rps.high, 1.2);
   });
 });
