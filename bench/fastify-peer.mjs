@@ -1,41 +1,68 @@
-// The peer users would pick: a Fastify 5 server doing the same contract work as the service's
-// POST /generate, measured beside it in the same run (bench/http.ts). The same work means:
-// the body read to the same 16 KB cap and parsed, the key checked as the service checks it
-// (SHA-256, then timingSafeEqual on the digests), a token bucket per client address
-// (@fastify/rate-limit, in memory, with its X-RateLimit-* headers; the IETF draft's
-// RateLimit-Policy and RateLimit added from the same numbers), the request schema
-// (spec/generate-request.schema.json) validated by ajv, an unbiased generator (this project's
-// `generate()`, from the built request layer), the service's fixed response headers and a
-// request id, and with LOG_LEVEL=info one JSON log line per request, as the service writes. It
-// is a benchmark contender, not a second implementation of the contract: its 400 and 401 bodies
-// are Fastify's or minimal. `generate()` validates its input again (it does not trust its
-// caller), a second validation the peer pays for and the service does not.
+// What a user would build: the POST /generate a Node developer would write with Fastify 5 and
+// npm packages, measured beside the service in the same rounds (bench/http.ts). Written as the
+// packages' documentation shows, with one validation per request:
+//   - Fastify's logger (pino) at LOG_LEVEL, its default two lines per request at info
+//     ("incoming request", "request completed");
+//   - @fastify/rate-limit per client address (its X-RateLimit-* headers, Retry-After on 429);
+//   - the API key: SHA-256 of X-Api-Key compared with the configured digest by timingSafeEqual,
+//     in an onRequest hook after the limiter's;
+//   - the body to Fastify's 16 KB bodyLimit, parsed by Fastify's JSON parser, and validated by
+//     Fastify's own ajv against spec/generate-request.schema.json, set up as the contract asks
+//     (no type coercion, unknown fields refused rather than removed, defaults applied by the
+//     handler: ajv ignores those under oneOf; `$schema` and `$id` left
+//     out and ajv's `next` vocabulary added, as Fastify's ajv is the draft-07 class);
+//   - the passwords from generate-password (`strict`: every class at least once, drawn again
+//     until it is there; its own symbol set), the entropy as length x log2(pool size), as such a server would
+//     compute it, and the contract's body with Cache-Control: no-store, serialized by Fastify.
+// Only mode password with the options generate-password offers is served (passphrases, rules
+// and policies are a 400). A benchmark contender, not a second implementation of the contract.
 //
-//   API_KEY=... RATE_LIMIT_PER_MINUTE=1000000000 LOG_LEVEL=silent PORT=0 node bench/fastify-peer.mjs
+//   API_KEY=... RATE_LIMIT_PER_MINUTE=1000000000 LOG_LEVEL=info PORT=0 node bench/fastify-peer.mjs
 //
 // Prints the same listening line as server.ts, with the URL, and exits 0 on SIGTERM/SIGINT.
-// Needs dist/ (npm run build:dist): the peer runs the same built JavaScript as the service.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import rateLimit from '@fastify/rate-limit';
-import Ajv2020 from 'ajv/dist/2020.js';
-import Fastify, { LogController } from 'fastify';
-import { createRandom } from '../dist/lib/core/index.js';
-import { generate } from '../dist/lib/request/index.js';
-import { headerSets, policyOf } from '../dist/lib/http/headers.js';
-import { PlanMemo } from '../dist/lib/http/plan-memo.js';
-import { newRequestId } from '../dist/lib/http/request-id.js';
-import { BODY_LIMIT_BYTES } from '../dist/lib/service/limits.js';
+import Fastify from 'fastify';
+import nextVocabulary from 'ajv/dist/vocabularies/next.js';
+import generator from 'generate-password';
 
-const SCHEMA = JSON.parse(readFileSync(new URL('../spec/generate-request.schema.json', import.meta.url), 'utf8'));
+const { $schema, $id, ...SCHEMA } = JSON.parse(
+  readFileSync(new URL('../spec/generate-request.schema.json', import.meta.url), 'utf8'),
+);
+void $schema;
+void $id;
 
-/** The service's fixed headers of a JSON reply, as one object. */
-function fixedHeaders() {
-  const flat = headerSets(false).json;
-  const out = {};
-  for (let i = 0; i < flat.length; i += 2) out[flat[i]] = flat[i + 1];
-  return out;
+const SETS = {
+  lowercase: 'abcdefghijklmnopqrstuvwxyz',
+  uppercase: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ',
+  numbers: '0123456789',
+  // generate-password's own set: given as a string, a set with ']' breaks the regular
+  // expression its `strict` check builds from it, and the check then never passes.
+  symbols: '!@#$%^&*()+_-=}{[]|:;"/?.><,`~',
+};
+const AMBIGUOUS = '0O1Il5S8B';
+const SUPPORTED = new Set([
+  'length',
+  'includeLowercase',
+  'includeUppercase',
+  'includeNumbers',
+  'includeSymbols',
+  'avoidAmbiguous',
+  'excludedCharacters',
+]);
+
+function strength(bits) {
+  if (bits >= 100) return { label: 'Excellent', level: 4 };
+  if (bits >= 80) return { label: 'Very strong', level: 3 };
+  if (bits >= 64) return { label: 'Strong', level: 2 };
+  if (bits >= 50) return { label: 'Fair', level: 1 };
+  return { label: 'Weak', level: 0 };
+}
+
+function addNextVocabulary(ajv) {
+  ajv.addVocabulary(nextVocabulary.default ?? nextVocabulary);
 }
 
 const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest();
@@ -46,48 +73,81 @@ const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest();
  */
 export async function buildPeer({ apiKey, rateLimitPerMinute = 20, logLevel = 'silent' }) {
   const digest = sha256(apiKey);
-  const random = createRandom();
-  // Plans through the server's own memo, as the server makes them: the same generator work.
-  const settings = { plans: new PlanMemo() };
-  const headers = fixedHeaders();
-  const policy = policyOf(rateLimitPerMinute);
-  const ajv = new Ajv2020({ strict: false });
   const app = Fastify({
     logger: logLevel === 'silent' ? false : { level: logLevel },
-    // Its own two lines per request off: one line per request is written below, as the service does.
-    logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: BODY_LIMIT_BYTES,
-    genReqId: () => newRequestId(),
+    bodyLimit: 16 * 1024,
+    // The schema's dependentSchemas is a keyword of ajv's `next` vocabulary, which the draft-07
+    // class takes as a plugin.
+    ajv: {
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false },
+      plugins: [addNextVocabulary],
+    },
   });
-  app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
   await app.register(rateLimit, { max: rateLimitPerMinute, timeWindow: 60_000 });
-  // After the limiter (its hooks are the route's onRequest, and every onRequest hook runs
-  // before any preParsing one), as the service answers 429 before 401; before the body is read.
-  app.addHook('preParsing', (request, reply, payload, done) => {
+  app.addHook('onRequest', async (request, reply) => {
     const presented = request.headers['x-api-key'];
-    if (typeof presented === 'string' && timingSafeEqual(sha256(presented), digest)) return done(null, payload);
-    reply.code(401).headers(headers).send({ error: 'missing or invalid API key', status: 401 });
+    if (typeof presented !== 'string' || !timingSafeEqual(sha256(presented), digest)) {
+      reply.code(401).header('Cache-Control', 'no-store');
+      return reply.send({ error: 'missing or invalid API key', status: 401 });
+    }
   });
-  app.addHook('onSend', (request, reply, payload, done) => {
-    const remaining = reply.getHeader('x-ratelimit-remaining');
-    const reset = reply.getHeader('x-ratelimit-reset');
-    reply.header('RateLimit-Policy', policy);
-    reply.header('RateLimit', `"client";r=${remaining};t=${reset}`);
-    reply.header('X-Request-Id', request.id);
-    done(null, payload);
-  });
-  if (logLevel !== 'silent') {
-    app.addHook('onResponse', (request, reply, done) => {
-      request.log.info(
-        { method: request.method, route: '/generate', status: reply.statusCode, ms: reply.elapsedTime },
-        'request',
-      );
-      done();
+  app.post('/generate', { schema: { body: SCHEMA } }, async (request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    const { mode, count = 1, options = {} } = request.body;
+    const unsupported = Object.keys(options).find((name) => !SUPPORTED.has(name));
+    if (mode !== 'password' || unsupported !== undefined || request.body.policy !== undefined) {
+      reply.code(400);
+      return { error: 'only mode password with its basic options is offered', status: 400 };
+    }
+    const o = {
+      length: 24,
+      includeLowercase: true,
+      includeUppercase: true,
+      includeNumbers: true,
+      includeSymbols: false,
+      avoidAmbiguous: false,
+      excludedCharacters: '',
+      ...options,
+    };
+    const exclude = o.excludedCharacters + (o.avoidAmbiguous ? AMBIGUOUS : '');
+    const classes = [];
+    for (const [name, option] of [
+      ['lowercase', o.includeLowercase],
+      ['uppercase', o.includeUppercase],
+      ['numbers', o.includeNumbers],
+      ['symbols', o.includeSymbols],
+    ]) {
+      if (!option) continue;
+      const size = [...SETS[name]].filter((c) => !exclude.includes(c)).length;
+      if (size === 0) {
+        reply.code(400);
+        return {
+          error: `options.excludedCharacters leaves no ${name}`,
+          status: 400,
+          field: 'options.excludedCharacters',
+        };
+      }
+      classes.push({ name, size });
+    }
+    if (classes.length === 0) {
+      reply.code(400);
+      return { error: 'options must include at least one character class', status: 400, field: 'options' };
+    }
+    const values = generator.generateMultiple(count, {
+      length: o.length,
+      lowercase: o.includeLowercase,
+      uppercase: o.includeUppercase,
+      numbers: o.includeNumbers,
+      symbols: o.includeSymbols,
+      exclude,
+      strict: true,
     });
-  }
-  app.post('/generate', { schema: { body: SCHEMA } }, (request, reply) => {
-    const outcome = generate(request.body, random, settings);
-    reply.code(outcome.status).headers(headers).send(outcome.body);
+    const poolSize = classes.reduce((sum, c) => sum + c.size, 0);
+    const bits = o.length * Math.log2(poolSize);
+    const entropy = { bits: Math.round(bits * 100) / 100, ...strength(bits) };
+    const metadata = { entropyMode: 'uniform-each-class', poolSize, length: o.length, classes };
+    const results = values.map((value) => ({ value, entropy, metadata }));
+    return { mode, count, value: values[0], entropy, metadata, results };
   });
   return app;
 }
@@ -96,7 +156,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const app = await buildPeer({
     apiKey: process.env.API_KEY ?? '',
     rateLimitPerMinute: Number(process.env.RATE_LIMIT_PER_MINUTE ?? 20),
-    logLevel: process.env.LOG_LEVEL ?? 'silent',
+    logLevel: process.env.LOG_LEVEL ?? 'info',
   });
   await app.listen({ port: Number(process.env.PORT ?? 0), host: process.env.HOST ?? '127.0.0.1' });
   const { address, port, family } = app.server.address();
