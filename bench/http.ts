@@ -1,10 +1,16 @@
 /**
- * Section 2: POST /generate on the real built server against the bare node:http server and,
- * with the buckets in memory, against the peer users would pick (Fastify 5 doing the same
- * contract work, bench/fastify-peer.mjs), all pinned to core 0, the load generator (wrk, else
- * autocannon) pinned to core 1. Per scenario and round the servers take turns (order
- * alternating by round); the figures are the per-round ratios real / bare and real / Fastify
- * of req/s, p50, p99 and server CPU per request.
+ * Section 2: POST /generate on the real built server against its peers, all pinned to core 0,
+ * the load generator (wrk, else autocannon) pinned to core 1. Per scenario and round the
+ * contenders take turns (the order reversed every other round); the figures are the per-round
+ * ratios real / peer of req/s, p50, p99, server CPU per request and RSS, each with the 95 %
+ * interval of its median. The contenders (issue 40: peers that cannot flatter the service):
+ *   real       the single file at its default LOG_LEVEL=info;
+ *   real-warn  the same at LOG_LEVEL=warn: real / real-warn is what the request log costs;
+ *   lean       bench/lean-server.mjs, the leanest node:http server doing the same contract work
+ *              with the same batched log line: the limit to approach;
+ *   fastify    bench/fastify-peer.mjs, what a user would build with Fastify 5, its rate-limit
+ *              plugin, its ajv, generate-password and its logger at info;
+ *   bare       bench/bare-server.mjs, a fixed body of the same length: for RSS.
  * @module
  */
 import { spawn } from 'node:child_process';
@@ -22,10 +28,20 @@ import {
   ROOT,
   rss,
   startServer,
+  type ServerKind,
   type ServerProcess,
 } from './procs.ts';
 import { startRedis, startRedisCluster, type RedisProcesses } from './redis-servers.ts';
-import { pairedRatios, parseWrk, roundOrder, summarize, type LoadResult, type Summary } from './stats.ts';
+import {
+  pairedRatios,
+  parseWrk,
+  roundOrder,
+  summarize,
+  summarizeWithInterval,
+  type IntervalSummary,
+  type LoadResult,
+  type Summary,
+} from './stats.ts';
 
 export const HAS_WRK = hasCommand('wrk');
 const LUA = join(ROOT, 'bench', 'post.lua');
@@ -33,15 +49,21 @@ const AUTOCANNON = join(ROOT, 'node_modules', 'autocannon', 'autocannon.js');
 
 export type LoadTool = 'wrk' | 'autocannon';
 
+/** A contender of the HTTP section (see the module comment). */
+export type Contender = 'real' | 'real-warn' | 'lean' | 'fastify' | 'bare';
+
+/** The peers the real server is divided by, in the order the report lists them. */
+export const PEERS: readonly Exclude<Contender, 'real'>[] = ['lean', 'fastify', 'real-warn', 'bare'];
+
 export interface Scenario {
   readonly id: string;
   readonly count: 1 | 20;
   readonly connections: number;
-  /** LOG_LEVEL of the real server in this scenario (info is the default). */
-  readonly logLevel: 'silent' | 'info';
-  /** The rate-limit store: in-process buckets, or shared through a local redis-server or a
-   * local Redis Cluster of three masters (bench/redis-servers.ts). */
+  /** The rate-limit store of the real server: in-process buckets, or shared through a local
+   * redis-server or a local Redis Cluster of three masters (bench/redis-servers.ts). */
   readonly store: 'memory' | 'redis' | 'cluster';
+  /** Who runs in this scenario's rounds besides the real server. */
+  readonly peers: readonly Exclude<Contender, 'real'>[];
 }
 
 export interface HttpOptions {
@@ -66,42 +88,37 @@ export interface SideResult {
   readonly rssBytes: Summary;
 }
 
-/** One server's figures over another's, per round. */
+/** One server's figures over another's, per round: the median, min-max and the 95 % interval. */
 export interface Ratios {
-  readonly rps: Summary;
-  readonly p50: Summary;
-  readonly p99: Summary;
-  readonly cpuPerRequest: Summary;
-  readonly rss: Summary;
+  readonly rps: IntervalSummary;
+  readonly p50: IntervalSummary;
+  readonly p99: IntervalSummary;
+  readonly cpuPerRequest: IntervalSummary;
+  readonly rss: IntervalSummary;
 }
 
 export interface ScenarioResult {
   readonly id: string;
   readonly count: number;
   readonly connections: number;
-  readonly logLevel: string;
   readonly store: string;
   readonly responseBytes: number;
-  readonly real: SideResult;
-  readonly bare: SideResult;
-  /** The Fastify peer; null where it does not run (the buckets on Redis). */
-  readonly fastify: SideResult | null;
-  /** real / bare, per round. */
-  readonly ratios: Ratios;
-  /** real / Fastify, per round; null without the peer. */
-  readonly vsFastify: Ratios | null;
+  /** Each contender's figures; the real server's always, each peer's where it ran. */
+  readonly sides: Partial<Record<Contender, SideResult>> & { readonly real: SideResult };
+  /** real / peer, per round, for each peer that ran. */
+  readonly vs: Partial<Record<Exclude<Contender, 'real'>, Ratios>>;
 }
 
-/** The default configuration first (LOG_LEVEL=info, in-process buckets), then the same load
- * without the request log, with the buckets on Redis, and on a Redis Cluster. */
+/** The default configuration (LOG_LEVEL=info, in-process buckets) against every peer at 32
+ * connections; then one connection, and the buckets on Redis and on a Redis Cluster, against
+ * the bare server only. */
 export const SCENARIOS: readonly Scenario[] = [
-  { id: 'count1-c1', count: 1, connections: 1, logLevel: 'info', store: 'memory' },
-  { id: 'count1-c32', count: 1, connections: 32, logLevel: 'info', store: 'memory' },
-  { id: 'count20-c1', count: 20, connections: 1, logLevel: 'info', store: 'memory' },
-  { id: 'count20-c32', count: 20, connections: 32, logLevel: 'info', store: 'memory' },
-  { id: 'count1-c32-silent', count: 1, connections: 32, logLevel: 'silent', store: 'memory' },
-  { id: 'count1-c32-redis', count: 1, connections: 32, logLevel: 'info', store: 'redis' },
-  { id: 'count1-c32-cluster', count: 1, connections: 32, logLevel: 'info', store: 'cluster' },
+  { id: 'count1-c1', count: 1, connections: 1, store: 'memory', peers: ['bare'] },
+  { id: 'count1-c32', count: 1, connections: 32, store: 'memory', peers: PEERS },
+  { id: 'count20-c1', count: 20, connections: 1, store: 'memory', peers: ['bare'] },
+  { id: 'count20-c32', count: 20, connections: 32, store: 'memory', peers: PEERS },
+  { id: 'count1-c32-redis', count: 1, connections: 32, store: 'redis', peers: ['bare'] },
+  { id: 'count1-c32-cluster', count: 1, connections: 32, store: 'cluster', peers: ['bare'] },
 ];
 
 export { HAS_REDIS, HAS_REDIS_CLUSTER } from './redis-servers.ts';
@@ -225,7 +242,8 @@ export function side(perRound: MeasuredRun[]): SideResult {
 
 /** a / b of every figure, round by round. */
 export function ratiosOf(a: readonly MeasuredRun[], b: readonly MeasuredRun[]): Ratios {
-  const of = (pick: (r: MeasuredRun) => number): Summary => summarize(pairedRatios(a.map(pick), b.map(pick)));
+  const of = (pick: (r: MeasuredRun) => number): IntervalSummary =>
+    summarizeWithInterval(pairedRatios(a.map(pick), b.map(pick)));
   return {
     rps: of((x) => x.rps),
     p50: of((x) => x.p50),
@@ -235,41 +253,46 @@ export function ratiosOf(a: readonly MeasuredRun[], b: readonly MeasuredRun[]): 
   };
 }
 
+/** How each contender is started: its kind and LOG_LEVEL (every one but real-warn at info). */
+const STARTS: Record<Contender, { kind: ServerKind; logLevel: 'info' | 'warn' }> = {
+  real: { kind: 'real', logLevel: 'info' },
+  'real-warn': { kind: 'real', logLevel: 'warn' },
+  lean: { kind: 'lean', logLevel: 'info' },
+  fastify: { kind: 'fastify', logLevel: 'info' },
+  bare: { kind: 'bare', logLevel: 'info' },
+};
+
 export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
   const apiKey = `bench-${randomBytes(16).toString('hex')}`;
   // Raised by configuration to the highest value the server accepts: the limiter still runs
-  // (one bucket, consumed on every request) but a whole run never empties it.
+  // (one bucket, consumed on every request) but a whole run never empties it. The peers get
+  // the same limit.
   const rateLimitPerMinute = MAX_RATE_LIMIT_PER_MINUTE;
-  const variant = (s: Scenario): string => `${s.logLevel}/${s.store}`;
-  const reals = new Map<string, ServerProcess>();
-  // The peer's limiter is in memory: it runs beside the in-memory scenarios, one per log level.
-  const peers = new Map<string, ServerProcess>();
-  let bare: ServerProcess | null = null;
+  // One process per contender (per store for the real server), kept through every scenario.
+  const servers = new Map<string, { server: ServerProcess; url: string }>();
   const redis = new Map<Scenario['store'], RedisProcesses>();
   const clusterDir = mkdtempSync(join(tmpdir(), 'bench-redis-cluster-'));
+  const nameOf = (c: Contender, s: Scenario): string => (c === 'real' ? `real/${s.store}` : c);
   try {
     if (options.scenarios.some((s) => s.store === 'redis')) redis.set('redis', await startRedis());
     if (options.scenarios.some((s) => s.store === 'cluster')) redis.set('cluster', await startRedisCluster(clusterDir));
+    const start = async (c: Contender, s: Scenario, bareBodies?: Record<string, number>): Promise<void> => {
+      const name = nameOf(c, s);
+      if (servers.has(name)) return;
+      const { kind, logLevel } = STARTS[c];
+      const env = c === 'real' ? (redis.get(s.store)?.env ?? {}) : {};
+      const server = startServer({ kind, cpu: 0, apiKey, rateLimitPerMinute, logLevel, env, bareBodies });
+      servers.set(name, { server, url: '' });
+      servers.set(name, { server, url: await server.listening });
+    };
     for (const s of options.scenarios) {
-      if (reals.has(variant(s))) continue;
-      const env: Record<string, string> = redis.get(s.store)?.env ?? {};
-      reals.set(
-        variant(s),
-        startServer({ kind: 'real', cpu: 0, apiKey, rateLimitPerMinute, logLevel: s.logLevel, env }),
-      );
+      await start('real', s);
+      for (const peer of s.peers) if (peer !== 'bare') await start(peer, s);
     }
-    for (const s of options.scenarios) {
-      if (s.store !== 'memory' || peers.has(s.logLevel)) continue;
-      peers.set(s.logLevel, startServer({ kind: 'fastify', cpu: 0, apiKey, rateLimitPerMinute, logLevel: s.logLevel }));
-    }
-    const realUrls = new Map<string, string>();
-    for (const [key, server] of reals) realUrls.set(key, await server.listening);
-    const peerUrls = new Map<string, string>();
-    for (const [key, server] of peers) peerUrls.set(key, await server.listening);
 
     // The bare server answers a body as long as the real one's for the same request.
     const sizes: Record<string, number> = {};
-    const anyReal = realUrls.values().next().value as string;
+    const anyReal = [...servers.entries()].find(([name]) => name.startsWith('real/'))![1].url;
     for (const count of [1, 20]) {
       const reply = await httpRequest(`${anyReal}/generate`, {
         method: 'POST',
@@ -282,50 +305,45 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
         );
       sizes[`/generate/${count}`] = reply.body.length;
     }
-    bare = startServer({ kind: 'bare', cpu: 0, bareBodies: sizes });
-    const bareUrl = await bare.listening;
+    if (options.scenarios.some((s) => s.peers.includes('bare'))) await start('bare', options.scenarios[0], sizes);
 
     const results: ScenarioResult[] = [];
     for (const s of options.scenarios) {
-      const real = reals.get(variant(s))!;
-      const peer = s.store === 'memory' ? peers.get(s.logLevel) : undefined;
-      const targets: { name: 'real' | 'bare' | 'fastify'; server: ServerProcess; url: string }[] = [
-        { name: 'real', server: real, url: `${realUrls.get(variant(s))}/generate` },
-        { name: 'bare', server: bare, url: `${bareUrl}/generate/${s.count}` },
-      ];
-      if (peer !== undefined)
-        targets.push({ name: 'fastify', server: peer, url: `${peerUrls.get(s.logLevel)}/generate` });
+      const targets = (['real', ...s.peers] as Contender[]).map((c) => {
+        const { server, url } = servers.get(nameOf(c, s))!;
+        return { name: c, server, url: c === 'bare' ? `${url}/generate/${s.count}` : `${url}/generate` };
+      });
       for (const t of targets)
         await measured(options.tool, t.server, t.url, apiKey, s.count, s.connections, options.warmupSec);
-      const perRound: Record<'real' | 'bare' | 'fastify', MeasuredRun[]> = { real: [], bare: [], fastify: [] };
+      const perRound = new Map<Contender, MeasuredRun[]>(targets.map((t) => [t.name, []]));
       for (let round = 0; round < options.rounds; round++) {
         for (const t of roundOrder(targets, round)) {
-          perRound[t.name].push(
-            await measured(options.tool, t.server, t.url, apiKey, s.count, s.connections, options.durationSec),
-          );
+          perRound
+            .get(t.name)!
+            .push(await measured(options.tool, t.server, t.url, apiKey, s.count, s.connections, options.durationSec));
         }
       }
-      const { real: r, bare: b, fastify: f } = perRound;
+      const real = perRound.get('real')!;
+      const sides: ScenarioResult['sides'] = { real: side(real) };
+      const vs: ScenarioResult['vs'] = {};
+      for (const peer of s.peers) {
+        sides[peer] = side(perRound.get(peer)!);
+        vs[peer] = ratiosOf(real, perRound.get(peer)!);
+      }
       results.push({
         id: s.id,
         count: s.count,
         connections: s.connections,
-        logLevel: s.logLevel,
         store: s.store,
         responseBytes: sizes[`/generate/${s.count}`],
-        real: side(r),
-        bare: side(b),
-        fastify: f.length > 0 ? side(f) : null,
-        ratios: ratiosOf(r, b),
-        vsFastify: f.length > 0 ? ratiosOf(r, f) : null,
+        sides,
+        vs,
       });
       options.log(`  http ${s.id}: done`);
     }
     return results;
   } finally {
-    for (const server of reals.values()) await server.stop();
-    for (const server of peers.values()) await server.stop();
-    if (bare !== null) await bare.stop();
+    for (const { server } of servers.values()) await server.stop();
     for (const r of redis.values()) await r.stop();
     rmSync(clusterDir, { recursive: true, force: true });
   }

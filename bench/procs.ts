@@ -1,6 +1,6 @@
 /**
  * Child processes of the benchmark: the real built server (the single file,
- * dist/credential-generator.mjs), the bare baseline and the Fastify peer, each pinned to one core
+ * dist/credential-generator.mjs), the bare baseline, the lean limit and the Fastify peer, each pinned to one core
  * with taskset when it is there; their CPU time and RSS from /proc; a free port; a bounded GET.
  * Every process started here is stopped here, by PID.
  * @module
@@ -18,8 +18,10 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** What an operator runs: the single file (npm run build writes it). */
 export const REAL_SERVER = join(ROOT, 'dist', 'credential-generator.mjs');
 export const BARE_SERVER = join(ROOT, 'bench', 'bare-server.mjs');
-/** The peer users would pick: Fastify 5 doing the same contract work (bench/fastify-peer.mjs). */
+/** What a user would build: Fastify 5 and npm packages (bench/fastify-peer.mjs). */
 export const FASTIFY_PEER = join(ROOT, 'bench', 'fastify-peer.mjs');
+/** The leanest node:http server doing the same contract work (bench/lean-server.mjs). */
+export const LEAN_SERVER = join(ROOT, 'bench', 'lean-server.mjs');
 
 /** Variables of the server's configuration (and of node) that must never leak from the
  * runner's environment into a measured process. */
@@ -90,10 +92,17 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** real: `node dist/credential-generator.mjs`; bare: the minimal node:http server; fastify:
- * the Fastify 5 peer; npm-start: the same single file started by `npm start` (npm, then node
- * exec'd in place of sh). */
-export type ServerKind = 'real' | 'bare' | 'fastify' | 'npm-start';
+/** real: `node dist/credential-generator.mjs`; bare: the minimal node:http server; lean: the
+ * lean limit; fastify: the Fastify 5 peer; npm-start: the same single file started by `npm
+ * start` (npm, then node exec'd in place of sh). */
+export type ServerKind = 'real' | 'bare' | 'lean' | 'fastify' | 'npm-start';
+
+/** The script of each kind but the real server's. */
+const PEER_SCRIPTS: Partial<Record<ServerKind, string>> = {
+  bare: BARE_SERVER,
+  fastify: FASTIFY_PEER,
+  lean: LEAN_SERVER,
+};
 
 export interface ServerOptions {
   readonly kind: ServerKind;
@@ -155,8 +164,7 @@ export function startServer(options: ServerOptions): ServerProcess {
   if (options.bareBodies !== undefined) env.BARE_BODIES = JSON.stringify(options.bareBodies);
   Object.assign(env, options.env ?? {});
 
-  const script =
-    options.kind === 'bare' ? BARE_SERVER : options.kind === 'fastify' ? FASTIFY_PEER : (options.script ?? REAL_SERVER);
+  const script = PEER_SCRIPTS[options.kind] ?? options.script ?? REAL_SERVER;
   if (!existsSync(script)) throw new Error(`${script} is missing (run npm run build)`);
   const [command, args] =
     options.kind === 'npm-start'

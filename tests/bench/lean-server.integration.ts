@@ -48,6 +48,14 @@ function send(
   });
 }
 
+/** A 200 body of POST /generate, as far as these checks read it. */
+interface Reply {
+  value: string;
+  entropy: unknown;
+  metadata: unknown;
+  results: { value: string }[];
+}
+
 describe('the lean limit (bench/lean-server.mjs)', () => {
   let server: ChildProcess;
   let url = '';
@@ -86,7 +94,7 @@ describe('the lean limit (bench/lean-server.mjs)', () => {
       const input = options === undefined ? { mode: 'password', count: 5 } : { mode: 'password', count: 5, options };
       const reply = await send(url, JSON.stringify(input));
       assert.equal(reply.status, 200, reply.body);
-      const body = JSON.parse(reply.body);
+      const body: Reply = JSON.parse(reply.body);
       assert.ok(isResponse(body), JSON.stringify(isResponse.errors));
       assert.equal(reply.headers['cache-control'], 'no-store');
       assert.equal(reply.headers['x-ratelimit-limit'], '30');
@@ -96,15 +104,15 @@ describe('the lean limit (bench/lean-server.mjs)', () => {
       const service = generate(input);
       assert.equal(service.status, 200);
       if (service.status !== 200) return;
+      const metadata = service.body.metadata as unknown as { length: number; classes: { name: string }[] };
       assert.deepEqual(body.entropy, service.body.entropy);
-      assert.deepEqual(body.metadata, service.body.metadata);
+      assert.deepEqual(body.metadata, metadata);
       assert.equal(body.results.length, 5);
       assert.equal(body.value, body.results[0].value);
-      for (const r of body.results as { value: string }[]) {
+      for (const r of body.results) {
         generated.push(r.value);
-        assert.equal(r.value.length, service.body.metadata.length as number);
-        for (const c of (service.body.metadata as { classes: { name: string }[] }).classes)
-          assert.match(r.value, CLASSES[c.name], `every class in ${r.value}`);
+        assert.equal(r.value.length, metadata.length);
+        for (const c of metadata.classes) assert.match(r.value, CLASSES[c.name], `every class in ${r.value}`);
         for (const ch of r.value) assert.ok(!(options?.excludedCharacters ?? '').includes(ch));
       }
     }
