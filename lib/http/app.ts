@@ -376,7 +376,7 @@ function clientError(
 function countActive(metrics: RequestMetrics, req: IncomingMessage, res: ServerResponse): void {
   const method = req.method as string;
   metrics.active(method, 1);
-  res.once('close', () => {
+  res.on('close', () => {
     metrics.active(method, -1);
   });
 }

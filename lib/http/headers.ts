@@ -79,7 +79,9 @@ export function withRateLimit(
 ): string[] {
   const remaining = String(rl.remaining);
   const reset = String(rl.resetSeconds);
-  const out = base.concat(
+  // A copy then push: concat with loose values takes several times as long.
+  const out = base.slice();
+  out.push(
     'X-RateLimit-Limit',
     String(rl.limit),
     'X-RateLimit-Remaining',

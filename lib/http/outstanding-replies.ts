@@ -94,7 +94,8 @@ function admit(req: IncomingMessage, res: ServerResponse, logger: Logger, limits
     return false;
   }
   pending.count++;
-  res.once('close', () => {
+  // A response emits 'close' exactly once, so a plain listener does (once() would wrap it).
+  res.on('close', () => {
     settled(pending);
   });
   return true;

@@ -231,7 +231,7 @@ function countRequests(server: Server): { inFlight: number; drained: number; dra
   const counts = { inFlight: 0, drained: 0, draining: false };
   server.on('request', (_req, res: ServerResponse) => {
     counts.inFlight++;
-    res.once('close', () => {
+    res.on('close', () => {
       counts.inFlight--;
       if (counts.draining) counts.drained++;
     });
