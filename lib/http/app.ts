@@ -302,7 +302,7 @@ function routesOf(
       reply.send(x, 200, json, description(), peek(x));
     },
     post: (x) => {
-      void generate.handle(x);
+      generate.handle(x);
     },
     allow: 'GET, HEAD, POST',
   });

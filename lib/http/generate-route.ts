@@ -61,11 +61,30 @@ export class GenerateRoute {
     this.metrics = options.metrics ?? NO_METRICS;
   }
 
-  /** The one place the limiter is awaited: whichever store decides, in process or shared. */
-  async handle(x: Exchange): Promise<void> {
+  /** The one place the limiter is asked: at once when its buckets are in this process, else
+   * whichever store decides, in process or shared, when it answers. */
+  handle(x: Exchange): void {
     try {
       const auth = this.authenticate(x);
-      const rl = await this.limits.charge(x.client, auth);
+      if (this.limits.chargeNow !== undefined) {
+        this.decided(x, auth, this.limits.chargeNow(x.client, auth));
+        return;
+      }
+      this.limits.charge(x.client, auth).then(
+        (rl) => {
+          this.decided(x, auth, rl);
+        },
+        (error: unknown) => {
+          this.fail(x, error);
+        },
+      );
+    } catch (error) {
+      this.fail(x, error);
+    }
+  }
+
+  private decided(x: Exchange, auth: Authentication, rl: RateLimitState): void {
+    try {
       this.metrics.decision(auth, rl.allowed);
       this.admit(x, auth, rl);
     } catch (error) {
