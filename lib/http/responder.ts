@@ -91,6 +91,9 @@ export type Logged = Pick<Exchange, 'req' | 'route' | 'started' | 'keyId' | 'cli
 const isProbe = (route: string, status: number): boolean =>
   route === '/ready' || (route === '/health' && status === 200);
 
+/** Clients whose masked address is kept; past this many the memo starts over. */
+const MASKED_CLIENTS = 4096;
+
 export interface ResponderOptions {
   readonly tls: boolean;
   readonly limit: number;
@@ -112,6 +115,7 @@ export class Responder {
   /** Large bodies in chunks: over TLS only, where a write is encrypted into a copy of its own.
    * Plain TCP takes the file's one shared buffer as it is, so there it would save nothing. */
   private readonly chunked: boolean;
+  private readonly maskedClients = new Map<string, string>();
 
   constructor(options: ResponderOptions) {
     this.sets = headerSets(options.tls);
@@ -138,10 +142,22 @@ export class Responder {
       status,
       ms: Math.round(ms * 100) / 100,
       key: x.keyId,
-      client: maskedAddress(x.client),
+      client: this.masked(x.client),
       reason: x.reason,
       field: x.field,
     });
+  }
+
+  /** What the log shows of a client, worked out once per client: its requests repeat it (the
+   * same key string, which the app keeps per connection). Bounded like the logger's quotes. */
+  private masked(client: string): string {
+    let shown = this.maskedClients.get(client);
+    if (shown === undefined) {
+      if (this.maskedClients.size >= MASKED_CLIENTS) this.maskedClients.clear();
+      shown = maskedAddress(client);
+      this.maskedClients.set(client, shown);
+    }
+    return shown;
   }
 
   send(

@@ -32,6 +32,22 @@ const BATCH_ROOM = 2 * FLUSH_BYTES;
 
 const RANK: Record<LogLevel, number> = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 };
 
+/** Distinct values the request line keeps quoted (methods, routes, key ids, masked addresses,
+ * reasons); past this many the cache starts over, so memory stays bounded whatever clients send. */
+const QUOTED_VALUES = 4096;
+
+/** A duration rounded to hundredths, as JSON.stringify writes that number (`12`, `12.5`,
+ * `12.05`), from integers: a double's shortest decimal costs several times as much. */
+export function hundredthsText(ms: number): string {
+  const h = Math.round(ms * 100);
+  if (!Number.isSafeInteger(h) || h < 0) return JSON.stringify(h / 100);
+  const whole = Math.floor(h / 100);
+  const rest = h - whole * 100;
+  if (rest === 0) return `${whole}`;
+  if (rest % 10 === 0) return `${whole}.${rest / 10}`;
+  return `${whole}.${rest < 10 ? '0' : ''}${rest}`;
+}
+
 /** A list is for a few public names at most (the ids a key reload changed). */
 export type Fields = Record<string, string | number | boolean | null | undefined | readonly string[]>;
 export type Sink = (text: string) => void;
@@ -61,6 +77,8 @@ export class Logger {
   private timer: NodeJS.Timeout | null = null;
   private lastMs = Number.NaN; // no clock reading equals it, so the first line formats its time
   private lastTime = '';
+  /** Each distinct value of the request line as JSON text (see `quoted`). */
+  private readonly quotes = new Map<string, string>();
   private readonly flushLater = (): void => {
     this.flush();
   };
@@ -148,15 +166,29 @@ export class Logger {
     if (this.rank >= RANK.debug) this.write('debug', msg, fields);
   }
 
+  /** `value` as a JSON string. The request line's values repeat from request to request, so
+   * each distinct one goes through JSON.stringify once (docs/benchmark.md, "The request path
+   * against the lean limit": the log line). */
+  private quoted(value: string): string {
+    let text = this.quotes.get(value);
+    if (text === undefined) {
+      if (this.quotes.size >= QUOTED_VALUES) this.quotes.clear();
+      text = JSON.stringify(value);
+      this.quotes.set(value, text);
+    }
+    return text;
+  }
+
   /** The per-request line (info). Same JSON as info('request', ...), built by hand because it
-   * runs for every request; every value goes through JSON.stringify except the numbers and the
-   * id (whose characters need no escaping); reason and field only when there are any. */
+   * runs for every request; every string value is JSON.stringify's (once per distinct value)
+   * except the id (whose characters need no escaping); reason and field only when there are
+   * any. */
   request(r: RequestLine): void {
     if (this.rank < RANK.info) return;
-    const reason = r.reason === null ? '' : `,"reason":${JSON.stringify(r.reason)}`;
+    const reason = r.reason === null ? '' : `,"reason":${this.quoted(r.reason)}`;
     const field = r.field === null ? '' : `,"field":${JSON.stringify(r.field)}`;
     this.push(
-      `{"time":"${this.time()}","level":"info","msg":"request","id":"${r.id}","method":${JSON.stringify(r.method)},"route":${JSON.stringify(r.route)},"status":${r.status},"ms":${r.ms},"key":${r.key === null ? 'null' : JSON.stringify(r.key)},"client":${JSON.stringify(r.client)}${reason}${field}}\n`,
+      `{"time":"${this.time()}","level":"info","msg":"request","id":"${r.id}","method":${this.quoted(r.method)},"route":${this.quoted(r.route)},"status":${r.status},"ms":${hundredthsText(r.ms)},"key":${r.key === null ? 'null' : this.quoted(r.key)},"client":${this.quoted(r.client)}${reason}${field}}\n`,
     );
   }
 }

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Logger } from '../../lib/log/logger.ts';
+import { hundredthsText, Logger } from '../../lib/log/logger.ts';
 
 const at = (): number => Date.UTC(2026, 10, 25, 12, 0, 0, 0);
 
@@ -75,5 +75,46 @@ describe('Logger batch bytes', () => {
     assert.equal(chunks.length, 2);
     assert.deepEqual(messages(Buffer.from(chunks[0]).toString('utf8')), ['first']);
     assert.deepEqual(messages(Buffer.from(chunks[1]).toString('utf8')), ['later, and longer than the first']);
+  });
+});
+
+describe('the request line', () => {
+  it('writes the duration as JSON.stringify writes it, to the hundredth', () => {
+    for (let h = 0; h <= 200_000; h++) assert.equal(hundredthsText(h / 100), JSON.stringify(h / 100), String(h));
+    for (const ms of [0.004, 0.005, 0.015, 1.005, 12.345, 99.999, 1e6 + 0.25, 123456789.12, 2 ** 40 / 3]) {
+      assert.equal(hundredthsText(ms), JSON.stringify(Math.round(ms * 100) / 100), String(ms));
+    }
+  });
+
+  it('quotes every value as JSON.stringify does, also past the bound on values it keeps quoted', () => {
+    const { log, writes } = textLogger();
+    const sent: { route: string; client: string; key: string }[] = [];
+    for (let i = 0; i < 9000; i++) {
+      const v = { route: `/r"${i % 5000}\\`, client: `c\u2028${i}`, key: i % 2 === 0 ? 'env' : `k\n${i % 4100}` };
+      sent.push(v);
+      log.request({
+        id: 'AAAAAAAAAAAAAAAA',
+        method: 'POST',
+        status: 200,
+        ms: i / 100,
+        reason: 'r"',
+        field: null,
+        ...v,
+      });
+    }
+    log.flush();
+    const lines = writes
+      .join('')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.equal(lines.length, sent.length);
+    lines.forEach((line, i) => {
+      assert.equal(line.route, sent[i].route);
+      assert.equal(line.client, sent[i].client);
+      assert.equal(line.key, sent[i].key);
+      assert.equal(line.reason, 'r"');
+      assert.equal(line.ms, i / 100);
+    });
   });
 });
