@@ -16,18 +16,10 @@
  * @module
  */
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES, type ClassName } from './charsets.ts';
-import {
-  compile,
-  countTables,
-  PLAN_WORK_BUDGET,
-  validity,
-  type Check,
-  type EngineSpec,
-  type Tables,
-} from './engine.ts';
-import { log2BigInt, strength, type Entropy } from './entropy.ts';
+import type { EngineSpec } from './engine.ts';
+import { strength, type Entropy } from './entropy.ts';
 import type { RandomSource } from './random.ts';
-import { drawByRejection, drawExactly } from './sample.ts';
+import { drawValues, isSpecPlan, planSpec, PLAN_WORK_BUDGET, type Sampler, type SpecPlan } from './sample.ts';
 import type { ErrorBody } from './error-body.ts';
 import type { PasswordOptions } from '../generated/options.generated.ts';
 
@@ -79,31 +71,14 @@ export interface PasswordMetadata {
   readonly constraints?: PasswordConstraintsMetadata;
 }
 
-export interface PasswordPlan {
+/** A plan of mode password: the engine's plan (sample.ts) with the response's entropy and metadata. */
+export interface PasswordPlan extends SpecPlan {
   readonly length: number;
-  /** The pool's characters, class by class: the rejection sampler draws from it in this order. */
+  /** The pool's characters, class by class. */
   readonly pool: string;
-  /** classBit[j]: bit i set when pool[j] belongs to the i-th class with characters left. */
-  readonly classBit: readonly number[];
-  /** Every such class's bit. */
-  readonly allClasses: number;
-  /** The pool's codes, in the same order. */
-  readonly codes: readonly number[];
-  readonly spec: EngineSpec;
-  readonly check: Check;
-  /** The engine's tables, kept only when the exact sampler is used. */
-  readonly tables: Tables | null;
-  readonly sampler: 'rejection' | 'exact';
-  /** The exact number of passwords the options allow (all equally likely). */
-  readonly count: bigint;
-  /** log2(count), unrounded (the entropy floor's figure). */
-  readonly bits: number;
   readonly entropy: Entropy;
   readonly metadata: PasswordMetadata;
 }
-
-/** Rejection while a draw is kept at least this often; the exact sampler beyond (sample.ts). */
-export const REJECTION_ACCEPTANCE = 1 / 32;
 
 const FIELD = 'options.excludedCharacters';
 const refuse = (error: string, field: string): ErrorBody => ({ error, status: 400, field });
@@ -185,39 +160,27 @@ function constraintsOf(o: PasswordOptions, classes: Compiled['classes']): Passwo
 }
 
 /** The plan for an option set, or the 400 body explaining why no password can be made.
- * `sampler` forces one (tests: both are uniform over the same strings, only their cost differs);
- * by default rejection while a draw is kept at least REJECTION_ACCEPTANCE of the time. */
-export function planPassword(o: PasswordOptions, sampler?: 'rejection' | 'exact'): PasswordPlan | ErrorBody {
+ * `sampler` forces one (tests: both are uniform over the same strings, only their cost differs). */
+export function planPassword(o: PasswordOptions, sampler?: Sampler): PasswordPlan | ErrorBody {
   const compiled = compileOptions(o);
   if ('error' in compiled) return compiled;
   const { pool, spec, classes } = compiled;
-  const machine = compile(spec, PLAN_WORK_BUDGET);
-  if (machine.work > PLAN_WORK_BUDGET)
+  const plan = planSpec(spec, sampler, PLAN_WORK_BUDGET, pool);
+  if (!isSpecPlan(plan)) {
+    const field = culprit(o);
     return refuse(
-      `${culprit(o)}: these options take more than the budget of ${PLAN_WORK_BUDGET} work units to count; lower the minimums or the length`,
-      culprit(o),
+      plan.kind === 'budget'
+        ? `${field}: these options take more than the budget of ${PLAN_WORK_BUDGET} work units to plan and draw; lower the minimums or the length`
+        : `${field}: no password of length ${o.length} satisfies these options together`,
+      field,
     );
-  const tables = countTables(spec, machine);
-  if (tables.count === 0n)
-    return refuse(`${culprit(o)}: no password of length ${o.length} satisfies these options together`, culprit(o));
-  const bits = log2BigInt(tables.count);
-  const rejection =
-    sampler === 'rejection' ||
-    (sampler === undefined && 2 ** (bits - o.length * Math.log2(pool.length)) >= REJECTION_ACCEPTANCE);
+  }
   const constraints = constraintsOf(o, classes);
   return Object.freeze({
+    ...plan,
     length: o.length,
     pool: String.fromCharCode(...pool),
-    classBit: classes.flatMap((c, i) => new Array<number>(c.size).fill(1 << i)),
-    allClasses: (1 << classes.length) - 1,
-    codes: pool,
-    spec,
-    check: validity(spec),
-    tables: rejection ? null : tables,
-    sampler: rejection ? 'rejection' : 'exact',
-    count: tables.count,
-    bits,
-    entropy: strength(bits),
+    entropy: strength(plan.bits),
     metadata: Object.freeze({
       entropyMode: 'uniform-each-class',
       poolSize: pool.length,
@@ -234,29 +197,11 @@ export function planPassword(o: PasswordOptions, sampler?: 'rejection' | 'exact'
  */
 export { passwordOptionsKey as passwordPlanKey } from '../generated/options.generated.ts';
 
-/** A plan's bytes, at most: pool, metadata and key with room to spare, and the engine's tables
- * when kept (each coefficient a BigInt of at most `bits` bits, and its array slot). */
-export function passwordPlanBytes(plan: PasswordPlan | ErrorBody): number {
-  if (!isPlan(plan) || plan.tables === null) return 2048;
-  return 2048 + plan.tables.machine.entries * (24 + Math.ceil(plan.bits / 8));
-}
-
 export function isPlan(p: PasswordPlan | ErrorBody): p is PasswordPlan {
   return 'pool' in p;
 }
 
-/**
- * `count` passwords for the plan, each uniform over the strings the options allow (sample.ts).
- * The strings returned stay in the heap until the garbage collector reclaims them, which no
- * code can force (docs/security.md, What stays in memory).
- */
+/** `count` passwords for the plan, each uniform over the strings the options allow (sample.ts). */
 export function generatePasswords(plan: PasswordPlan, random: RandomSource, count: number): string[] {
-  if (plan.tables === null) return drawByRejection(plan.codes, plan.check, random, count);
-  const { tables } = plan;
-  return Array.from({ length: count }, () => drawExactly(tables, random));
-}
-
-/** One password: generatePasswords with count = 1. */
-export function generatePassword(plan: PasswordPlan, random: RandomSource): string {
-  return generatePasswords(plan, random, 1)[0];
+  return drawValues(plan, random, count);
 }

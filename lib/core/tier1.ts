@@ -13,7 +13,6 @@ export { createRandom, defaultRandom, webCryptoFill, type FillRandom, type Rando
 export {
   planPassword,
   generatePasswords,
-  generatePassword,
   isPlan,
   type PasswordPlan,
   type PasswordMetadata,

@@ -6,6 +6,8 @@
  * plan planning would give (tests/core/password.test.ts, "plan caches follow the schema").
  * @module
  */
+import type { SpecPlan } from '../core/sample.ts';
+
 export interface PlanStore {
   /** What was stored under `key`, or undefined. Each call may count as a request for it. */
   get(key: string): object | undefined;
@@ -29,4 +31,27 @@ export function remember<A, V extends object>(
   const made = make(arg);
   store.offer(key, made, bytes(made));
   return made;
+}
+
+/** Bytes of the exact sampler's index per subset and allowed code (a Map entry and its pair;
+ * about 210 measured on eight required sets over ascii-printable: tests/core/rules/budget.test.ts). */
+export const CELL_BYTES = 320;
+
+/**
+ * An upper bound on a plan's heap, which the memo counts it as: the key and a fixed allowance (all
+ * a refusal keeps); the spec, check and metadata (8,192 bytes and 48 a code of the allowed and
+ * counted sets, above what was measured in the same place); and for the exact sampler the engine's
+ * tables (engine.ts, Work: an array slot per entry and a BigInt for every two, as a piece's mirror
+ * places share one, of at most the count's bits and on average half of them) and their index.
+ * Checked against the heap kept by tests/core/rules/budget.test.ts.
+ */
+export function planBytes(plan: SpecPlan | object, key: string): number {
+  const fixed = 2048 + 2 * key.length;
+  if (!('count' in plan)) return fixed;
+  const { spec, counted } = plan as SpecPlan;
+  const rest = fixed + 8192 + 48 * spec.sets.reduce((sum, set) => sum + set.codes.length, spec.codes.length);
+  if (counted === null) return rest;
+  const { entries, cells } = counted.compiled.work;
+  const words = Math.ceil(((plan as SpecPlan).bits + 8) / 64);
+  return Math.ceil(rest + entries * 8 + (entries / 2) * (16 + 8 * Math.ceil(words / 2)) + CELL_BYTES * cells);
 }

@@ -18,7 +18,6 @@ import {
 import { MAX_MIN_BITS } from '../request/index.ts';
 import {
   DEFAULT_RULES_LENGTH,
-  EXACT_SAMPLING_THRESHOLD,
   MAX_REQUIRED_SETS,
   MAX_RULES_LENGTH,
   SERVICE_MAX_LENGTH,
@@ -26,6 +25,7 @@ import {
 } from '../core/rules/index.ts';
 // The rules tier's entry does not export its set names; the description lists them.
 import { NAMED_SETS } from '../core/rules/charset.ts';
+import { REJECTION_ACCEPTANCE } from '../core/sample.ts';
 import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE } from './limits.ts';
 
 export interface DescribeSettings {
@@ -122,7 +122,7 @@ function passwordRulesDescription(): Json {
       `length, when given, must lie inside the rule's minlength-maxlength and ${SERVICE_MIN_LENGTH}-${SERVICE_MAX_LENGTH}; without it, ${DEFAULT_RULES_LENGTH} moved into those bounds`,
       'a rule the service cannot satisfy, a syntax error or an unknown token is a 400 that says why (field options.passwordRules)',
     ],
-    entropy: `bits = log2 of the exact number of strings the rule allows at the length (inclusion-exclusion over the required sets, exact counts under max-repeating and max-sequential); every one equally likely: rejection sampling while it needs at most ${EXACT_SAMPLING_THRESHOLD} attempts on average, exact unranking beyond`,
+    entropy: `bits = log2 of the exact number of strings the rule allows at the length (inclusion-exclusion over the required sets, exact counts under max-repeating and max-sequential); every one equally likely: rejection sampling while it needs at most ${1 / REJECTION_ACCEPTANCE} attempts on average, exact unranking beyond`,
   };
 }
 

@@ -12,7 +12,8 @@ import { createHash } from 'node:crypto';
 import corpus from '../fixtures/password-rules/password-rules.json' with { type: 'json' };
 import pinned from '../fixtures/password-rules/counts.json' with { type: 'json' };
 import { isRulesPlan, parsePasswordRules, rulesLengthBounds } from '../../lib/core/rules/index.ts';
-import { PLAN_WORK_BUDGET, planPasswordRules } from '../../lib/core/rules/plan.ts';
+import { planPasswordRules } from '../../lib/core/rules/plan.ts';
+import { PLAN_WORK_BUDGET } from '../../lib/core/sample.ts';
 
 const PINNED = pinned as Record<string, { min: number; max: number; counts: string }>;
 

@@ -6,8 +6,8 @@ import {
   isRulesPlan,
   type PasswordRules,
   type RulesPlan,
-  type RulesSampler,
 } from '../../lib/core/rules/index.ts';
+import type { Sampler } from '../../lib/core/sample.ts';
 
 export function rule(text: string): PasswordRules {
   const r = parsePasswordRules(text);
@@ -15,7 +15,7 @@ export function rule(text: string): PasswordRules {
   return r.rule;
 }
 
-export function plan(text: string, length?: number, sampler?: RulesSampler): RulesPlan {
+export function plan(text: string, length?: number, sampler?: Sampler): RulesPlan {
   const p = planPasswordRules(rule(text), length, sampler);
   assert.ok(isRulesPlan(p), isRulesPlan(p) ? '' : p.error);
   return p;

@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { isRulesPasswordPlan, planRulesRequest } from '../../lib/request/password-rules.ts';
+import { isRulesPlan, planRulesRequest } from '../../lib/request/password-rules.ts';
 import { PLAN_MEMO_BYTES, PlanMemo } from '../../lib/http/plan-memo.ts';
 
 describe('T4: the plan memo', () => {
@@ -19,11 +19,11 @@ describe('T4: the plan memo', () => {
     const memo = new PlanMemo();
     const mine = costly('h');
     const first = planRulesRequest(mine, memo);
-    assert.ok(isRulesPasswordPlan(first) && first.rules.sampler === 'exact');
+    assert.ok(isRulesPlan(first) && first.sampler === 'exact');
     assert.equal(planRulesRequest(mine, memo), first);
     for (const c of 'ijklmnopqrstuvwxyzAB') {
       const other = costly(c);
-      assert.ok(isRulesPasswordPlan(planRulesRequest(other, memo)));
+      assert.ok(isRulesPlan(planRulesRequest(other, memo)));
       planRulesRequest(other, memo);
     }
     assert.equal(planRulesRequest(mine, memo), first, 'the plan requested as often survives');

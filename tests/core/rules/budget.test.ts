@@ -9,9 +9,10 @@ import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { generate } from '../../../lib/request/generate.ts';
-import { isRulesPasswordPlan, planBytes, planRulesRequest } from '../../../lib/request/password-rules.ts';
-import { isRulesPlan } from '../../../lib/core/rules/index.ts';
-import { PLAN_WORK_BUDGET, planPasswordRules } from '../../../lib/core/rules/plan.ts';
+import { isRulesPlan, planRulesRequest } from '../../../lib/request/password-rules.ts';
+import { planBytes } from '../../../lib/request/plan-store.ts';
+import { planPasswordRules } from '../../../lib/core/rules/plan.ts';
+import { PLAN_WORK_BUDGET } from '../../../lib/core/sample.ts';
 import { rule as parsed } from '../../helpers/rule-plans.ts';
 
 /** The finding's rule, its eight required characters varied: each set of eight cuts a-z, A-Z
@@ -108,15 +109,15 @@ describe('planBytes: what the memo counts a plan as', () => {
       return [plan, planBytes(plan, `${length}|${text}`)] as const;
     };
     const [refusal, refusalBytes] = at('maxlength: 6', 8);
-    assert.ok(!isRulesPasswordPlan(refusal));
+    assert.ok(!isRulesPlan(refusal));
     assert.ok(refusalBytes < 2200);
     const [rejection, rejectionBytes] = at('required: upper; required: digit', 24);
-    assert.ok(isRulesPasswordPlan(rejection) && rejection.rules.sampler === 'rejection');
+    assert.ok(isRulesPlan(rejection) && rejection.sampler === 'rejection');
     assert.ok(rejectionBytes > refusalBytes && rejectionBytes < 20_000);
     const [exact, exactBytes] = at('required: [a]; required: [b]; required: [c]; allowed: ascii-printable', 8);
-    assert.ok(isRulesPasswordPlan(exact) && exact.rules.sampler === 'exact');
-    assert.ok(exact.rules.tables !== null);
-    assert.ok(exactBytes > rejectionBytes + 8 * exact.rules.tables.machine.entries);
+    assert.ok(isRulesPlan(exact) && exact.sampler === 'exact');
+    assert.ok(exact.counted !== null);
+    assert.ok(exactBytes > rejectionBytes + 8 * exact.counted.compiled.work.entries);
   });
 
   // Measured, not assumed: what the plan keeps on the heap, against what the memo counts it as
@@ -139,10 +140,10 @@ describe('planBytes: what the memo counts a plan as', () => {
     it(`bounds the heap an exact plan keeps: ${name}`, () => {
       const { value, bytes } = retained(() => planRulesRequest({ text, length }));
       const plan = value as ReturnType<typeof planRulesRequest>;
-      assert.ok(isRulesPasswordPlan(plan) && plan.rules.sampler === 'exact');
+      assert.ok(isRulesPlan(plan) && plan.sampler === 'exact');
       const counted = planBytes(plan, `${length}|${text}`);
       process.stdout.write(
-        `planBytes: ${name}: ${plan.rules.work} work units, ${bytes} bytes kept, counted as ${counted}\n`,
+        `planBytes: ${name}: ${plan.work} work units, ${bytes} bytes kept, counted as ${counted}\n`,
       );
       assert.ok(bytes <= counted, `${bytes} bytes kept, counted as ${counted}`);
       assert.ok(counted <= 4 * bytes, `${bytes} bytes kept, counted as ${counted}`);

@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import corpus from '../../fixtures/password-rules/password-rules.json' with { type: 'json' };
 import {
-  generateRulesPassword,
+  generateRulesPasswords,
   isRulesPlan,
   parsePasswordRules,
   planPasswordRules,
@@ -19,7 +19,7 @@ import {
   type RulesPlan,
 } from '../../../lib/core/rules/index.ts';
 import { defaultRandom } from '../../../lib/core/random.ts';
-import { PLAN_WORK_BUDGET } from '../../../lib/core/rules/plan.ts';
+import { PLAN_WORK_BUDGET } from '../../../lib/core/sample.ts';
 import { generate } from '../../../lib/request/generate.ts';
 import { readRule, violation } from '../../helpers/rules-checker.ts';
 
@@ -128,7 +128,7 @@ describe('the corpus of 434 real rules', () => {
         assert.ok(p.work * 2.5 <= PLAN_WORK_BUDGET, `${site} (${which} length ${p.length}): ${p.work} work units`);
         if (p.sampler === 'exact') exactPlans[which]++;
         for (let i = 0; i < PER_LENGTH; i++) {
-          const password = generateRulesPassword(p, defaultRandom);
+          const password = generateRulesPasswords(p, defaultRandom, 1)[0];
           passwords++;
           assert.equal(password.length, p.length);
           assert.equal(
