@@ -2,7 +2,7 @@
  * The one exact engine: every password constraint compiles to an EngineSpec, and this module
  * alone counts the strings a spec allows (the entropy is log2 of the count) and maps a uniform
  * integer below the count to one of them (unrank). docs/engine.md derives it as numbered
- * equations (E1) to (E16); each is cited at the line that computes it. In short:
+ * equations (E1) to (E18); each is cited at the line that computes it. In short:
  *
  * - Inclusion-exclusion over the sets a string falls short of, with Moebius weights for "at
  *   least minSets of the optional sets" (E2, E3), turns the sets into a smaller alphabet A_X and
@@ -11,10 +11,10 @@
  * - A string is its first code and a series of moves, each a jump or a whole run of repeats or
  *   of steps along a chain (E5). K(t, x, kind), the weighted number of ways to place t more codes
  *   after a move of that kind ended on x, follows a recurrence over the pieces of A_X (E6-E10).
- * - By superposition, a piece's K is its response to the total of jumps J (E11-E12), so J and the
- *   count are one power series over the pieces' kernels (E13-E14): the count needs no table.
+ * - By superposition, a piece's K is its response to the total of jumps J (E12-E13), so J and the
+ *   count are one power series over the pieces' kernels (E14-E16): the count needs no table.
  * - The exact sampler keeps the tables of K and walks the moves, each weighted by the valid ways
- *   to finish after it (E15-E16).
+ *   to finish after it (E17-E18).
  *
  * Work is priced in units before any BigInt operation (`compile`), so a planner refuses a spec
  * over its budget without doing the work; docs/engine.md, Cost, gives the units.
@@ -116,7 +116,7 @@ interface Shape {
   readonly copies: readonly number[];
   /** Whether the pieces' kernels have more than one term (E12): chains, or a repeat limit. */
   readonly long: boolean;
-  /** Work units of the count by the series (E13-E14) and by the table recurrence (E6-E10). */
+  /** Work units of the count by the series (E14-E15) and by the table recurrence (E6-E10). */
   readonly seriesWork: number;
   readonly tableWork: number;
 }
@@ -135,11 +135,13 @@ interface Link {
 }
 
 /** Work units (docs/engine.md, Cost): to count, to make the exact sampler's tables, to draw once;
- * and the sizes of those tables: their BigInt entries and their index's cells (subsets x codes). */
+ * and the sizes of those tables: their rows, the BigInt entries in them, and their index's cells
+ * (subsets x slots). */
 export interface Work {
   readonly count: number;
   readonly tables: number;
   readonly draw: number;
+  readonly rows: number;
   readonly entries: number;
   readonly cells: number;
 }
@@ -166,7 +168,7 @@ export interface Compiled {
   /** Where each code's cell is kept: one slot for all the codes of an atom, one per chain code. */
   readonly slots: ReadonlyMap<number, number>;
   readonly slotCount: number;
-  /** The walk's jump targets by group (E16). */
+  /** The walk's jump targets by group (E18). */
   readonly groups: readonly Group[];
   /** By mask; undefined for masks outside `subsetable`. */
   readonly subsets: readonly (Subset | undefined)[];
@@ -187,6 +189,7 @@ const binomial = (n: number, k: number): number => (k === 0 ? 1 : (binomial(n - 
  * yet hit must be hit: the sum over j of C(x, j) (-1)^j [n - x + j >= more].
  */
 function optCoef(x: number, n: number, more: number): number {
+  if (x === 0) return n >= more ? 1 : 0;
   let c = 0;
   for (let j = 0; j <= x; j++) if (n - x + j >= more) c += (j & 1 ? -1 : 1) * binomial(x, j);
   return c;
@@ -217,6 +220,28 @@ function chainsOf(codes: readonly number[]): number[][] {
 
 /** Per-step units of one piece type in the table recurrence (E7-E10), per ring coefficient. */
 const stepWork = (size: number) => (size === 1 ? 7 : 10 * size + 2);
+
+/** The sets with the same codes and a minimum of 1 or more as one set: the highest minimum and the
+ * lowest maximum of them (they hold together exactly when it holds), so inclusion-exclusion runs
+ * over distinct sets. Optional sets stay apart: each counts towards minSets. */
+function mergeSets(sets: readonly CountedSet[]): CountedSet[] {
+  const out: CountedSet[] = [];
+  const key = (set: CountedSet) => [...set.codes].sort((a, b) => a - b).join(',');
+  for (const set of sets) {
+    const same = set.min >= 1 ? out.findIndex((o) => o.min >= 1 && key(o) === key(set)) : -1;
+    if (same < 0) {
+      out.push(set);
+      continue;
+    }
+    const max = [out[same].max, set.max].filter((m): m is number => m !== null && m !== undefined);
+    out[same] = {
+      codes: out[same].codes,
+      min: Math.max(out[same].min, set.min),
+      max: max.length === 0 ? null : Math.min(...max),
+    };
+  }
+  return out;
+}
 
 /** What the pieces of every A_X are cut from: the free codes grouped by signature and first and
  * last membership (they weigh the same in every subset), and the binding chains. */
@@ -272,7 +297,7 @@ function piecesOf(
       }
       if (run.length === 0) continue;
       // A run stays one piece even when no longer than the limit: the walk's moves along it are
-      // the same in every A_X, so its completions are counted alike in each (E15).
+      // the same in every A_X, so its completions are counted alike in each (E17).
       const key = add(run.length, sig(run[0]), m.last.has(run[0]), m.first.has(run[0]), 1);
       if (cell !== undefined) run.forEach((code, place) => cell(code, key, place));
       run = [];
@@ -284,11 +309,15 @@ function piecesOf(
 
 /**
  * The compiled spec: chains, the subsets' shapes, and the work of counting, of the tables and of
- * one draw. Throws on a spec no compiler should make (a programming error, not a request's).
+ * one draw. When the count's work passes `budget` as shapes are found, it stops there with that
+ * work Infinity (the compiled spec is then only a price), so a spec far over the budget costs
+ * little to refuse. Throws on a spec no compiler should make (a programming error, not a
+ * request's).
  */
-export function compile(spec: EngineSpec): Compiled {
-  const { codes, sets, length: L } = spec;
-  if (sets.length > MAX_SETS || L < 1 || codes.length === 0) throw new RangeError('engine: spec out of range');
+export function compile(spec: EngineSpec, budget = Infinity): Compiled {
+  const { codes, length: L } = spec;
+  if (spec.sets.length > MAX_SETS || L < 1 || codes.length === 0) throw new RangeError('engine: spec out of range');
+  const sets = mergeSets(spec.sets);
   const mins = sets.map((s) => s.min);
   const maxes = sets.map((s) => (s.max === null || s.max === undefined || s.max >= L ? -1 : s.max));
   const bits = (pick: (i: number) => boolean) => mins.reduce((m, _, i) => (pick(i) ? m | (1 << i) : m), 0);
@@ -337,6 +366,7 @@ export function compile(spec: EngineSpec): Compiled {
   const shapes: Shape[] = [];
   const shapeIndex = new Map<string, number>();
   const subsets: (Subset | undefined)[] = new Array<Subset | undefined>(1 << sets.length);
+  let least = 0; // the count's work so far, at least
   for (let x = subsetable; ; x = (x - 1) & subsetable) {
     const { ring, entries } = piecesOf(base, alphabet, x);
     const key = `${ring.caps.join('.')}|${entries.map(([t, n]) => `${t.key}x${n}`).join(',')}`;
@@ -344,10 +374,12 @@ export function compile(spec: EngineSpec): Compiled {
     if (index === undefined) {
       index = shapes.length;
       shapeIndex.set(key, index);
-      shapes.push(shapeOf(ring, entries, L, maxRun));
+      const shape = shapeOf(ring, entries, L, maxRun);
+      shapes.push(shape);
+      least += Math.min(shape.seriesWork, shape.tableWork);
     }
     subsets[x] = { mask: x, shape: index, sets: ring.sets };
-    if (x === 0) break;
+    if (x === 0 || least > budget) break;
   }
   const compiled = {
     spec,
@@ -370,13 +402,14 @@ export function compile(spec: EngineSpec): Compiled {
     subsets,
     shapes,
   };
-  return { ...compiled, work: workOf(compiled) };
+  const work = workOf(compiled);
+  return { ...compiled, work: least > budget ? { ...work, count: Infinity } : work };
 }
 
 function shapeOf(ring: Ring, entries: readonly (readonly [PieceType, number])[], L: number, maxRun: number): Shape {
   const types = entries.map(([t]) => t);
   const long = types.some((t) => t.size > 1) || maxRun < L;
-  // (E13) Per step t, a term for each earlier s whose kernel term may be non-zero: all of them for
+  // (E14) Per step t, a term for each earlier s whose kernel term may be non-zero: all of them for
   // the unweighted part when kernels are long, and below each weight's smallest cap otherwise.
   let terms = 0;
   for (const w of new Set(types.map((t) => t.weight))) {
@@ -385,35 +418,59 @@ function shapeOf(ring: Ring, entries: readonly (readonly [PieceType, number])[],
     const last = Math.min(long ? L - 1 : 0, caps.length === 0 ? L : Math.min(...caps) - 2);
     for (let t = 1; t < L; t++) terms += Math.max(0, Math.min(t, last + 1));
   }
-  // Without a window or a ring the series is one power (E14a): a multiplication per bit of L.
+  // Without a window or a ring the series is one power (E16): a multiplication per bit of L.
   const seriesWork =
     !long && ring.size === 1 ? 2 * (types.length + Math.ceil(Math.log2(L + 1))) : 2 * ring.size * (terms + 2 * L);
   const tableWork = L * ring.size * types.reduce((sum, t) => sum + stepWork(t.size) + t.size, 0);
   return { ring, types, copies: entries.map(([, n]) => n), long, seriesWork, tableWork };
 }
 
-/** The work of each task (docs/engine.md, Cost), with no BigInt operation done. */
+/**
+ * The work of each task (docs/engine.md, Cost), with no BigInt operation done. A unit is one BigInt
+ * operation, weighted by the size of the numbers (1 + bits / 1024: the count's bits bound them).
+ */
 function workOf(m: Omit<Compiled, 'work'>): Work {
   const L = m.length;
+  const size = 1 + (L * Math.log2(m.spec.codes.length)) / 1024;
   let count = 0;
   let tables = 0;
   let entries = 0;
+  let rows = 0;
   const kernels = new Set<number>();
   for (const shape of m.shapes) {
     tables += shape.tableWork + L * shape.ring.size * shape.ring.caps.length * 4;
+    rows += 4 * L * shape.types.length;
     entries += 4 * L * shape.ring.size * shape.types.reduce((sum, t) => sum + t.size, 0);
     if (shape.seriesWork < shape.tableWork) {
       count += shape.seriesWork;
       if (shape.long) for (const t of shape.types) kernels.add(t.size);
     } else count += shape.tableWork;
   }
-  for (const size of kernels) count += L * stepWork(size);
+  for (const n of kernels) count += L * stepWork(n);
   const subsets = m.subsets.filter((s) => s !== undefined).length;
+  const cells = subsets * m.slotCount;
   count += subsets * (m.first.size + 4);
-  // A draw weighs, at each of L places, every jump target and run length, each by a sum over
-  // the subsets still open.
-  const draw = 3 * L * (m.groups.length + m.maxRun - 1 + 2 * (m.maxSequence - 1)) * subsets;
-  return { count, tables: tables + count, draw, entries, cells: subsets * m.spec.codes.length };
+  // A draw weighs, at each place i, every jump group, then the run lengths of each kind in turn,
+  // each by a sum over the subsets of the sets still open (E17): at most 2^min(mandatory, (L - i)
+  // h) x 2^optional of them, as the L - i codes still to place must hit every mandatory set left
+  // and each hits at most h sets. The runs of the last kind tried are scanned only up to the one
+  // taken, which places that many codes: L lookups in a whole walk.
+  let h = 0;
+  for (const sig of m.signature.values()) h = Math.max(h, popcount(sig & m.mandatory));
+  const mandatory = popcount(m.subsetable & m.mandatory);
+  const optional = popcount(m.subsetable & m.optional);
+  const steps = m.links.size > 0 && m.maxSequence > 1;
+  const moves = m.groups.length + (steps ? m.maxRun - 1 + m.maxSequence - 1 : 0);
+  let sums = 0;
+  for (let i = 0; i < L; i++) sums += (moves + 1) * 2 ** (Math.min(mandatory, (L - i) * h) + optional);
+  return {
+    count: Math.ceil(count * size),
+    tables: Math.ceil((tables + count) * size + cells),
+    draw: Math.ceil(2 * sums * size),
+    rows,
+    entries,
+    cells,
+  };
 }
 
 // --- The table recurrence (E6-E10) ----------------------------------------------------------
@@ -430,7 +487,7 @@ interface Rows {
 /**
  * (E6)-(E10) for the piece types of one shape, t = 0..L-1. `input(t)` is J(t), the jump total the
  * recurrence of step t + 1 reads; null feeds J back from the rows (E10). `start` is K(0): [x in
- * last] (E6), or 1 for a kernel (E11). Returns each type's rows (every t when `keep`, else only
+ * last] (E6), or 1 for a kernel (E12). Returns each type's rows (every t when `keep`, else only
  * the last few) and J by t.
  */
 function runPieces(
@@ -447,6 +504,13 @@ function runPieces(
   const pull = pulls(ring);
   const window = Math.max(m.maxRun, m.maxSequence) + 1;
   const rows: Rows[] = types.map(() => ({ K: [[], [], [], []], repeats: [], ups: [] }));
+  // y^(w e) for every weight and every power a run can reach.
+  const byWeight = new Map<number, Int32Array[]>();
+  const powersOf = (w: number) => {
+    let powers = byWeight.get(w);
+    if (powers === undefined) byWeight.set(w, (powers = Array.from({ length: window + 1 }, (_, e) => pull(w, e))));
+    return powers;
+  };
   const J: bigint[][] = [];
   const zero = new Array<bigint>(D).fill(0n);
   for (let t = 0; t < L; t++) {
@@ -463,8 +527,8 @@ function runPieces(
         row.repeats[t - window] = undefined;
         row.ups[t - window] = undefined;
       }
-      if (input !== null) continue;
-      // (E10) J(t): each code's K(t, ., jump) times its weight, over the type's copies.
+      // (E10) J(t): each code's K(t, ., jump) times its weight, over the type's copies (for a
+      // kernel, with its input given, this is the kernel itself, E12).
       const one = pull(type.weight, 1);
       const K = row.K[JUMP][t];
       const many = BigInt(copies[i]);
@@ -480,7 +544,7 @@ function runPieces(
   }
   return { rows, J };
 
-  /** (E6) K(0, x, .) = [x in last]; a kernel starts at 1 (E11). */
+  /** (E6) K(0, x, .) = [x in last]; a kernel starts at 1 (E12). */
   function first(row: Rows, type: PieceType): void {
     const v = start === 'one' || type.last ? 1n : 0n;
     for (let kind = 0; kind < 4; kind++) {
@@ -498,18 +562,19 @@ function runPieces(
     const kr = new Array<bigint>(n * D);
     const ku = new Array<bigint>(n * D);
     const kd = new Array<bigint>(n * D);
-    const one = pull(w, 1);
+    const powers = powersOf(w);
+    const one = powers[1];
     const previous = row.K[JUMP][t - 1];
     const mr = Math.min(m.maxRun - 1, t);
-    const pr = pull(w, mr + 1);
+    const pr = powers[mr + 1];
     const repeats = row.repeats[t - 1] as bigint[];
     const repeatsBefore = row.repeats[t - 1 - mr];
     for (let x = 0; x < (n + 1) >> 1; x++) {
       const y = n - 1 - x;
       const mu = Math.min(m.maxSequence - 1, t, n - 1 - x);
       const md = Math.min(m.maxSequence - 1, t, x);
-      const pu = pull(w, mu + 1);
-      const pd = pull(w, md + 1);
+      const pu = powers[mu + 1];
+      const pd = powers[md + 1];
       const ups = row.ups[t - 1];
       const upsBefore = row.ups[t - 1 - mu];
       const downsBefore = row.ups[t - 1 - md];
@@ -570,19 +635,18 @@ function runPieces(
   }
 }
 
-// --- Counting (E11-E14) ---------------------------------------------------------------------
+// --- Counting (E11-E16) ---------------------------------------------------------------------
 
-/** (E11) The kernel g_n(t) of a piece of n codes: the recurrence with no jumps in and 1 at the
+/** (E12) The kernel g_n(t) of a piece of n codes: the recurrence with no jumps in and 1 at the
  * start, summed over the piece. */
 function kernel(m: Compiled, size: number): bigint[] {
   const ring = ringOf([], []);
   const type: PieceType = { size, weight: 0, last: true, first: true, key: '' };
-  const { rows } = runPieces(m, ring, [type], [1], () => [0n], 'one', true);
-  return rows[0].K[JUMP].map((k) => k.reduce((a, b) => a + b, 0n));
+  return runPieces(m, ring, [type], [1], () => [0n], 'one', false).J.map((total) => total[0]);
 }
 
 /** The weighted number of strings of the full length over one shape: the ring element whose
- * coefficients count them by degree (E14), by the series or by the recurrence, whichever the
+ * coefficients count them by degree (E11, E15), by the series or by the recurrence, whichever the
  * shape prices lower. */
 function shapeCount(m: Compiled, shape: Shape, kernels: (size: number) => bigint[], method?: Method): bigint[] {
   const { ring, types, copies } = shape;
@@ -592,7 +656,7 @@ function shapeCount(m: Compiled, shape: Shape, kernels: (size: number) => bigint
   if (types.length === 0) return new Array<bigint>(D).fill(0n);
   if (method === 'recurrence' || (method === undefined && shape.tableWork <= shape.seriesWork)) {
     const { rows } = runPieces(m, ring, types, copies, null, 'last', false);
-    // (E14) the count: every first code's K(L - 1, ., jump) times its weight.
+    // (E11) the count: every first code's K(L - 1, ., jump) times its weight.
     const out = new Array<bigint>(D).fill(0n);
     types.forEach((type, i) => {
       if (!type.first) return;
@@ -609,7 +673,7 @@ function shapeCount(m: Compiled, shape: Shape, kernels: (size: number) => bigint
     return out;
   }
   if (!shape.long && D === 1 && method === undefined) {
-    // (E14a) With no window the kernels are g = [1] and H the number of codes h: J(t) = h_G h^t,
+    // (E16) With no window the kernels are g = [1] and H the number of codes h: J(t) = h_G h^t,
     // and the count is h_FG at length 1, h_F h^(L - 2) h_G beyond. (A ring of one coefficient
     // has only caps of 1: a weighted code cannot appear at all.)
     const sum = (pick: (t: PieceType) => boolean) =>
@@ -618,7 +682,7 @@ function shapeCount(m: Compiled, shape: Shape, kernels: (size: number) => bigint
     const first = sum((t) => t.first);
     return [L === 1 ? sum((t) => t.first && t.last) : first * sum(() => true) ** BigInt(L - 2) * last];
   }
-  // (E12) H(j) = the sum over types of copies x g_size(j) x y^(weight (j + 1)); the same over the
+  // (E13, E14) H(j) = the sum over types of copies x g_size(j) x y^(weight (j + 1)); the same over the
   // types that may come last (H_G), first (H_F) or both (H_FG). Kept by weight: scalar series.
   const weights = [...new Set(types.map((t) => t.weight))];
   const series = (pick: (t: PieceType) => boolean) =>
@@ -636,6 +700,21 @@ function shapeCount(m: Compiled, shape: Shape, kernels: (size: number) => bigint
   const HG = series((t) => t.last);
   const HF = series((t) => t.first);
   const HFG = series((t) => t.first && t.last);
+  if (D === 1) {
+    // No ring: the weight-0 series alone, a plain convolution (a weighted code has a cap of 1).
+    const at = weights.indexOf(0);
+    if (at < 0) return [0n];
+    const [h, hG, hF, hFG] = [H, HG, HF, HFG].map((x) => x[at]);
+    const J: bigint[] = [];
+    for (let t = 0; t < L - 1; t++) {
+      let v = hG[t];
+      for (let j = 0; j < t; j++) if (h[j] !== 0n) v += h[j] * J[t - 1 - j];
+      J.push(v);
+    }
+    let total = hFG[L - 1];
+    for (let j = 0; j < L - 1; j++) if (hF[j] !== 0n) total += hF[j] * J[L - 2 - j];
+    return [total];
+  }
   // The last j at which each weight's terms can be non-zero (shapeOf prices the same reach).
   const reach = weights.map((w) => {
     const caps = ring.caps.filter((_, j) => (w >> j) & 1);
@@ -669,7 +748,7 @@ function shapeCount(m: Compiled, shape: Shape, kernels: (size: number) => bigint
       }
     }
   };
-  // (E13) J(t) = H_G(t) + the sum over s < t of H(t - 1 - s) J(s).
+  // (E14) J(t) = H_G(t) + the sum over s < t of H(t - 1 - s) J(s).
   const J: bigint[][] = [];
   for (let t = 0; t < L - 1; t++) {
     const v = new Array<bigint>(D).fill(0n);
@@ -677,7 +756,7 @@ function shapeCount(m: Compiled, shape: Shape, kernels: (size: number) => bigint
     addProducts(v, H, J, t - 1);
     J.push(v);
   }
-  // (E14) the count: H_FG(L - 1) + the sum over s < L - 1 of H_F(L - 2 - s) J(s).
+  // (E15) the count: H_FG(L - 1) + the sum over s < L - 1 of H_F(L - 2 - s) J(s).
   const out = new Array<bigint>(D).fill(0n);
   addMonomials(out, HFG, L - 1);
   addProducts(out, HF, J, L - 2);
@@ -701,7 +780,7 @@ function kernelsOf(m: Compiled): (size: number) => bigint[] {
   };
 }
 
-/** How a shape is counted: by the series (E13-E14) or the table recurrence (E6-E10). Both are
+/** How a shape is counted: by the series (E14-E15) or the table recurrence (E6-E10). Both are
  * exact; by default each shape takes the one it prices lower, and tests force each. */
 export type Method = 'series' | 'recurrence';
 
@@ -724,7 +803,7 @@ export function count(m: Compiled, by?: Method): bigint {
   return total;
 }
 
-// --- Drawing (E15-E16) ----------------------------------------------------------------------
+// --- Drawing (E17-E18) ----------------------------------------------------------------------
 
 /** Where a walk stands: per set, the hits still needed (mandatory) or 1 until hit (optional), the
  * hits still allowed (sets with a maximum), and how many optional sets must still be hit. */
@@ -746,7 +825,7 @@ interface Group {
 export interface Counted {
   readonly compiled: Compiled;
   /** By shape, by piece type: K by kind and t, each row's coefficients summed below every degree
-   * (so that (E15)'s sum below the state's bounds is one read). */
+   * (so that (E17)'s sum below the state's bounds is one read). */
   readonly tables: readonly (readonly (readonly (readonly bigint[])[])[])[][];
   /** By subset mask: each slot's cell (cellsOf). */
   readonly cells: readonly (Int32Array | undefined)[];
@@ -755,7 +834,7 @@ export interface Counted {
   readonly count: bigint;
 }
 
-/** Sums every row's coefficients below each degree, in place: (E15)'s bounds become one index. */
+/** Sums every row's coefficients below each degree, in place: (E17)'s bounds become one index. */
 function cumulate(ring: Ring, row: bigint[]): void {
   const D = ring.size;
   for (let j = 0; j < ring.caps.length; j++) {
@@ -767,7 +846,7 @@ function cumulate(ring: Ring, row: bigint[]): void {
 }
 
 /**
- * Codes that weigh the same as jump targets (E16): the codes of an atom (free, one signature and
+ * Codes that weigh the same as jump targets (E18): the codes of an atom (free, one signature and
  * first and last membership: the same cell in every A_X); and the codes of chains that no set
  * inclusion-exclusion removes cuts, by chain length, place up to mirror image, signature and first
  * and last membership. A code of a cut chain is a group of its own.
@@ -857,7 +936,7 @@ function advance(m: Compiled, s: State, code: number): State | null {
 }
 
 /**
- * (E15) C(state, code, kind, t): the valid ways to place t more codes after a move of that kind
+ * (E17) C(state, code, kind, t): the valid ways to place t more codes after a move of that kind
  * ended on `code`: over X inside the sets still open, the Moebius weight of X times K_X's
  * coefficients within the state's bounds (below the need for a set of X, up to what is left for
  * a set with a maximum).
@@ -867,29 +946,35 @@ function completions(c: Omit<Counted, 'count'>, s: State, code: number, kind: nu
   let open = 0;
   for (let i = 0; i < s.need.length; i++) if (s.need[i] > 0) open |= 1 << i;
   open &= m.subsetable;
+  const slot = m.slots.get(code) as number;
+  const openOptional = popcount(open & m.optional);
   let sum = 0n;
   for (let x = open; ; x = (x - 1) & open) {
-    const coef = coefficient(m, x, open, s.more);
-    if (coef !== 0) {
+    // (E2) the Moebius weight: the sign of X's mandatory sets, times optCoef for its optional ones.
+    const weight = optCoef(popcount(x & m.optional), openOptional, s.more);
+    if (weight !== 0) {
       const subset = m.subsets[x] as Subset;
       const cells = c.cells[x] as Int32Array;
-      const slot = m.slots.get(code) as number;
-      const shape = m.shapes[subset.shape];
-      const { ring } = shape;
-      let index = 0;
+      const { ring } = m.shapes[subset.shape];
+      let index = cells[2 * slot + 1] * ring.size;
       for (let j = 0; j < subset.sets.length && index >= 0; j++) {
         const i = subset.sets[j];
         const bound = (x >> i) & 1 ? s.need[i] - 1 : s.left[i];
         index = bound < 0 ? -1 : index + Math.min(bound, ring.caps[j] - 1) * ring.strides[j];
       }
-      if (index >= 0)
-        sum += BigInt(coef) * c.tables[subset.shape][cells[2 * slot]][kind][t][cells[2 * slot + 1] * ring.size + index];
+      if (index >= 0) {
+        const v = c.tables[subset.shape][cells[2 * slot]][kind][t][index];
+        const coef = popcount(x & m.mandatory) & 1 ? -weight : weight;
+        if (coef === 1) sum += v;
+        else if (coef === -1) sum -= v;
+        else sum += BigInt(coef) * v;
+      }
     }
     if (x === 0) return sum;
   }
 }
 
-/** The valid string of rank `rank` (0 <= rank < count), as codes (E16). */
+/** The valid string of rank `rank` (0 <= rank < count), as codes (E18). */
 export function unrank(c: Counted, rank: bigint): number[] {
   const m = c.compiled;
   const L = m.length;
@@ -930,21 +1015,26 @@ function near(m: Compiled, last: number): number[] {
   return out;
 }
 
-/** (E16) The jumps, by group then member: the one the rank falls in, or the rank left past them. */
+/** (E18) The jumps, by group then member: the one the rank falls in, or the rank left past them. */
 function takeJump(c: Counted, walk: Walk, t: number): Move | { readonly rest: bigint } {
   const m = c.compiled;
   const excluded = near(m, walk.last);
   let r = walk.rank;
-  for (const group of m.groups) {
-    if (walk.last < 0 && !group.first) continue;
-    const members = group.members.filter((code) => !excluded.includes(code));
-    if (members.length === 0) continue;
-    const state = advance(m, walk.state, members[0]);
+  for (const { first, members } of m.groups) {
+    if (walk.last < 0 && !first) continue;
+    // The members a jump may land on: all but the excluded (at most three, so counted, not copied).
+    let allowed = members.length;
+    for (const code of excluded) if (members.includes(code)) allowed--;
+    if (allowed === 0) continue;
+    const one = excluded.length === 0 ? members[0] : (members.find((code) => !excluded.includes(code)) as number);
+    const state = advance(m, walk.state, one);
     if (state === null) continue;
-    const each = completions(c, state, members[0], JUMP, t - 1);
-    const weight = BigInt(members.length) * each;
+    const each = completions(c, state, one, JUMP, t - 1);
+    const weight = BigInt(allowed) * each;
     if (r < weight) {
-      const code = members[Number(r / each)];
+      // The member of rank r / each among the allowed ones, in order.
+      let k = Number(r / each);
+      const code = members.find((member) => !excluded.includes(member) && k-- === 0) as number;
       return { walk: { rank: r % each, state, last: code, kind: JUMP }, placed: [code] };
     }
     r -= weight;
@@ -952,7 +1042,7 @@ function takeJump(c: Counted, walk: Walk, t: number): Move | { readonly rest: bi
   return { rest: r };
 }
 
-/** (E16) The step-runs after the jumps: repeats, then up, then down, each by length. */
+/** (E18) The step-runs after the jumps: repeats, then up, then down, each by length. */
 function takeRun(c: Counted, walk: Walk, t: number): Move | null {
   const m = c.compiled;
   const link = m.links.get(walk.last);

@@ -15,7 +15,7 @@
  * characters of the small classes) and is not used.
  * @module
  */
-import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES, type ClassName } from './charsets.ts';
+import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES, effectiveMinimum, type ClassName } from './charsets.ts';
 import type { EngineSpec } from './engine.ts';
 import { strength, type Entropy } from './entropy.ts';
 import type { RandomSource } from './random.ts';
@@ -23,39 +23,23 @@ import { drawValues, isSpecPlan, planSpec, PLAN_WORK_BUDGET, type Sampler, type 
 import type { ErrorBody } from './error-body.ts';
 import type { PasswordOptions } from '../generated/options.generated.ts';
 
-/** The constraints among the options (absent: not asked for). */
-type Constraints = Pick<
-  PasswordOptions,
-  | 'minLowercase'
-  | 'minUppercase'
-  | 'minNumbers'
-  | 'minSymbols'
-  | 'minClasses'
-  | 'firstCharacter'
-  | 'lastCharacter'
-  | 'maxRepeating'
-  | 'maxSequential'
->;
-
-const MIN_OPTION = Object.freeze({
-  lowercase: 'minLowercase',
-  uppercase: 'minUppercase',
-  numbers: 'minNumbers',
-  symbols: 'minSymbols',
-} as const satisfies Record<ClassName, keyof Constraints>);
-
-const CONSTRAINTS: readonly (keyof Constraints)[] = Object.freeze([
-  ...Object.values(MIN_OPTION),
+/** The options that constrain a password beyond its classes (absent: not asked for), in schema
+ * order. */
+const CONSTRAINTS = Object.freeze([
+  ...CHARACTER_CLASSES.map((c) => c.min),
+  ...CHARACTER_CLASSES.map((c) => c.max),
   'minClasses',
   'firstCharacter',
   'lastCharacter',
   'maxRepeating',
   'maxSequential',
-]);
+] as const satisfies readonly (keyof PasswordOptions)[]);
 
 /** What a reviewer needs to recount a constrained plan; absent when no constraint was given. */
 export interface PasswordConstraintsMetadata {
   readonly minimums: Readonly<Partial<Record<ClassName, number>>>;
+  /** Present only when a maximum was given: those given. */
+  readonly maximums?: Readonly<Partial<Record<ClassName, number>>>;
   readonly minClasses: number | null;
   readonly firstCharacter: readonly ClassName[] | null;
   readonly lastCharacter: readonly ClassName[] | null;
@@ -87,21 +71,26 @@ const codesOf = (chars: Iterable<string>) => Array.from(chars, (c) => c.charCode
 interface Compiled {
   readonly pool: readonly number[];
   readonly spec: EngineSpec;
-  readonly classes: readonly { readonly name: ClassName; readonly size: number; readonly min: number }[];
+  readonly classes: readonly {
+    readonly name: ClassName;
+    readonly size: number;
+    readonly min: number;
+    readonly max: number | undefined;
+  }[];
 }
 
 /** The options as the engine's spec, or the 400 that names the option nothing can be made for. */
 function compileOptions(o: PasswordOptions): Compiled | ErrorBody {
   const removed = new Set<string>(o.excludedCharacters);
   if (o.avoidAmbiguous) for (const c of AMBIGUOUS_CHARACTERS) removed.add(c);
-  const classes: { name: ClassName; size: number; min: number; codes: number[] }[] = [];
+  const classes: { name: ClassName; size: number; min: number; max: number | undefined; codes: number[] }[] = [];
   for (const cls of CHARACTER_CLASSES) {
     if (!o[cls.option]) continue;
     const codes = codesOf(Array.from(cls.chars).filter((c) => !removed.has(c)));
-    const min = o[MIN_OPTION[cls.name]] ?? (o.minClasses === undefined ? 1 : 0);
+    const min = effectiveMinimum(o, cls);
     if (codes.length === 0 && min > 0)
       return refuse(`${FIELD} removes every character of the enabled class ${cls.name}`, FIELD);
-    if (codes.length > 0) classes.push({ name: cls.name, size: codes.length, min, codes });
+    if (codes.length > 0) classes.push({ name: cls.name, size: codes.length, min, max: o[cls.max], codes });
   }
   if (!CHARACTER_CLASSES.some((cls) => o[cls.option]))
     return refuse(
@@ -130,7 +119,7 @@ function compileOptions(o: PasswordOptions): Compiled | ErrorBody {
   const mandatory = classes.filter((c) => c.min > 0).length;
   const spec: EngineSpec = {
     codes: [...pool].sort((a, b) => a - b),
-    sets: classes.map((c) => ({ codes: c.codes, min: c.min })),
+    sets: classes.map((c) => ({ codes: c.codes, min: c.min, max: c.max ?? null })),
     minSets: Math.max(0, (o.minClasses ?? 0) - mandatory),
     first: union.firstCharacter,
     last: union.lastCharacter,
@@ -149,8 +138,12 @@ function culprit(o: PasswordOptions): string {
 
 function constraintsOf(o: PasswordOptions, classes: Compiled['classes']): PasswordConstraintsMetadata | undefined {
   if (!CONSTRAINTS.some((name) => o[name] !== undefined)) return undefined;
+  const maximums = classes.filter((c) => c.max !== undefined);
   return Object.freeze({
     minimums: Object.freeze(Object.fromEntries(classes.map((c) => [c.name, c.min]))),
+    ...(maximums.length === 0
+      ? {}
+      : { maximums: Object.freeze(Object.fromEntries(maximums.map((c) => [c.name, c.max]))) }),
     minClasses: o.minClasses ?? null,
     firstCharacter: o.firstCharacter ? Object.freeze([...o.firstCharacter]) : null,
     lastCharacter: o.lastCharacter ? Object.freeze([...o.lastCharacter]) : null,

@@ -13,7 +13,7 @@
  * attempts happen with probability (31/32)^700 < 2e-10.
  *
  * Exact. One integer uniform below |V| (uniformBigIntBelow, itself rejection on whole bit
- * strings), mapped to a string by `unrank`, a bijection from [0, |V|) onto V (engine.ts, (E16)):
+ * strings), mapped to a string by `unrank`, a bijection from [0, |V|) onto V (engine.ts, (E18)):
  * each string of V is the image of exactly one integer, so it comes with chance 1/|V|. Its cost
  * does not depend on p, so it serves where rejection would keep too few attempts.
  * @module
@@ -35,7 +35,7 @@ export const REJECTION_ACCEPTANCE = 1 / 32;
  * not depend on the machine's load. What a plan at the budget costs in time: docs/engine.md, The
  * work budget.
  */
-export const PLAN_WORK_BUDGET = 400_000;
+export const PLAN_WORK_BUDGET = 1_000_000;
 
 /** The most values one request draws from a plan: the request schema's `count` maximum. */
 const MOST_DRAWS: number = requestSchema.properties.count.maximum;
@@ -81,7 +81,7 @@ export function planSpec(
   budget: number = PLAN_WORK_BUDGET,
   alphabet: readonly number[] = spec.codes,
 ): SpecPlan | PlanRefusal {
-  const compiled = compile(spec);
+  const compiled = compile(spec, budget);
   const { work } = compiled;
   if (work.count > budget) return { kind: 'budget', work: work.count };
   const n = count(compiled);

@@ -10,13 +10,7 @@
  * @module
  */
 export { createRandom, defaultRandom, webCryptoFill, type FillRandom, type RandomSource } from './random.ts';
-export {
-  planPassword,
-  generatePasswords,
-  isPlan,
-  type PasswordPlan,
-  type PasswordMetadata,
-} from './password.ts';
+export { planPassword, generatePasswords, isPlan, type PasswordPlan, type PasswordMetadata } from './password.ts';
 export {
   planPassphrase,
   generatePassphrases,

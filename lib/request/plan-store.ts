@@ -33,17 +33,15 @@ export function remember<A, V extends object>(
   return made;
 }
 
-/** Bytes of the exact sampler's index per subset and allowed code (a Map entry and its pair;
- * about 210 measured on eight required sets over ascii-printable: tests/core/rules/budget.test.ts). */
-export const CELL_BYTES = 320;
-
 /**
  * An upper bound on a plan's heap, which the memo counts it as: the key and a fixed allowance (all
  * a refusal keeps); the spec, check and metadata (8,192 bytes and 48 a code of the allowed and
  * counted sets, above what was measured in the same place); and for the exact sampler the engine's
  * tables (engine.ts, Work: an array slot per entry and a BigInt for every two, as a piece's mirror
- * places share one, of at most the count's bits and on average half of them) and their index.
- * Checked against the heap kept by tests/core/rules/budget.test.ts.
+ * places share one, of at most the count's bits and on average half of them, and each row's array)
+ * and their index (two Int32Array entries a cell, about 600 bytes a subset, and 200 a code for the
+ * compiled spec's maps and sets). Checked
+ * against the heap kept by tests/core/rules/budget.test.ts.
  */
 export function planBytes(plan: SpecPlan | object, key: string): number {
   const fixed = 2048 + 2 * key.length;
@@ -51,7 +49,9 @@ export function planBytes(plan: SpecPlan | object, key: string): number {
   const { spec, counted } = plan as SpecPlan;
   const rest = fixed + 8192 + 48 * spec.sets.reduce((sum, set) => sum + set.codes.length, spec.codes.length);
   if (counted === null) return rest;
-  const { entries, cells } = counted.compiled.work;
+  const { rows, entries, cells } = counted.compiled.work;
+  const subsets = counted.cells.length;
   const words = Math.ceil(((plan as SpecPlan).bits + 8) / 64);
-  return Math.ceil(rest + entries * 8 + (entries / 2) * (16 + 8 * Math.ceil(words / 2)) + CELL_BYTES * cells);
+  const tables = 80 * rows + entries * 8 + (entries / 2) * (24 + 8 * Math.ceil(words / 2));
+  return Math.ceil(rest + tables + 8 * cells + 600 * subsets + 200 * spec.codes.length);
 }

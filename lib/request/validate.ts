@@ -12,7 +12,7 @@
  */
 import validateSchema from '../generated/validator.generated.ts';
 import { requestSchema } from '../generated/schema.generated.ts';
-import type { ClassName } from '../core/charsets.ts';
+import { CHARACTER_CLASSES, effectiveMinimum, type CharacterClass } from '../core/charsets.ts';
 import type { ErrorBody } from '../core/error-body.ts';
 import {
   withPassphraseOptionsDefaults,
@@ -279,32 +279,6 @@ export function validateRequest(input: unknown): Validation {
   return { ok: true, request: { mode: 'password', count, minBits, options, rules } };
 }
 
-/** Each character class with the option that includes it and the option that sets its minimum,
- * in the order of the pool (lib/core/charsets.ts) and of the schema. */
-const CLASS_OPTIONS = Object.freeze([
-  Object.freeze({ name: 'lowercase', include: 'includeLowercase', min: 'minLowercase', noun: 'lowercase letters' }),
-  Object.freeze({ name: 'uppercase', include: 'includeUppercase', min: 'minUppercase', noun: 'uppercase letters' }),
-  Object.freeze({ name: 'numbers', include: 'includeNumbers', min: 'minNumbers', noun: 'digits' }),
-  Object.freeze({ name: 'symbols', include: 'includeSymbols', min: 'minSymbols', noun: 'symbols' }),
-] as const) satisfies readonly {
-  name: ClassName;
-  include: keyof PasswordOptions;
-  min: keyof PasswordOptions;
-  noun: string;
-}[];
-
-type ClassOptions = (typeof CLASS_OPTIONS)[number];
-
-/**
- * The effective minimum of an included class: the one given, else 1 (every included class
- * appears, the service's rule since 1.0), but 0 when minClasses is given (then only the
- * minimums sent apply). The schema states no default because of this dependency; the core
- * applies the same rule when it counts.
- */
-function effectiveMinimum(options: PasswordOptions, c: ClassOptions): number {
-  return options[c.min] ?? (options.minClasses === undefined ? 1 : 0);
-}
-
 /**
  * The 400 for password constraints that contradict each other, length or the included classes,
  * decided from the option values alone (the pool after avoidAmbiguous and excludedCharacters is
@@ -321,31 +295,67 @@ function constraintError(options: PasswordOptions): { ok: false; error: ErrorBod
     options.minUppercase === undefined &&
     options.minNumbers === undefined &&
     options.minSymbols === undefined &&
+    options.maxLowercase === undefined &&
+    options.maxUppercase === undefined &&
+    options.maxNumbers === undefined &&
+    options.maxSymbols === undefined &&
     options.minClasses === undefined &&
     options.firstCharacter === undefined &&
     options.lastCharacter === undefined
   ) {
     return null;
   }
-  const included = CLASS_OPTIONS.filter((c) => options[c.include]);
+  const included = CHARACTER_CLASSES.filter((c) => options[c.option]);
   if (included.length === 0) return null;
-  for (const c of CLASS_OPTIONS) {
-    const min = options[c.min];
-    if (min === undefined) continue;
-    if (!options[c.include]) {
+  for (const c of CHARACTER_CLASSES) {
+    for (const bound of [c.min, c.max]) {
+      if (options[bound] === undefined || options[c.option]) continue;
       return invalid(
-        `options.${c.min} asks for ${c.name}, which this request does not include: set options.${c.include} to true, or leave options.${c.min} out`,
-        `options.${c.min}`,
+        `options.${bound} asks for ${c.name}, which this request does not include: set options.${c.option} to true, or leave options.${bound} out`,
+        `options.${bound}`,
       );
     }
-    if (min > options.length) {
+    const min = options[c.min];
+    if (min !== undefined && min > options.length) {
       return invalid(
         `options.${c.min} must be at most options.length (${options.length}): a password of ${options.length} characters cannot hold ${min} ${c.noun}`,
         `options.${c.min}`,
       );
     }
+    const max = options[c.max];
+    if (max !== undefined && max < effectiveMinimum(options, c)) {
+      return invalid(
+        `options.${c.max} (${max}) is below the minimum of ${c.name} (${effectiveMinimum(options, c)}${options[c.min] === undefined ? ', its default' : ''}): raise options.${c.max} or lower the minimum`,
+        `options.${c.max}`,
+      );
+    }
   }
-  return minimumsError(options, included) ?? minClassesError(options, included) ?? endsError(options);
+  return (
+    minimumsError(options, included) ??
+    maximumsError(options, included) ??
+    minClassesError(options, included) ??
+    endsError(options)
+  );
+}
+
+/**
+ * The included classes' maximums leaving room for fewer characters than length (a class with no
+ * maximum holds any number). The option named is the last maximum given, in schema order.
+ */
+function maximumsError(
+  options: PasswordOptions,
+  included: readonly CharacterClass[],
+): { ok: false; error: ErrorBody } | null {
+  const bounded = included.filter((c) => options[c.max] !== undefined);
+  if (bounded.length === 0 || bounded.length < included.length) return null;
+  const room = bounded.reduce((sum, c) => sum + (options[c.max] as number), 0);
+  if (room >= options.length) return null;
+  const each = bounded.map((c) => `${c.name} ${options[c.max] as number}`).join(', ');
+  const last = bounded[bounded.length - 1];
+  return invalid(
+    `options.${last.max}: the included classes' maximums (${each}) leave room for ${room} characters, fewer than options.length (${options.length}): raise a maximum, include another class, or make the password shorter`,
+    `options.${last.max}`,
+  );
 }
 
 /**
@@ -355,7 +365,7 @@ function constraintError(options: PasswordOptions): { ok: false; error: ErrorBod
  */
 function minimumsError(
   options: PasswordOptions,
-  included: readonly ClassOptions[],
+  included: readonly CharacterClass[],
 ): { ok: false; error: ErrorBody } | null {
   let total = included.reduce((sum, c) => (options[c.min] === undefined ? sum + effectiveMinimum(options, c) : sum), 0);
   for (const c of included) {
@@ -383,7 +393,7 @@ function minimumsError(
  */
 function minClassesError(
   options: PasswordOptions,
-  included: readonly ClassOptions[],
+  included: readonly CharacterClass[],
 ): { ok: false; error: ErrorBody } | null {
   const k = options.minClasses;
   if (k === undefined) return null;
@@ -408,10 +418,10 @@ function minClassesError(
 function endsError(options: PasswordOptions): { ok: false; error: ErrorBody } | null {
   for (const key of ['firstCharacter', 'lastCharacter'] as const) {
     for (const name of options[key] ?? []) {
-      const c = CLASS_OPTIONS.find((d) => d.name === name);
-      if (c === undefined || options[c.include]) continue;
+      const c = CHARACTER_CLASSES.find((d) => d.name === name);
+      if (c === undefined || options[c.option]) continue;
       return invalid(
-        `options.${key} names ${name}, which this request does not include: set options.${c.include} to true, or leave ${name} out of options.${key}`,
+        `options.${key} names ${name}, which this request does not include: set options.${c.option} to true, or leave ${name} out of options.${key}`,
         `options.${key}`,
       );
     }

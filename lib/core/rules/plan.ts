@@ -135,8 +135,9 @@ function overBudget(rule: PasswordRules, L: number, work: number, budget: number
     rule.maxSequential !== null && rule.required.length > 0
       ? ` (${rule.required.length} required sets under max-sequential ${rule.maxSequential} split the allowed set too many ways)`
       : '';
+  const takes = Number.isFinite(work) ? String(work) : `more than ${budget}`;
   return rulesError(
-    `${RULES_FIELD}: at length ${L} the plan takes ${work} work units, over the budget of ${budget}${why}`,
+    `${RULES_FIELD}: at length ${L} the plan takes ${takes} work units, over the budget of ${budget}${why}`,
   );
 }
 

@@ -15,7 +15,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PasswordRules } from '../../../lib/core/rules/index.ts';
 import { compile, count, unrank } from '../../../lib/core/engine.ts';
-import { ruleSpec } from '../../../lib/core/rules/plan.ts';
+import { isRulesPlan, planPasswordRules, ruleSpec } from '../../../lib/core/rules/plan.ts';
 import { uniformBigIntBelow } from '../../../lib/core/random.ts';
 import { plan, planError, rule } from '../../helpers/rule-plans.ts';
 import { readRule, violation } from '../../helpers/rules-checker.ts';
@@ -311,7 +311,10 @@ describe('the exact sampler is a bijection from [0, count) onto the valid string
       ['max-consecutive: 1; required: lower; required: upper; required: digit; required: special', 128],
       ['max-sequential: 2; max-repeating: 1; allowed: digit, [AB]; required: [5]', 128],
     ] as const) {
-      const p = plan(rules, length, 'exact');
+      // Forced exact and without the budget (the draws of a long exact plan are priced past it):
+      // this is about the walk, not the price.
+      const p = planPasswordRules(rule(rules), length, 'exact', Infinity);
+      assert.ok(isRulesPlan(p), rules);
       const checker = readRule(rules);
       for (const x of [0n, p.count - 1n, ...Array.from({ length: 20 }, () => uniformBigIntBelow(p.count, random))]) {
         const s = text(unrank(p.counted!, x));
