@@ -57,6 +57,7 @@ function buildPasswordPanel(d: Description): PasswordPanel {
   const extras: HTMLElement[] = [];
   // The constraints (integers without a default, lists of classes): sent only when set.
   const minimums: HTMLElement[] = [];
+  const maximums: HTMLElement[] = [];
   const ends: HTMLElement[] = [];
   const limits: HTMLElement[] = [];
   let rules: RulesField | undefined;
@@ -71,7 +72,9 @@ function buildPasswordPanel(d: Description): PasswordPanel {
       ends.push(built.el);
     } else if (spec.type === 'integer' && spec.default === undefined) {
       built = integerControl('password', name, spec);
-      (name.startsWith('min') ? minimums : limits).push(built.el);
+      // A class's maximum (max + a class's option name), beside the minimums; the run limits apart.
+      const bounds = byOption.has(`include${name.slice(3)}`) ? maximums : limits;
+      (name.startsWith('min') ? minimums : bounds).push(built.el);
     } else if (spec.type === 'integer') {
       built = integerControl('password', name, spec);
       main.push(built.el);
@@ -103,7 +106,7 @@ function buildPasswordPanel(d: Description): PasswordPanel {
     h('div', { class: 'check-grid' }, ...classBoxes),
     h('p', { class: 'field-error', id: errorId('password', 'options'), hidden: true }),
   );
-  const requirements = requirementsGroup(minimums, ends, limits);
+  const requirements = requirementsGroup(minimums, maximums, ends, limits);
   const fieldset = h(
     'fieldset',
     { class: 'mode-panel', id: 'options-password', 'data-mode': 'password' },
@@ -121,19 +124,26 @@ function buildPasswordPanel(d: Description): PasswordPanel {
 
 /**
  * The password constraints in a group that opens (closed at first: most people need none):
- * the class minimums and minClasses, the first and last character, the run limits.
+ * the class minimums and minClasses, the class maximums, the first and last character, the run
+ * limits.
  */
-function requirementsGroup(minimums: HTMLElement[], ends: HTMLElement[], limits: HTMLElement[]): HTMLElement {
+function requirementsGroup(
+  minimums: HTMLElement[],
+  maximums: HTMLElement[],
+  ends: HTMLElement[],
+  limits: HTMLElement[],
+): HTMLElement {
   return h(
     'details',
     { class: 'field requirements', id: 'password-requirements' },
-    h('summary', {}, 'Requirements: minimums, first and last character, repeats'),
+    h('summary', {}, 'Requirements: minimums, maximums, first and last character, repeats'),
     h(
       'p',
       { class: 'hint' },
-      'Leave a box empty for its default: a class minimum is then 1 for a class in use, or 0 once Minimum classes is set. Every password that meets them all is equally likely, and the bits count exactly those.',
+      'Leave a box empty for its default: a class minimum is then 1 for a class in use, or 0 once Minimum classes is set; a maximum, no limit. Every password that meets them all is equally likely, and the bits count exactly those.',
     ),
     h('div', { class: 'bounds-row' }, ...minimums),
+    h('div', { class: 'bounds-row' }, ...maximums),
     ...ends,
     h('div', { class: 'bounds-row' }, ...limits),
   );

@@ -457,6 +457,10 @@ export const ERROR_CASES: readonly ErrorCase[] = [
       'minUppercase',
       'minNumbers',
       'minSymbols',
+      'maxLowercase',
+      'maxUppercase',
+      'maxNumbers',
+      'maxSymbols',
       'minClasses',
       'firstCharacter',
       'lastCharacter',
@@ -468,7 +472,18 @@ export const ERROR_CASES: readonly ErrorCase[] = [
     input: pw({ passwordRules: 'minlength: 12', [option]: option.endsWith('Character') ? ['lowercase'] : 1 }),
     expected: combined(option),
   })),
-  ...(['minLowercase', 'minUppercase', 'minNumbers', 'minSymbols'] as const).flatMap((option) => [
+  ...(
+    [
+      'minLowercase',
+      'minUppercase',
+      'minNumbers',
+      'minSymbols',
+      'maxLowercase',
+      'maxUppercase',
+      'maxNumbers',
+      'maxSymbols',
+    ] as const
+  ).flatMap((option) => [
     {
       name: `${option} -1`,
       input: pw({ [option]: -1 }),
@@ -550,6 +565,38 @@ export const ERROR_CASES: readonly ErrorCase[] = [
     expected: e(
       'options.minLowercase asks for lowercase, which this request does not include: set options.includeLowercase to true, or leave options.minLowercase out',
       'options.minLowercase',
+    ),
+  },
+  {
+    name: 'maxSymbols without includeSymbols (false by default)',
+    input: pw({ maxSymbols: 2 }),
+    expected: e(
+      'options.maxSymbols asks for symbols, which this request does not include: set options.includeSymbols to true, or leave options.maxSymbols out',
+      'options.maxSymbols',
+    ),
+  },
+  {
+    name: 'maxNumbers below the minimum given',
+    input: pw({ minNumbers: 3, maxNumbers: 2 }),
+    expected: e(
+      'options.maxNumbers (2) is below the minimum of numbers (3): raise options.maxNumbers or lower the minimum',
+      'options.maxNumbers',
+    ),
+  },
+  {
+    name: 'maxLowercase 0 below the default minimum of 1',
+    input: pw({ maxLowercase: 0 }),
+    expected: e(
+      'options.maxLowercase (0) is below the minimum of lowercase (1, its default): raise options.maxLowercase or lower the minimum',
+      'options.maxLowercase',
+    ),
+  },
+  {
+    name: "the included classes' maximums leave room for fewer characters than length",
+    input: pw({ length: 16, maxLowercase: 5, maxUppercase: 5, maxNumbers: 5 }),
+    expected: e(
+      "options.maxNumbers: the included classes' maximums (lowercase 5, uppercase 5, numbers 5) leave room for 15 characters, fewer than options.length (16): raise a maximum, include another class, or make the password shorter",
+      'options.maxNumbers',
     ),
   },
   {
