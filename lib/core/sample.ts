@@ -19,7 +19,8 @@
  * @module
  */
 import { checkOf, isValid, type Check } from './check.ts';
-import { compile, count, tablesOf, unrank, type Counted, type EngineSpec } from './engine.ts';
+import { compile, count, type EngineSpec } from './engine.ts';
+import { tablesOf, unrank, type Counted } from './unrank.ts';
 import { log2BigInt } from './entropy.ts';
 import type { RandomSource } from './random.ts';
 import { uniformBigIntBelow } from './random.ts';

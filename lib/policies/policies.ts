@@ -19,7 +19,7 @@
  */
 import validatePoliciesFile from '../generated/policies-validator.generated.ts';
 import { plannedEntropy, type StoredPolicy } from '../request/index.ts';
-import type { Entropy } from '../core/entropy.ts';
+import type { Entropy } from '../core/index.ts';
 
 /** A policy that passed every check, with its exact bits. */
 export interface Policy extends StoredPolicy {

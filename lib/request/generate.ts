@@ -3,25 +3,25 @@
  * response body or error body out. Never throws for any input.
  * @module
  */
-import { defaultRandom, type RandomSource } from '../core/random.ts';
-import { validateRequest, type ErrorBody, type Validation, type ValidRequest } from './validate.ts';
 import {
-  generatePasswords,
-  isPlan,
-  passwordPlanKey,
-  planPassword,
-  type PasswordMetadata,
-  type PasswordPlan,
-} from '../core/password.ts';
-import {
+  defaultRandom,
   generatePassphrases,
+  generatePasswords,
   isPassphrasePlan,
+  isPlan,
   PASSPHRASE_PLAN_BYTES,
   passphrasePlanKey,
+  passwordPlanKey,
   planPassphrase,
+  planPassword,
+  type Entropy,
   type PassphraseMetadata,
   type PassphrasePlan,
-} from '../core/passphrase.ts';
+  type PasswordMetadata,
+  type PasswordPlan,
+  type RandomSource,
+} from '../core/index.ts';
+import { validateRequest, type ErrorBody, type Validation, type ValidRequest } from './validate.ts';
 import {
   generateRulesPasswords,
   isRulesPlan,
@@ -30,7 +30,6 @@ import {
   type RulesPlan,
 } from './password-rules.ts';
 import { floorError } from './_entropy-floor.ts';
-import type { Entropy } from '../core/entropy.ts';
 import { planBytes, remember, type PlanStore } from './plan-store.ts';
 
 export type { PlanStore };

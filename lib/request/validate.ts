@@ -12,8 +12,7 @@
  */
 import validateSchema from '../generated/validator.generated.ts';
 import { requestSchema } from '../generated/schema.generated.ts';
-import { CHARACTER_CLASSES, effectiveMinimum, type CharacterClass } from '../core/charsets.ts';
-import type { ErrorBody } from '../core/error-body.ts';
+import { CHARACTER_CLASSES, effectiveMinimum, type CharacterClass, type ErrorBody } from '../core/index.ts';
 import {
   withPassphraseOptionsDefaults,
   withPasswordOptionsDefaults,

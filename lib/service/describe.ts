@@ -12,6 +12,7 @@ import {
   CHARACTER_CLASSES,
   RANDOM_SEPARATORS,
   SEPARATORS,
+  REJECTION_ACCEPTANCE,
   STRENGTH_LEVELS,
   WORD_LISTS,
 } from '../core/index.ts';
@@ -20,12 +21,10 @@ import {
   DEFAULT_RULES_LENGTH,
   MAX_REQUIRED_SETS,
   MAX_RULES_LENGTH,
+  NAMED_SETS,
   SERVICE_MAX_LENGTH,
   SERVICE_MIN_LENGTH,
 } from '../core/rules/index.ts';
-// The rules tier's entry does not export its set names; the description lists them.
-import { NAMED_SETS } from '../core/rules/charset.ts';
-import { REJECTION_ACCEPTANCE } from '../core/sample.ts';
 import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE } from './limits.ts';
 
 export interface DescribeSettings {

@@ -8,7 +8,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { compile, count, tablesOf, unrank, type EngineSpec } from '../../lib/core/engine.ts';
+import { compile, count, type EngineSpec } from '../../lib/core/engine.ts';
+import { tablesOf, unrank } from '../../lib/core/unrank.ts';
 import { checkOf, isValid } from '../../lib/core/check.ts';
 import { seededRandom } from '../helpers/seeded.ts';
 

@@ -22,7 +22,6 @@ import assert from 'node:assert/strict';
 import { generatePasswords, isPlan, planPassword, type PasswordPlan } from '../../lib/core/password.ts';
 import { allClasses, classBits } from '../helpers/pool-classes.ts';
 import {
-  generatePassphrase,
   generatePassphrases,
   isPassphrasePlan,
   planPassphrase,
@@ -377,7 +376,7 @@ describe('passphrase words and numbers (alpha = 1e-6 per test)', () => {
     const queue: number[] = [];
     const draw = () => {
       if (queue.length === 0)
-        for (const w of generatePassphrase(p, defaultRandom).split(' ')) queue.push(wordIndex.get(w)!);
+        for (const w of generatePassphrases(p, defaultRandom, 1)[0].split(' ')) queue.push(wordIndex.get(w)!);
       return queue.pop()!;
     };
     assert.ok(report('passphrase word indices', wordTest(draw)) > ALPHA);
@@ -386,7 +385,7 @@ describe('passphrase words and numbers (alpha = 1e-6 per test)', () => {
   it('the two-digit number is uniform over 00-99 (chi-square, 40,000 numbers)', () => {
     const p = passphrasePlan({ wordCount: 4, separator: 'dot', capitalize: false, addNumber: true });
     const counts = new Array<number>(100).fill(0);
-    for (let i = 0; i < 40_000; i++) counts[Number(generatePassphrase(p, defaultRandom).split('.')[4])]++;
+    for (let i = 0; i < 40_000; i++) counts[Number(generatePassphrases(p, defaultRandom, 1)[0].split('.')[4])]++;
     const pValue = chiSquareTest(
       counts,
       counts.map(() => 0.01),

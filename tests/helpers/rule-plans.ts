@@ -27,3 +27,9 @@ export function planError(text: string, length?: number): { error: string; field
   assert.equal(p.status, 400);
   return { error: p.error, field: p.field };
 }
+
+/** The lengths a rule and the service both allow: 8-128 within the rule's minlength and maxlength
+ * (empty when they do not meet), as docs/password-rules.md, Length, defines them. */
+export function lengthBounds(r: PasswordRules): { readonly min: number; readonly max: number } {
+  return { min: Math.max(8, r.minLength ?? 0), max: Math.min(128, r.maxLength ?? 128) };
+}

@@ -8,16 +8,15 @@ export {
   parsePasswordRules,
   formatPasswordRules,
   MAX_RULES_LENGTH,
-  MAX_RULES_NUMBER,
   RULES_FIELD,
   type PasswordRules,
   type RulesError,
   type RulesParse,
 } from './parse.ts';
+export { NAMED_SETS } from './charset.ts';
 export {
   checkPasswordRules,
   resolveRulesLength,
-  rulesLengthBounds,
   planPasswordRules,
   generateRulesPasswords,
   isRulesPlan,

@@ -33,7 +33,7 @@ import { bitOf, charactersOf, formatSet, maskOf, NAMED_SETS, PRINTABLE_MASK } fr
 export const MAX_RULES_LENGTH: number = requestSchema.$defs.PasswordOptions.properties.passwordRules.maxLength;
 
 /** The largest number a length or a limit may be written with. */
-export const MAX_RULES_NUMBER = 9999;
+const MAX_RULES_NUMBER = 9999;
 
 export const RULES_FIELD = 'options.passwordRules';
 

@@ -78,21 +78,14 @@ export function checkPasswordRules(rule: PasswordRules): RulesError | null {
   return null;
 }
 
-/** The lengths the rule and the service both allow (non-empty once checkPasswordRules passed). */
-export function rulesLengthBounds(rule: PasswordRules): { readonly min: number; readonly max: number } {
-  return {
-    min: Math.max(SERVICE_MIN_LENGTH, rule.minLength ?? 0),
-    max: Math.min(SERVICE_MAX_LENGTH, rule.maxLength ?? SERVICE_MAX_LENGTH),
-  };
-}
-
 /**
  * The length to generate: `given` when it lies inside the rule's and the service's bounds
  * (else an error naming the bound it breaks), or DEFAULT_RULES_LENGTH moved into the bounds
  * when the request gives none.
  */
 export function resolveRulesLength(rule: PasswordRules, given: number | undefined): number | RulesError {
-  const { min, max } = rulesLengthBounds(rule);
+  const min = Math.max(SERVICE_MIN_LENGTH, rule.minLength ?? 0);
+  const max = Math.min(SERVICE_MAX_LENGTH, rule.maxLength ?? SERVICE_MAX_LENGTH);
   if (given === undefined) return Math.min(max, Math.max(min, DEFAULT_RULES_LENGTH));
   if (!Number.isInteger(given) || given < SERVICE_MIN_LENGTH || given > SERVICE_MAX_LENGTH) {
     return rulesError(`${LENGTH_FIELD} must be between ${SERVICE_MIN_LENGTH} and ${SERVICE_MAX_LENGTH}`, LENGTH_FIELD);

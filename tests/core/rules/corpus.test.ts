@@ -15,13 +15,13 @@ import {
   isRulesPlan,
   parsePasswordRules,
   planPasswordRules,
-  rulesLengthBounds,
   type RulesPlan,
 } from '../../../lib/core/rules/index.ts';
 import { defaultRandom } from '../../../lib/core/random.ts';
 import { PLAN_WORK_BUDGET } from '../../../lib/core/sample.ts';
 import { generate } from '../../../lib/request/generate.ts';
 import { readRule, violation } from '../../helpers/rules-checker.ts';
+import { lengthBounds } from '../../helpers/rule-plans.ts';
 
 const RULES: [string, string][] = Object.entries(corpus as Record<string, { 'password-rules': string }>).map(
   ([site, v]) => [site, v['password-rules']],
@@ -112,7 +112,7 @@ describe('the corpus of 434 real rules', () => {
       }
       assert.equal(reason, undefined, `${site} is listed as refused but was planned`);
       acceptance.push(atDefault.acceptance);
-      const { min, max } = rulesLengthBounds(rule);
+      const { min, max } = lengthBounds(rule);
       const plans: [keyof typeof exactPlans, RulesPlan][] = [['default', atDefault]];
       for (const [which, length] of [
         ['min', min],

@@ -14,7 +14,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PasswordRules } from '../../../lib/core/rules/index.ts';
-import { compile, count, unrank } from '../../../lib/core/engine.ts';
+import { compile, count } from '../../../lib/core/engine.ts';
+import { unrank } from '../../../lib/core/unrank.ts';
 import { isRulesPlan, planPasswordRules, ruleSpec } from '../../../lib/core/rules/plan.ts';
 import { uniformBigIntBelow } from '../../../lib/core/random.ts';
 import { plan, planError, rule } from '../../helpers/rule-plans.ts';

@@ -31,7 +31,7 @@ import {
   type RulesPlan,
 } from '../../../lib/core/rules/index.ts';
 import type { Sampler } from '../../../lib/core/sample.ts';
-import { unrank } from '../../../lib/core/engine.ts';
+import { unrank } from '../../../lib/core/unrank.ts';
 import { isValid } from '../../../lib/core/check.ts';
 import { defaultRandom } from '../../../lib/core/random.ts';
 import { generate as generateRequest } from '../../../lib/request/generate.ts';
