@@ -33,8 +33,9 @@ const APP = new URL('app.js', DIST);
  * 75 KB gzip for the ten BIP-39 lists, composed to NFC, which is 25 KB less than as stored),
  * the passwordrules module (parser, plan, the core's exact engine and its two samplers) and
  * the validator of the request union about 62 KB (a fifth of it indentation, which gzip
- * removes). */
-const BUDGET = { serviceApiRaw: 470_000, serviceApiGzip: 160_000, appRaw: 64_000 };
+ * removes). app.js, the page's UI, is about 75 KB raw with its comments (issue 41 added the
+ * rule in words, every refusal at its control and the step to Strong: 59 KB before). */
+const BUDGET = { serviceApiRaw: 470_000, serviceApiGzip: 160_000, appRaw: 90_000 };
 
 function readBundle(url: URL): string {
   assert.ok(existsSync(url), `${url.pathname} is missing: run \`npm run build:dist\` first`);
