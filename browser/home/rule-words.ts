@@ -121,13 +121,10 @@ function setWords(item: string): string {
   return named[item] ?? item;
 }
 
-/**
- * The properties of a canonical rule (`minlength: 12; required: lower, digit; allowed: ...;`),
- * split at the `;` that end them: a `;` inside a `[...]` class belongs to the class (the
- * canonical text writes a `]` in a class as `]]`).
- */
-function properties(text: string): [string, string][] {
-  const out: [string, string][] = [];
+/** `text` split at each `separator` outside a `[...]` class, each part trimmed (the canonical
+ * text writes a `]` inside a class as `]]`, and a class may hold `;` or `,`). */
+function splitOutsideClasses(text: string, separator: string): string[] {
+  const out: string[] = [];
   let start = 0;
   let inClass = false;
   for (let i = 0; i < text.length; i++) {
@@ -136,34 +133,22 @@ function properties(text: string): [string, string][] {
       if (c === ']' && text[i + 1] === ']') i++;
       else if (c === ']') inClass = false;
     } else if (c === '[') inClass = true;
-    else if (c === ';') {
-      const part = text.slice(start, i).trim();
-      const colon = part.indexOf(':');
-      if (colon > 0) out.push([part.slice(0, colon), part.slice(colon + 1).trim()]);
+    else if (c === separator) {
+      out.push(text.slice(start, i).trim());
       start = i + 1;
     }
   }
+  out.push(text.slice(start).trim());
   return out;
 }
 
-/** The items of a set list (`lower, [,;]`), split at the commas outside a class. */
-function items(list: string): string[] {
-  const out: string[] = [];
-  let start = 0;
-  let inClass = false;
-  for (let i = 0; i < list.length; i++) {
-    const c = list[i];
-    if (inClass) {
-      if (c === ']' && list[i + 1] === ']') i++;
-      else if (c === ']') inClass = false;
-    } else if (c === '[') inClass = true;
-    else if (c === ',') {
-      out.push(list.slice(start, i).trim());
-      start = i + 1;
-    }
-  }
-  out.push(list.slice(start).trim());
-  return out;
+/** The properties of a canonical rule (`minlength: 12; required: lower, digit; allowed: ...;`)
+ * as [name, value] pairs. */
+function properties(text: string): [string, string][] {
+  return splitOutsideClasses(text, ';').flatMap((part): [string, string][] => {
+    const colon = part.indexOf(':');
+    return colon > 0 ? [[part.slice(0, colon), part.slice(colon + 1).trim()]] : [];
+  });
 }
 
 /** Mode password to site rules: `20 characters from the 65 the site rules allow (length 12 to
@@ -181,7 +166,9 @@ function rulesRule(m: Metadata): string {
           ? ` (length at most ${max})`
           : '';
   const head = `${String(m.length)} characters from the ${String(m.allowedSize)} the site rules allow${bounds}`;
-  const required = props.filter(([n]) => n === 'required').map(([, v]) => listed(items(v).map(setWords), 'or'));
+  const required = props
+    .filter(([n]) => n === 'required')
+    .map(([, v]) => listed(splitOutsideClasses(v, ',').map(setWords), 'or'));
   const clauses: string[] = [];
   if (required.length > 0) clauses.push(`with at least ${listed(required)}`);
   const limit = (name: string): number | null => {

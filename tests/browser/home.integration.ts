@@ -29,6 +29,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { CHROMIUM, CHROMIUM_ARGS as ARGS } from '../helpers/chromium.ts';
 import { ERROR_CASES } from '../helpers/error-cases.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 import { passphraseBits, WORD_LISTS } from '../../lib/core/index.ts';
@@ -42,18 +43,6 @@ import { personMessage } from '../../browser/home/messages.ts';
 /** The one key the page's server accepts: the curl line is run with it as $CG_API_KEY. */
 const API_KEY = 'home-page-test-key-0123456789';
 
-/** CHROMIUM_PATH only exists so the skip path can be exercised; Debian's is the default. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const OUTPUT = new URL('../../.test-output/', import.meta.url);
 /** Waits for the page: only a failure takes long, so sized for Chromium on a loaded machine
  * (Playwright's own default is 30 s too). */

@@ -25,19 +25,9 @@ import { passwordRuleWords } from '../../browser/home/rule-words.ts';
 import type { Metadata } from '../../browser/home/description.ts';
 import { personMessage } from '../../browser/home/messages.ts';
 import { generate } from '../../lib/request/index.ts';
+import { CHROMIUM, CHROMIUM_ARGS as ARGS } from '../helpers/chromium.ts';
 import { ROOT, startServer, type RunningServer } from '../helpers/server.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const READY_MS = 30_000;
 const SCREENSHOTS = process.env.SCREENSHOTS ?? join(ROOT, '.test-output');
 

@@ -13,7 +13,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { delimiter, isAbsolute, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
+import { onPath } from './on-path.ts';
 import { ROOT } from './server.ts';
 
 const yaml = createRequire(import.meta.url)('js-yaml') as { loadAll(text: string): unknown[] };
@@ -149,13 +150,7 @@ export function checkRestricted(pod: Obj): void {
 }
 
 /** kubectl: $KUBECTL, else the first on PATH, else /usr/bin/kubectl. */
-export const KUBECTL =
-  process.env.KUBECTL ??
-  (process.env.PATH ?? '')
-    .split(delimiter)
-    .map((dir) => join(dir, 'kubectl'))
-    .find((path) => isAbsolute(path) && existsSync(path)) ??
-  '/usr/bin/kubectl';
+export const KUBECTL = onPath('kubectl', 'KUBECTL');
 
 /**
  * Why the kustomize tests cannot run here, or null. They need kubectl with kustomize 5 (the
