@@ -19,6 +19,7 @@ import { buildOf, versionLine } from './lib/server/build-info.ts';
 import { parseConfig } from './lib/server/config.ts';
 import { ConfigError } from './lib/server/env.ts';
 import { probeHealth } from './lib/server/health-probe.ts';
+import { variablesHelp } from './lib/server/variables.ts';
 import { startService, StartError, type RunningService } from './lib/server/main.ts';
 import { nodeSupport } from './lib/server/node-support.ts';
 import { keepYoungGenerationSmall } from './lib/server/young-generation.ts';
@@ -52,6 +53,13 @@ function usage(): string {
        ${program} health             exit 0 if the service configured here answers /health
        ${program} --version          the version and the SHA-256 of the single file
 `;
+}
+
+/** --help: the usage, then every environment variable `serve` reads, with its meaning. */
+function help(): string {
+  return `${usage()}
+environment (an empty value counts as unset; docs/deploy.md, Configuration, has every limit):
+${variablesHelp()}`;
 }
 
 /** SIGTERM/SIGINT drain and exit 0 (lib/server/service.ts, shutdown); a second signal exits 1. */
@@ -170,7 +178,7 @@ switch (command) {
   case 'help':
   case '--help':
   case '-h':
-    process.stdout.write(usage());
+    process.stdout.write(help());
     break;
   default:
     process.stderr.write(`unknown command ${JSON.stringify(command)}\n${usage()}`);

@@ -9,13 +9,13 @@
 import type { Description, Mode, WordListSpec } from './description.ts';
 import { byId, errorId, h } from './dom.ts';
 import {
-  changeTracker,
   checkboxControl,
   enumControl,
   integerControl,
   memberSetControl,
   selectControl,
   OFF_NOTE,
+  readNumber,
   setOff,
   textControl,
   type BuiltControl,
@@ -33,7 +33,7 @@ export interface OptionForm {
   modeRadios: HTMLInputElement[];
   panels: Map<Mode, ModePanel>;
   count: HTMLInputElement;
-  /** Whether the user has changed the count since the page loaded. */
+  /** Whether the count holds a value other than the API's default (then it is sent). */
   countChanged(): boolean;
   rules: RulesField;
   currentMode(): Mode;
@@ -42,6 +42,9 @@ export interface OptionForm {
   /** The options of `mode` the request leaves out now: the empty rules box, or, with rules,
    * the options they replace. Turns those off too, so the form shows what it sends. */
   leftOut(mode: Mode): ReadonlySet<string>;
+  /** The request field an input of the form sets (`options.length`, `count`, `mode`,
+   * `policy`), as the API names fields in its errors; null for none. */
+  fieldOf(input: Element): string | null;
 }
 
 interface PasswordPanel extends ModePanel {
@@ -312,7 +315,7 @@ export function buildOptionForm(d: Description): OptionForm {
   const modes = (d.request.mode.enum ?? []) as Mode[];
   const { modeRadios, panels, rules } = buildModeSwitch(d, modes);
   const count = setUpCount(d);
-  const countChanged = changeTracker(count);
+  const countChanged = (): boolean => readNumber(count) !== d.request.count.default;
   const currentMode = (): Mode => (modeRadios.find((r) => r.checked)?.value ?? modes[0]) as Mode;
   const showPanel = (): void => {
     for (const [mode, panel] of panels) {
@@ -324,5 +327,12 @@ export function buildOptionForm(d: Description): OptionForm {
   };
   const leftOut = (mode: Mode): ReadonlySet<string> =>
     mode === 'password' ? rulesLeftOut(d, panels.get(mode), rules) : new Set<string>();
-  return { modeRadios, panels, count, countChanged, rules, currentMode, showPanel, leftOut };
+  const fieldOf = (input: Element): string | null => {
+    if (input === count) return 'count';
+    if (input instanceof HTMLInputElement && modeRadios.includes(input)) return 'mode';
+    if (input.id === 'policy') return 'policy';
+    const control = panels.get(currentMode())?.controls.find((c) => c.inputs.includes(input as HTMLElement));
+    return control === undefined ? null : `options.${control.name}`;
+  };
+  return { modeRadios, panels, count, countChanged, rules, currentMode, showPanel, leftOut, fieldOf };
 }

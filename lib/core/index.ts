@@ -45,3 +45,4 @@ export {
 export { WORD_LISTS, type WordList, type WordListId } from './wordlists.ts';
 export { REJECTION_ACCEPTANCE, type SpecPlan } from './sample.ts';
 export type { ErrorBody } from './error-body.ts';
+export { didYouMean, nearestNames } from './suggest.ts';

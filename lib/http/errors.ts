@@ -30,6 +30,7 @@ export const ERRORS = {
   headersTooLarge: { error: 'request header fields too large', status: 431 },
   badRequest: { error: 'bad request', status: 400 },
   upgradeRefused: { error: 'protocol upgrade not supported', status: 400 },
+  plainHttpOnTls: { error: 'this port speaks HTTPS: use https://, not http://', status: 400 },
   internal: { error: 'internal error', status: 500 },
   noKeyConfigured: { error: 'no API key configured on the server', status: 503 },
 } as const satisfies Record<string, ErrorBody>;
@@ -68,6 +69,7 @@ export const STATUS_TEXT = {
   requestTimeout: 'Request Timeout',
   badRequest: 'Bad Request',
   upgradeRefused: 'Bad Request',
+  plainHttpOnTls: 'Bad Request',
 } as const satisfies Partial<Record<ErrorName, string>>;
 
 export type RawErrorName = keyof typeof STATUS_TEXT;

@@ -12,7 +12,14 @@
  */
 import validateSchema from '../generated/validator.generated.ts';
 import { requestSchema } from '../generated/schema.generated.ts';
-import { CHARACTER_CLASSES, effectiveMinimum, type CharacterClass, type ErrorBody } from '../core/index.ts';
+import {
+  CHARACTER_CLASSES,
+  didYouMean,
+  effectiveMinimum,
+  nearestNames,
+  type CharacterClass,
+  type ErrorBody,
+} from '../core/index.ts';
 import {
   withPassphraseOptionsDefaults,
   withPasswordOptionsDefaults,
@@ -79,6 +86,53 @@ function listOf(values: readonly unknown[]): string {
 
 /** The request's own fields, as the message for an unusual top-level key lists them. */
 const TOP_LEVEL_FIELDS = Object.keys(requestSchema.properties).join(', ');
+
+/** Each mode's option names, from the schema's branches (one per mode, its options a $ref). */
+const OPTIONS_OF: Readonly<Record<string, readonly string[]>> = Object.freeze(
+  Object.fromEntries(
+    (requestSchema.oneOf as readonly Json[]).map((branch) => {
+      const properties = branch.properties as Json;
+      const options = resolvePointer((properties.options as Json).$ref as string).properties as Json;
+      return [(properties.mode as Json).const as string, Object.freeze(Object.keys(options))];
+    }),
+  ),
+);
+
+const modesWith = (name: string): string[] => Object.keys(OPTIONS_OF).filter((m) => OPTIONS_OF[m].includes(name));
+
+/**
+ * Help for an unknown option of mode `mode` (a plain name, see PLAIN_NAME), after the message:
+ * an option of another mode says so; else the nearest options of the mode, else of another mode
+ * (suggest.ts); else a field of the request sent inside options. '' when nothing is near.
+ */
+function optionHint(name: string, mode: string): string {
+  const elsewhere = modesWith(name).find((m) => m !== mode);
+  if (elsewhere !== undefined) return `: it is an option of mode ${elsewhere}`;
+  const own = nearestNames(name, OPTIONS_OF[mode] ?? []);
+  if (own.length > 0) return `: ${didYouMean(own)}`;
+  for (const other of Object.keys(OPTIONS_OF)) {
+    const near = other === mode ? [] : nearestNames(name, OPTIONS_OF[other]);
+    if (near.length > 0)
+      return `: did you mean ${near.join(' or ')}, ${near.length === 1 ? 'an option' : 'options'} of mode ${other}?`;
+  }
+  return Object.hasOwn(requestSchema.properties, name) ? ': it is a field of the request, beside options' : '';
+}
+
+/**
+ * Help for an unknown top-level member (a plain name): an option of the body's mode (of any
+ * mode, when the body has none) belongs in options; an option of another mode says which; else
+ * the nearest field or option of the request. '' when nothing is near.
+ */
+function fieldHint(name: string, mode: unknown): string {
+  const modes = typeof mode === 'string' && Object.hasOwn(OPTIONS_OF, mode) ? [mode] : Object.keys(OPTIONS_OF);
+  const owners = modesWith(name);
+  if (owners.some((m) => modes.includes(m))) return ': put it in options';
+  if (owners.length > 0) return `: it is an option of mode ${owners[0]}, in options`;
+  const fields = Object.keys(requestSchema.properties);
+  const near = nearestNames(name, [...fields, ...modes.flatMap((m) => OPTIONS_OF[m])]);
+  const shown = [...new Set(near.map((n) => (fields.includes(n) ? n : `options.${n}`)))];
+  return shown.length > 0 ? `: ${didYouMean(shown)}` : '';
+}
 
 /**
  * A `false` schema under `dependentSchemas/<name>/properties/<key>`: the field is refused
@@ -148,13 +202,17 @@ function describeError(err: AjvError, mode: unknown): Validation {
     case 'additionalProperties': {
       const name = String(err.params.additionalProperty);
       const plain = PLAIN_NAME.test(name);
+      // Only a plain name is echoed, and only known names are added to it.
       if (field === '') {
         return plain
-          ? invalid(`${name} is not a field of the request`, name)
+          ? invalid(`${name} is not a field of the request${fieldHint(name, mode)}`, name)
           : invalid(`the request has a field that is not allowed (allowed: ${TOP_LEVEL_FIELDS})`);
       }
       return plain
-        ? invalid(`${field}.${name} is not an option of mode ${String(mode)}`, `${field}.${name}`)
+        ? invalid(
+            `${field}.${name} is not an option of mode ${String(mode)}${optionHint(name, String(mode))}`,
+            `${field}.${name}`,
+          )
         : invalid(`${field} has a key that is not an option of mode ${String(mode)}`, field);
     }
     case 'enum':
@@ -190,9 +248,14 @@ function describeError(err: AjvError, mode: unknown): Validation {
  */
 function errorToReport(errors: readonly AjvError[], body: unknown): AjvError {
   const own = errors.find((e) => e.keyword !== 'oneOf' && !(e.keyword === 'const' && e.instancePath === '/mode'));
-  if (own !== undefined) return own;
-  // Every branch got as far as `mode`, past its `type: object`: the body is an object.
+  // A missing mode beside an unknown member is most likely that member mistyped (`mdoe`): the
+  // member is named first.
+  const mistyped = own?.keyword === 'required' && own.instancePath === '';
+  if (own !== undefined && !mistyped) return own;
+  // Every branch got as far as `mode`, past its `type: object` (or stopped at `required`, which
+  // an object only fails): the body is an object.
   const unknown = Object.keys(body as Json).find((key) => !Object.hasOwn(requestSchema.properties, key));
+  if (own !== undefined && unknown === undefined) return own;
   if (unknown !== undefined) {
     return {
       instancePath: '',

@@ -54,6 +54,7 @@ export function createService({ app, logger, tls, connections, onConnectionRefus
   server.on('checkContinue', handle);
   server.on('checkExpectation', withReplyCap(app.expectationFailed, logger));
   server.on('clientError', app.clientError);
+  if (tls !== null) server.on('tlsClientError', app.tlsClientError);
   // Without these two listeners node treats an Upgrade as a plain request but has already
   // stopped parsing at its head, so the next bytes on the socket are dropped or misread.
   server.on('upgrade', app.upgrade);
