@@ -204,9 +204,11 @@ const stepWork = (size: number) => (size === 1 ? 7 : 10 * size + 2);
  * towards minSets. */
 function mergeSets(sets: readonly CountedSet[]): CountedSet[] {
   const out: CountedSet[] = [];
-  const key = (set: CountedSet) => [...set.codes].sort((a, b) => a - b).join();
+  const keys: string[] = [];
   for (const set of sets) {
-    const i = set.min >= 1 ? out.findIndex((o) => o.min >= 1 && key(o) === key(set)) : -1;
+    const key = [...set.codes].sort((a, b) => a - b).join();
+    const i = set.min >= 1 ? out.findIndex((o, j) => o.min >= 1 && keys[j] === key) : -1;
+    if (i < 0) keys.push(key);
     if (i < 0) out.push(set);
     else {
       const maxes = [out[i].max, set.max].filter((m) => typeof m === 'number');
@@ -270,8 +272,12 @@ function shapeOf(ring: Ring, entries: readonly (readonly [PieceType, number])[],
   // long kernels, only the first without; and, for a weight, only below its smallest cap.
   let terms = 0;
   for (const w of new Set(types.map((t) => t.weight))) {
-    const last = Math.min(long ? L - 1 : 0, ...ring.caps.filter((_, j) => (w >> j) & 1).map((cap) => cap - 2));
-    for (let t = 1; t < L; t++) terms += Math.max(0, Math.min(t, last + 1));
+    // The sum over t = 1..L-1 of min(t, r): the terms j = 0..r-1 of each step t.
+    const r = Math.max(
+      0,
+      1 + Math.min(long ? L - 1 : 0, ...ring.caps.filter((_, j) => (w >> j) & 1).map((cap) => cap - 2)),
+    );
+    terms += r >= L - 1 ? ((L - 1) * L) / 2 : (r * (r + 1)) / 2 + (L - 1 - r) * r;
   }
   // Without a window or a ring the series is one power (E16): a multiplication per bit of L.
   const seriesWork =
@@ -301,8 +307,8 @@ export function compile(spec: EngineSpec, budget = Infinity): Compiled {
   sets.forEach((set, i) => {
     for (const c of set.codes) if (allowed.has(c)) signature.set(c, (signature.get(c) as number) | (1 << i));
   });
-  const first = new Set(spec.first ?? codes);
-  const last = new Set(spec.last ?? codes);
+  const first = spec.first ? new Set(spec.first) : allowed;
+  const last = spec.last ? new Set(spec.last) : allowed;
   const maxRun = Math.min(spec.maxRepeating ?? L, L);
   const maxSequence = Math.min(spec.maxSequential ?? L, L);
   const alphabet = alphabetOf(codes, signature, first, last, maxSequence < L ? maxSequence : Infinity);
@@ -349,14 +355,14 @@ function alphabetOf(
     else runs.push([codes[i]]);
   const chains = runs.filter((run) => run.length > limit);
   const links = new Map(chains.flatMap((chain) => chain.map((c, pos) => [c, { pos, size: chain.length }] as const)));
-  const kind = (c: number) => `${signature.get(c)} ${first.has(c)} ${last.has(c)}`;
+  const kind = (c: number) => 4 * (signature.get(c) as number) + (first.has(c) ? 2 : 0) + (last.has(c) ? 1 : 0);
   if (
     chains.some((chain) =>
       chain.some((c) => first.has(c) !== first.has(chain[0]) || last.has(c) !== last.has(chain[0])),
     )
   )
     throw new RangeError('engine: a binding chain must not change weight, first or last membership');
-  const atoms = new Map<string, Atom & { codes: number[] }>();
+  const atoms = new Map<number, Atom & { codes: number[] }>();
   for (const c of codes.filter((code) => !links.has(code))) {
     const atom = atoms.get(kind(c));
     if (atom !== undefined) atom.codes.push(c);
@@ -649,16 +655,18 @@ function bySeries(m: Compiled, shape: Shape, kernels: (size: number) => bigint[]
       const h = new Array<bigint>(L).fill(0n);
       types.forEach((type, i) => {
         const g = shape.long ? kernels(type.size) : [1n];
-        if (type.weight === w && pick(type)) for (let j = 0; j < L; j++) h[j] += BigInt(copies[i]) * (g[j] ?? 0n);
+        if (type.weight === w && pick(type)) for (let j = 0; j < g.length; j++) h[j] += BigInt(copies[i]) * g[j];
       });
       return h;
     });
-  const [H, HG, HF, HFG] = [
-    () => true,
-    (t: PieceType) => t.last,
-    (t: PieceType) => t.first,
-    (t: PieceType) => t.first && t.last,
-  ].map(series);
+  const H = series(() => true);
+  // Where every piece may come first and last (no first or last set), the four are one.
+  const all = types.every((t) => t.first && t.last);
+  const [HG, HF, HFG] = all
+    ? [H, H, H]
+    : [(t: PieceType) => t.last, (t: PieceType) => t.first, (t: PieceType) => t.first && t.last].map(series);
+  const at = weights.indexOf(0);
+  if (D === 1) return [at < 0 ? 0n : scalarSeries(H[at], HG[at], HF[at], HFG[at], L)];
   // The last j at which a weight's terms can be non-zero (shapeOf prices the same reach), and
   // y^(w e) as a pull for every power a term can have.
   const pull = pulls(ring);
@@ -694,4 +702,24 @@ function bySeries(m: Compiled, shape: Shape, kernels: (size: number) => bigint[]
   add(out, HFG, null, L - 1);
   add(out, HF, J, L - 2);
   return out;
+}
+
+/** (E14, E15) without a ring: plain convolutions of the weight-0 series (in a ring of one
+ * coefficient every weighted code has a cap of 1, so cannot appear). */
+function scalarSeries(
+  h: readonly bigint[],
+  hG: readonly bigint[],
+  hF: readonly bigint[],
+  hFG: readonly bigint[],
+  L: number,
+): bigint {
+  const J: bigint[] = [];
+  for (let t = 0; t < L - 1; t++) {
+    let v = hG[t] ?? 0n;
+    for (let j = 0; j < t; j++) if (h[j] !== 0n) v += h[j] * J[t - 1 - j];
+    J.push(v);
+  }
+  let total = hFG[L - 1] ?? 0n;
+  for (let j = 0; j < L - 1; j++) if (hF[j] !== 0n) total += hF[j] * J[L - 2 - j];
+  return total;
 }
