@@ -1,18 +1,17 @@
 /**
- * Mode password: the options compiled to the exact engine's spec (engine.ts), the plan (count,
- * entropy, sampler) made once per option set, and generation.
+ * Mode password: the options compiled to the exact engine's spec (engine.ts), planned by the one
+ * plan path (sample.ts) once per option set.
  *
  * The compiler. The allowed codes are the included classes after `avoidAmbiguous` and
- * `excludedCharacters`. Each included class is a set with its minimum (`minLowercase`...; 1 by
- * default, 0 by default when `minClasses` is given; a class emptied by the exclusions is
- * refused only when its minimum is 1 or more). `minClasses` asks for that many distinct
- * classes: the classes with a minimum of 1 or more always appear, so the engine is asked for
- * the rest among the classes of minimum 0. `firstCharacter` and `lastCharacter` are the unions
- * of the classes they name; `maxRepeating` and `maxSequential` pass through. The engine then
- * counts exactly the strings of that length that satisfy all of it: the entropy is log2 of
- * that count, and both samplers are uniform over the same strings (sample.ts). Placing the
- * required characters first and shuffling is not uniform (it over-weights strings with few
- * characters of the small classes) and is not used.
+ * `excludedCharacters`. Each included class is a set with its minimum (`minLowercase`...; by
+ * default 1, or 0 when `minClasses` is given: charsets.ts, effectiveMinimum; a class emptied by the
+ * exclusions is refused only when its minimum is 1 or more) and its maximum (`maxLowercase`...,
+ * when given). `minClasses` asks for that many distinct classes: the classes with a minimum of 1
+ * or more always appear, so the engine is asked for the rest among the classes of minimum 0.
+ * `firstCharacter` and `lastCharacter` are the unions of the classes they name; `maxRepeating` and
+ * `maxSequential` pass through. The engine counts exactly the strings of that length that meet
+ * all of it, and both samplers are uniform over them; place-then-shuffle is not
+ * (docs/decisions.md, Passwords).
  * @module
  */
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES, effectiveMinimum, type ClassName } from './charsets.ts';
