@@ -677,17 +677,19 @@ function bySeries(m: Compiled, shape: Shape, kernels: (size: number) => bigint[]
   /** acc += the sum over j <= base of h(j) y^(w (j + 1)) src(base - j) for each weight w, where
    * src null stands for the unit (the monomials of h at j = base themselves). */
   const add = (acc: bigint[], h: readonly (readonly bigint[])[], src: readonly bigint[][] | null, base: number) => {
-    weights.forEach((_, i) => {
+    for (let i = 0; i < weights.length; i++) {
       for (let j = src === null ? base : 0; j <= Math.min(base, reach[i]); j++) {
-        const c = h[i][j];
-        const p = by[i][j + 1];
-        for (let f = 0; f < D && c !== 0n; f++) {
-          if (p[f] < 0) continue;
-          if (src === null) acc[f] += p[f] === 0 ? c : 0n;
-          else if (src[base - j][p[f]] !== 0n) acc[f] += c * src[base - j][p[f]];
+        const [c, p] = [h[i][j], by[i][j + 1]];
+        if (c === 0n) continue;
+        const v = src === null ? null : src[base - j];
+        for (let f = 0; f < D; f++) {
+          const g = p[f];
+          if (g < 0) continue;
+          if (v === null) acc[f] += g === 0 ? c : 0n;
+          else if (v[g] !== 0n) acc[f] += c * v[g];
         }
       }
-    });
+    }
   };
   // (E14) J(t) = H_G(t) + the sum over s < t of H(t - 1 - s) J(s).
   const J: bigint[][] = [];
