@@ -107,6 +107,7 @@ export class ServiceMetrics implements RequestMetrics {
   private readonly process: ProcessMetrics;
   private readonly connections: Gauge;
   private readonly refusedConnections: Counter;
+  private readonly evictedConnections: CounterChild;
   /** No series until a certificate is served: a plain-HTTP instance has nothing to expire. */
   private readonly certificateExpiry: Gauge;
 
@@ -174,7 +175,7 @@ export class ServiceMetrics implements RequestMetrics {
         "The served TLS certificate's notAfter, Unix time (TLS_CERT_FILE; updated at each renewal).",
       ),
     );
-    [this.connections, this.refusedConnections] = this.registerConnections();
+    [this.connections, this.refusedConnections, this.evictedConnections] = this.registerConnections();
     r.register(
       new Gauge(
         'credential_generator_build_info',
@@ -202,16 +203,21 @@ export class ServiceMetrics implements RequestMetrics {
     ];
   }
 
-  private registerConnections(): [Gauge, Counter] {
+  private registerConnections(): [Gauge, Counter, CounterChild] {
     const r = this.registry;
     return [
       r.register(new Gauge('credential_generator_open_connections', 'Open connections of the public listener.')),
       counterOf(
         r,
         'credential_generator_connections_refused_total',
-        'Connections of the public listener closed as they were accepted, by cap (per_address: MAX_CONNECTIONS_PER_ADDRESS, total: MAX_CONNECTIONS).',
-        ['cap', 'per_address', 'total'],
+        'Connections of the public listener closed as they were accepted, by cap (per_address: MAX_CONNECTIONS_PER_ADDRESS, per_group: all but a quarter of MAX_CONNECTIONS for one IPv4 /24 or IPv6 /56, total: MAX_CONNECTIONS with no connection to make room from).',
+        ['cap', 'per_address', 'per_group', 'total'],
       ),
+      counterOf(
+        r,
+        'credential_generator_connections_evicted_total',
+        'Connections of the public listener closed to make room for a new one while every slot was taken: the oldest waiting on its client in the group holding the most.',
+      ).child(),
     ];
   }
 
@@ -276,8 +282,13 @@ export class ServiceMetrics implements RequestMetrics {
   };
 
   /** A connection of the public listener refused by one of its caps (lib/http/connection-caps.ts). */
-  readonly connectionRefused = (cap: 'per_address' | 'total'): void => {
+  readonly connectionRefused = (cap: 'per_address' | 'per_group' | 'total'): void => {
     this.refusedConnections.child(cap).value++;
+  };
+
+  /** A connection of the public listener closed to make room for another (lib/http/connection-caps.ts). */
+  readonly connectionEvicted = (): void => {
+    this.evictedConnections.value++;
   };
 
   /** The served certificate's notAfter, Unix seconds (at start and at each renewal). */

@@ -278,7 +278,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
     logger,
     tls: config.tls,
     connections: config.connections,
-    onConnectionRefused: metrics?.connectionRefused,
+    slots: {
+      onRefused: metrics?.connectionRefused,
+      onEvicted: metrics?.connectionEvicted,
+      peersAreClients: config.trustProxyHops === 0,
+    },
   });
   const certificates = certificatesOf(config, server, logger, metrics);
   let metricsListener: MetricsListener | null = null;
