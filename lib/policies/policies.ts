@@ -20,6 +20,7 @@
 import validatePoliciesFile from '../generated/policies-validator.generated.ts';
 import { plannedEntropy, type StoredPolicy } from '../request/index.ts';
 import type { Entropy } from '../core/entropy.ts';
+import { escapeForTerminal } from '../log/shown-text.ts';
 
 /** A policy that passed every check, with its exact bits. */
 export interface Policy extends StoredPolicy {
@@ -52,10 +53,16 @@ interface AjvError {
 type Validator = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 const validateFile = validatePoliciesFile as unknown as Validator;
 
+const cut = (name: string): string => (name.length > 64 ? `${name.slice(0, 64)}...` : name);
+
 /** A name as an operator's message shows it: quoted, and cut short (it may be anything). */
 export function shownName(name: string): string {
-  return JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}...` : name);
+  return JSON.stringify(cut(name));
 }
+
+/** An unknown member's name as a message's field: cut short, and every character a terminal
+ * could act on escaped (lib/log/shown-text.ts), a line break too. */
+const shownField = (name: string): string => escapeForTerminal(cut(name));
 
 /**
  * The first schema error, as `field` (dotted, inside the policy, or of the file when `base` is
@@ -70,7 +77,8 @@ function schemaError(errors: Validator['errors'], base: string): { field: string
   let words: string;
   switch (e.keyword) {
     case 'additionalProperties':
-      field = String(e.params.additionalProperty);
+      // A name from the file, shown cut and escaped wherever the message goes (a terminal, the log).
+      field = shownField(String(e.params.additionalProperty));
       words = `is not a field of ${base === '' ? 'the policies file (policies)' : 'a policy (mode, options, minBits, description)'}`;
       break;
     case 'required':
