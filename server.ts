@@ -91,7 +91,7 @@ async function serve(): Promise<void> {
   if (!runtime.ok) die(runtime.message);
   // The Node internals the HTTP edge's protections rely on: each must still exist and work on
   // this build, or the start is refused naming it (lib/http/node-internals.ts).
-  const missing = await checkNodeInternals();
+  const missing = await checkNodeInternals(process.env.HOST);
   if (missing !== null) die(internalsRefusal(missing));
   keepYoungGenerationSmall();
   const service = await startService({
