@@ -72,7 +72,7 @@ describe('U5: the self-check without IPv4 loopback', () => {
     const connect = Object.getOwnPropertyDescriptor(Socket.prototype, 'connect')!;
     try {
       // Refused: each connection fails at once.
-      Socket.prototype.connect = function (this: Socket) {
+      proto.connect = function () {
         process.nextTick(() =>
           this.destroy(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })),
         );
