@@ -31,6 +31,8 @@ export type KeyCheckFailure = 'missingKey' | 'duplicateKey' | 'invalidKey' | 're
 export type StoreState = 'in-process' | 'shared' | 'fallback';
 /** What a change of the key file led to (lib/keys/key-store.ts). */
 export type KeyFileReload = 'loaded' | 'rejected' | 'missing';
+/** The files the server watches: the key file, POLICIES_FILE, the TLS pair. */
+export type WatchedFile = 'keys' | 'policies' | 'tls';
 
 /** What the request path reports, once per event. */
 export interface RequestMetrics {
@@ -99,6 +101,8 @@ export class ServiceMetrics implements RequestMetrics {
   private readonly reloads: Counter;
   private readonly policyReloads: Counter;
   private readonly storeState: Gauge;
+  /** Per watched file, [loaded, rejected]: 1 for its state now, 0 for the other. */
+  private readonly fileStates = new Map<WatchedFile, [GaugeChild, GaugeChild]>();
   private readonly fallbacks: CounterChild;
   private readonly redisCalls: Histogram;
   /** The active-requests series by method, so a request builds no string; `_OTHER` apart. */
@@ -111,7 +115,7 @@ export class ServiceMetrics implements RequestMetrics {
   /** No series until a certificate is served: a plain-HTTP instance has nothing to expire. */
   private readonly certificateExpiry: Gauge;
 
-  constructor(build: BuildIdentity, options: { tls?: boolean } & ProcessMetricsOptions = {}) {
+  constructor(build: BuildIdentity, options: { tls?: boolean; policies?: boolean } & ProcessMetricsOptions = {}) {
     const r = this.registry;
     this.duration = r.register(
       new Histogram(
@@ -147,6 +151,11 @@ export class ServiceMetrics implements RequestMetrics {
       ['reason', 'missingKey', 'duplicateKey', 'invalidKey', 'revoked'],
     );
     [this.reloads, this.policyReloads] = this.registerReloads();
+    this.registerFileStates([
+      'keys',
+      ...(options.policies === true ? (['policies'] as const) : []),
+      ...(options.tls === true ? (['tls'] as const) : []),
+    ]);
     this.storeState = r.register(
       new Gauge(
         'credential_generator_rate_limit_store_state',
@@ -201,6 +210,31 @@ export class ServiceMetrics implements RequestMetrics {
         ['outcome', 'loaded', 'rejected'],
       ),
     ];
+  }
+
+  /** credential_generator_watched_file_state: each file starts in use (the start refuses one
+   * it cannot use); a reload moves it to rejected or back. */
+  private registerFileStates(files: readonly WatchedFile[]): void {
+    const gauge = this.registry.register(
+      new Gauge(
+        'credential_generator_watched_file_state',
+        'Whether each watched file (keys, policies, tls) is in use as it is now (state loaded) or its last change was refused and the last good version serves (state rejected): 1 for the current state.',
+        ['file', 'state'],
+      ),
+    );
+    for (const file of files) {
+      const pair: [GaugeChild, GaugeChild] = [gauge.child(file, 'loaded'), gauge.child(file, 'rejected')];
+      pair[0].value = 1;
+      this.fileStates.set(file, pair);
+    }
+  }
+
+  /** The watched file's state now: in use, or its last change refused. */
+  private fileState(file: WatchedFile, loaded: boolean): void {
+    const pair = this.fileStates.get(file);
+    if (pair === undefined) return;
+    pair[0].value = loaded ? 1 : 0;
+    pair[1].value = loaded ? 0 : 1;
   }
 
   private registerConnections(): [Gauge, Counter, CounterChild] {
@@ -270,10 +304,17 @@ export class ServiceMetrics implements RequestMetrics {
 
   readonly keyFileReloaded = (outcome: KeyFileReload): void => {
     this.reloads.child(outcome).value++;
+    this.fileState('keys', outcome === 'loaded');
   };
 
   readonly policyFileReloaded = (outcome: 'loaded' | 'rejected'): void => {
     this.policyReloads.child(outcome).value++;
+    this.fileState('policies', outcome === 'loaded');
+  };
+
+  /** The TLS pair as it is on disk now is served (loaded) or was refused (rejected). */
+  readonly tlsFilesReloaded = (outcome: 'loaded' | 'rejected'): void => {
+    this.fileState('tls', outcome === 'loaded');
   };
 
   /** The Redis store switched: to shared (true) or to in-process fallback (false). */
