@@ -50,8 +50,7 @@ const unitEscapes = (ch: string): string =>
  * JSON text (JSON.stringify's output, one line) with every character not shown written as its
  * `\uXXXX` escapes: the same JSON value, and nothing a terminal or a line splitter acts on.
  * JSON.stringify escapes the C0 controls and lone surrogates itself; such characters are
- * otherwise only inside strings, where the escape means the same character. About 0.3 us for
- * a request's log line.
+ * otherwise only inside strings, where the escape means the same character.
  */
 export function escapeJsonText(json: string): string {
   return json.replace(NOT_SHOWN, unitEscapes);
