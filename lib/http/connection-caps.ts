@@ -91,7 +91,7 @@ export class ConnectionCounts {
  * largest group holding at least two more than the newcomer's: the group that holds the most
  * gives way, and a taking never leaves the newcomer's group larger than the victim's, so equal
  * groups do not take slots from each other in turn. With no such connection the newcomer is
- * refused, as before. Work per newcomer: constant, plus a walk over the groups and their
+ * refused. Work per newcomer: constant, plus a walk over the groups and their
  * connections only while every slot is taken (at most the open connections).
  */
 export class SlotTable<C> {
