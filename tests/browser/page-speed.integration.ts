@@ -17,9 +17,9 @@ import assert from 'node:assert/strict';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, describeInChromium } from '../helpers/chromium.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
-import { planPassword, type PasswordPlan } from '../../lib/core/password.ts';
+import { planPassword } from '../../lib/core/password.ts';
 import { PLAN_WORK_BUDGET } from '../../lib/core/sample.ts';
-import { withPasswordOptionsDefaults, type PasswordOptions } from '../../lib/generated/options.generated.ts';
+import { withPasswordOptionsDefaults } from '../../lib/generated/options.generated.ts';
 
 /** The target: a change's CPU time in the page, in ms. */
 const CHANGE_MS = 50;
@@ -54,8 +54,8 @@ function withMove(options: Options, [name, value]: Move): Options {
 
 /** The work of the options' plan, or -1 when they are refused (over the budget, or no password). */
 function workOf(options: Options): number {
-  const plan = planPassword(withPasswordOptionsDefaults(options as Partial<PasswordOptions>) as PasswordOptions);
-  return 'work' in plan ? (plan as PasswordPlan).work : -1;
+  const plan = planPassword(withPasswordOptionsDefaults(options));
+  return 'work' in plan ? plan.work : -1;
 }
 
 /** The path of single changes from the defaults to the costliest served options found. */
@@ -135,11 +135,9 @@ describeInChromium(
         for (const move of path) {
           times.push(await change(page, move));
           options = withMove(options, move);
-          const plan = planPassword(
-            withPasswordOptionsDefaults(options as Partial<PasswordOptions>) as PasswordOptions,
-          );
+          const plan = planPassword(withPasswordOptionsDefaults(options));
           assert.ok('bits' in plan, `the API serves ${JSON.stringify(options)}`);
-          assert.equal(await page.textContent('#bits'), (plan as PasswordPlan).entropy.bits.toFixed(2));
+          assert.equal(await page.textContent('#bits'), plan.entropy.bits.toFixed(2));
         }
         rounds.push(times);
         await page.close();
