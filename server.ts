@@ -14,17 +14,21 @@ import { projectRoot, readFromEmbedded, readFromProject } from './lib/http/asset
 import { EMBEDDED_ASSETS } from './lib/http/embedded-assets.ts';
 import { checkNodeInternals, internalsRefusal } from './lib/http/node-internals.ts';
 import { runKeysCli } from './lib/keys/key-admin.ts';
+import { escapeForTerminal } from './lib/log/shown-text.ts';
 import { runPoliciesCli } from './lib/policies/policy-admin.ts';
 import { buildOf, versionLine } from './lib/server/build-info.ts';
 import { parseConfig } from './lib/server/config.ts';
 import { ConfigError } from './lib/server/env.ts';
 import { probeHealth } from './lib/server/health-probe.ts';
+import { variablesHelp } from './lib/server/variables.ts';
 import { startService, StartError, type RunningService } from './lib/server/main.ts';
 import { nodeSupport } from './lib/server/node-support.ts';
 import { keepYoungGenerationSmall } from './lib/server/young-generation.ts';
 
+/** The one line of a refused start, with any character a terminal could act on escaped (a
+ * refusal may quote a name from a file). */
 function die(message: string): never {
-  process.stderr.write(`${message}\n`);
+  process.stderr.write(`${escapeForTerminal(message)}\n`);
   process.exit(1);
 }
 
@@ -52,6 +56,13 @@ function usage(): string {
        ${program} health             exit 0 if the service configured here answers /health
        ${program} --version          the version and the SHA-256 of the single file
 `;
+}
+
+/** --help: the usage, then every environment variable `serve` reads, with its meaning. */
+function help(): string {
+  return `${usage()}
+environment (an empty value counts as unset; docs/deploy.md, Configuration, has every limit):
+${variablesHelp()}`;
 }
 
 /** SIGTERM/SIGINT drain and exit 0 (lib/server/service.ts, shutdown); a second signal exits 1. */
@@ -88,7 +99,7 @@ async function serve(): Promise<void> {
   if (!runtime.ok) die(runtime.message);
   // The Node internals the HTTP edge's protections rely on: each must still exist and work on
   // this build, or the start is refused naming it (lib/http/node-internals.ts).
-  const missing = await checkNodeInternals();
+  const missing = await checkNodeInternals(process.env.HOST);
   if (missing !== null) die(internalsRefusal(missing));
   keepYoungGenerationSmall();
   const service = await startService({
@@ -131,12 +142,12 @@ switch (command) {
   case undefined:
   case 'serve':
     if (rest.length > 0) {
-      process.stderr.write(`unexpected argument ${JSON.stringify(rest[0])}\n${usage()}`);
+      process.stderr.write(`unexpected argument "${escapeForTerminal(rest[0])}"\n${usage()}`);
       process.exitCode = 2;
       break;
     }
     serve().catch((error: unknown) => {
-      process.stderr.write(`fatal: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(`fatal: ${escapeForTerminal(error instanceof Error ? error.message : String(error))}\n`);
       process.exit(1);
     });
     break;
@@ -160,7 +171,7 @@ switch (command) {
     break;
   case 'health':
     void probeHealth(healthConfig()).then((problem) => {
-      if (problem !== null) process.stderr.write(`unhealthy: ${problem}\n`);
+      if (problem !== null) process.stderr.write(`unhealthy: ${escapeForTerminal(problem)}\n`);
       process.exitCode = problem === null ? 0 : 1;
     });
     break;
@@ -170,9 +181,9 @@ switch (command) {
   case 'help':
   case '--help':
   case '-h':
-    process.stdout.write(usage());
+    process.stdout.write(help());
     break;
   default:
-    process.stderr.write(`unknown command ${JSON.stringify(command)}\n${usage()}`);
+    process.stderr.write(`unknown command "${escapeForTerminal(command)}"\n${usage()}`);
     process.exitCode = 2;
 }

@@ -16,14 +16,14 @@
  */
 import corpus from '../tests/fixtures/password-rules/password-rules.json' with { type: 'json' };
 import {
-  generateRulesPassword,
+  generateRulesPasswords,
   isRulesPlan,
   parsePasswordRules,
   planPasswordRules,
   type PasswordRules,
   type RulesPlan,
-  type RulesSampler,
 } from '../lib/core/rules/index.ts';
+import type { Sampler } from '../lib/core/sample.ts';
 import { defaultRandom } from '../lib/core/random.ts';
 
 const RULES = Object.values(corpus as Record<string, { 'password-rules': string }>).map((v) => v['password-rules']);
@@ -36,7 +36,7 @@ function rule(text: string): PasswordRules {
   return r.rule;
 }
 /** Plans without the work budget: the sections below time the engines, some past it. */
-function plan(text: string, length?: number, sampler?: RulesSampler): RulesPlan {
+function plan(text: string, length?: number, sampler?: Sampler): RulesPlan {
   const p = planPasswordRules(rule(text), length, sampler, Infinity);
   if (!isRulesPlan(p)) throw new Error(p.error);
   return p;
@@ -56,7 +56,7 @@ function corpusTimes(): void {
       const planMs = performance.now() - t;
       if (!isRulesPlan(p)) continue;
       t = performance.now();
-      for (let i = 0; i < 10; i++) generateRulesPassword(p, defaultRandom);
+      for (let i = 0; i < 10; i++) generateRulesPasswords(p, defaultRandom, 1)[0];
       const sampleMs = (performance.now() - t) / 10;
       if (pass === 1) {
         times.parse.push(parseMs);
@@ -81,7 +81,7 @@ function perPassword(plans: RulesPlan[], batches: number, perBatch: number): num
   for (let b = 0; b < batches; b++) {
     plans.forEach((p, i) => {
       const t = performance.now();
-      for (let n = 0; n < perBatch; n++) generateRulesPassword(p, defaultRandom);
+      for (let n = 0; n < perBatch; n++) generateRulesPasswords(p, defaultRandom, 1)[0];
       samples[i].push((performance.now() - t) / perBatch);
     });
   }
@@ -177,7 +177,7 @@ function sequencePlans(): void {
       p = plan(text, length);
     });
     const sampleMs = cpuMs(() => {
-      for (let i = 0; i < 20; i++) generateRulesPassword(p!, defaultRandom);
+      for (let i = 0; i < 20; i++) generateRulesPasswords(p!, defaultRandom, 1)[0];
     });
     console.log(
       `   ${text.slice(0, 60).padEnd(60)} ${String(length).padStart(4)}: plan ${planMs.toFixed(1)} ms, ${p!.sampler}, one password ${us(sampleMs / 20)}`,

@@ -563,7 +563,7 @@ function describeSchema(): Json {
                 maximum: { type: 'integer', const: LENGTH.maximum },
                 default: { type: 'integer', minimum: LENGTH.minimum, maximum: LENGTH.maximum },
               }),
-              exclusiveWith: { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 32 } },
+              exclusiveWith: { type: 'array', maxItems: 32, items: { type: 'string', maxLength: 32 } },
               rules: { type: 'array', maxItems: 16, items: text },
               entropy: text,
             }),

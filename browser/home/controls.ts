@@ -6,9 +6,12 @@
  * with the id the error display looks up (see errorId). Choices can be turned off for a
  * reason (the site rules, the entropy floor), each reason on its own (see setOff).
  *
- * Each control knows whether the user has changed it since the page loaded: the page sends an
+ * Each control knows whether it holds a value other than the API's default: the page sends an
  * option only then (request.ts), so a fresh page sends what a bare request would, the rules'
- * own default length included, and the curl line shows exactly what was sent.
+ * own default length included, and the curl line shows exactly what was sent. A value typed
+ * back to the default is the default again: not sent, as if never changed. Apart from that,
+ * each knows whether the user has touched it at all (the entropy floor never moves a value the
+ * user typed, default or not).
  * @module
  */
 import type { FieldSpec, Mode } from './description.ts';
@@ -45,7 +48,8 @@ export interface Control {
   /** Reads the value to send. Never "fixes" it: a bad value goes to generate() as typed.
    * undefined: nothing to send (an optional box left empty). */
   read(): unknown;
-  /** Whether the user has changed it since the page loaded (an input event on it). */
+  /** Whether it holds a value to send: one other than the API's default, or one the page set
+   * for the user (the floor's, the opening's). */
   changed(): boolean;
   /** The elements that get aria-invalid when the API names this option. */
   inputs: HTMLElement[];
@@ -85,7 +89,7 @@ export interface BuiltControl {
   control: Control;
 }
 
-/** Whether the user has changed anything inside `el` (input events bubble up to it). */
+/** Whether the user has touched anything inside `el` (input events bubble up to it). */
 export function changeTracker(el: HTMLElement): () => boolean {
   let changed = false;
   el.addEventListener('input', () => {
@@ -141,7 +145,7 @@ function optionalIntegerControl(mode: Mode, name: string, spec: FieldSpec): Buil
     h('p', { class: 'field-error', id: err, hidden: true }),
   );
   const read = (): unknown => (number.value.trim() === '' ? undefined : readNumber(number));
-  return { el, control: { name, read, changed: changeTracker(el), inputs: [number] } };
+  return { el, control: { name, read, changed: () => read() !== undefined, inputs: [number] } };
 }
 
 export function integerControl(mode: Mode, name: string, spec: FieldSpec): BuiltControl {
@@ -160,11 +164,17 @@ export function integerControl(mode: Mode, name: string, spec: FieldSpec): Built
   });
   // The slider and the box show one value; the box is what is read, so a typed out-of-range
   // value stays visible (and rejected) while the slider rests at its nearest end.
+  // Set by the page to meet the floor or to open at Strong: sent like a value the user chose
+  // (the API's default is what it moved away from: floor.ts, raise; step-up.ts), until the user
+  // changes the value themselves.
+  let preset = false;
   range.addEventListener('input', () => {
     number.value = range.value;
+    preset = false;
   });
   number.addEventListener('input', () => {
     if (number.value !== '') range.value = number.value;
+    preset = false;
   });
   const floorBound = h('span', { class: 'floor-bound' });
   const el = h(
@@ -182,9 +192,6 @@ export function integerControl(mode: Mode, name: string, spec: FieldSpec): Built
   );
   const lowest = spec.minimum ?? 0;
   const byUser = changeTracker(el);
-  // Set by the page to meet the floor: sent like a value the user chose, since the API's
-  // default is what the floor refused (floor.ts, raise).
-  let preset = false;
   const floor: FloorHooks = {
     kind: 'increasing',
     lowest,
@@ -208,7 +215,7 @@ export function integerControl(mode: Mode, name: string, spec: FieldSpec): Built
     control: {
       name,
       read: () => readNumber(number),
-      changed: () => preset || byUser(),
+      changed: () => preset || readNumber(number) !== spec.default,
       inputs: [number, range],
       floor,
     },
@@ -246,7 +253,8 @@ export function checkboxControl(mode: Mode, name: string, spec: FieldSpec, detai
       setOff(box, 'floor', below.has(!box.checked));
     },
   };
-  return { el, control: { name, read: () => box.checked, changed: changeTracker(el), inputs: [box], floor } };
+  const changed = (): boolean => box.checked !== (spec.default === true);
+  return { el, control: { name, read: () => box.checked, changed, inputs: [box], floor } };
 }
 
 /** Radio buttons, one per enum value; `show` gives each its label and glyph. */
@@ -288,16 +296,8 @@ export function enumControl(
       for (const radio of radios) setOff(radio, 'floor', below.has(radio.value));
     },
   };
-  return {
-    el,
-    control: {
-      name,
-      read: () => radios.find((r) => r.checked)?.value,
-      changed: changeTracker(el),
-      inputs: radios,
-      floor,
-    },
-  };
+  const read = (): unknown => radios.find((r) => r.checked)?.value;
+  return { el, control: { name, read, changed: () => read() !== spec.default, inputs: radios, floor } };
 }
 
 /** A list box, one option per enum value (for enums too long for a row of buttons). */
@@ -329,7 +329,8 @@ export function selectControl(
       for (const option of options) setOff(option, 'floor', below.has(option.value));
     },
   };
-  return { el, control: { name, read: () => select.value, changed: changeTracker(el), inputs: [select], floor } };
+  const changed = (): boolean => select.value !== spec.default;
+  return { el, control: { name, read: () => select.value, changed, inputs: [select], floor } };
 }
 
 /**
@@ -371,7 +372,7 @@ export function memberSetControl(
     const ticked = boxes.filter((b) => b.checked).map((b) => b.value);
     return ticked.length === 0 ? undefined : ticked;
   };
-  return { el, control: { name, read, changed: changeTracker(el), inputs: boxes } };
+  return { el, control: { name, read, changed: () => read() !== undefined, inputs: boxes } };
 }
 
 export function textControl(mode: Mode, name: string, spec: FieldSpec): BuiltControl {
@@ -398,5 +399,6 @@ export function textControl(mode: Mode, name: string, spec: FieldSpec): BuiltCon
     h('p', { class: 'hint', id: `${id}-hint` }, `${text.hint ?? ''} At most ${spec.maxLength} characters.`.trim()),
     h('p', { class: 'field-error', id: err, hidden: true }),
   );
-  return { el, control: { name, read: () => input.value, changed: changeTracker(el), inputs: [input] } };
+  const changed = (): boolean => input.value !== fieldText(spec.default);
+  return { el, control: { name, read: () => input.value, changed, inputs: [input] } };
 }

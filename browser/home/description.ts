@@ -82,11 +82,25 @@ export interface Entropy {
   level: number;
 }
 
+/** Mode password's `metadata.constraints` (present when any constraint was given): what a
+ * reviewer needs to recompute the count. `maximums`, of the same shape as `minimums`, is read
+ * when the API gives it. */
+export interface Constraints {
+  minimums: Record<string, number>;
+  maximums?: Record<string, number>;
+  minClasses: number | null;
+  firstCharacter: string[] | null;
+  lastCharacter: string[] | null;
+  maxRepeating: number | null;
+  maxSequential: number | null;
+}
+
 export interface Metadata {
   entropyMode?: string;
   poolSize?: number;
   length?: number;
   classes?: { name: string; size: number }[];
+  constraints?: Constraints;
   /** Mode password with site rules: the rule as read, its alphabet, the unicode note. */
   passwordRules?: string;
   allowedSize?: number;

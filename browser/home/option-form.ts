@@ -9,13 +9,13 @@
 import type { Description, Mode, WordListSpec } from './description.ts';
 import { byId, errorId, h } from './dom.ts';
 import {
-  changeTracker,
   checkboxControl,
   enumControl,
   integerControl,
   memberSetControl,
   selectControl,
   OFF_NOTE,
+  readNumber,
   setOff,
   textControl,
   type BuiltControl,
@@ -33,7 +33,7 @@ export interface OptionForm {
   modeRadios: HTMLInputElement[];
   panels: Map<Mode, ModePanel>;
   count: HTMLInputElement;
-  /** Whether the user has changed the count since the page loaded. */
+  /** Whether the count holds a value other than the API's default (then it is sent). */
   countChanged(): boolean;
   rules: RulesField;
   currentMode(): Mode;
@@ -42,6 +42,9 @@ export interface OptionForm {
   /** The options of `mode` the request leaves out now: the empty rules box, or, with rules,
    * the options they replace. Turns those off too, so the form shows what it sends. */
   leftOut(mode: Mode): ReadonlySet<string>;
+  /** The request field an input of the form sets (`options.length`, `count`, `mode`,
+   * `policy`), as the API names fields in its errors; null for none. */
+  fieldOf(input: Element): string | null;
 }
 
 interface PasswordPanel extends ModePanel {
@@ -57,6 +60,7 @@ function buildPasswordPanel(d: Description): PasswordPanel {
   const extras: HTMLElement[] = [];
   // The constraints (integers without a default, lists of classes): sent only when set.
   const minimums: HTMLElement[] = [];
+  const maximums: HTMLElement[] = [];
   const ends: HTMLElement[] = [];
   const limits: HTMLElement[] = [];
   let rules: RulesField | undefined;
@@ -71,7 +75,9 @@ function buildPasswordPanel(d: Description): PasswordPanel {
       ends.push(built.el);
     } else if (spec.type === 'integer' && spec.default === undefined) {
       built = integerControl('password', name, spec);
-      (name.startsWith('min') ? minimums : limits).push(built.el);
+      // A class's maximum (max + a class's option name), beside the minimums; the run limits apart.
+      const bounds = byOption.has(`include${name.slice(3)}`) ? maximums : limits;
+      (name.startsWith('min') ? minimums : bounds).push(built.el);
     } else if (spec.type === 'integer') {
       built = integerControl('password', name, spec);
       main.push(built.el);
@@ -103,7 +109,7 @@ function buildPasswordPanel(d: Description): PasswordPanel {
     h('div', { class: 'check-grid' }, ...classBoxes),
     h('p', { class: 'field-error', id: errorId('password', 'options'), hidden: true }),
   );
-  const requirements = requirementsGroup(minimums, ends, limits);
+  const requirements = requirementsGroup(minimums, maximums, ends, limits);
   const fieldset = h(
     'fieldset',
     { class: 'mode-panel', id: 'options-password', 'data-mode': 'password' },
@@ -121,19 +127,26 @@ function buildPasswordPanel(d: Description): PasswordPanel {
 
 /**
  * The password constraints in a group that opens (closed at first: most people need none):
- * the class minimums and minClasses, the first and last character, the run limits.
+ * the class minimums and minClasses, the class maximums, the first and last character, the run
+ * limits.
  */
-function requirementsGroup(minimums: HTMLElement[], ends: HTMLElement[], limits: HTMLElement[]): HTMLElement {
+function requirementsGroup(
+  minimums: HTMLElement[],
+  maximums: HTMLElement[],
+  ends: HTMLElement[],
+  limits: HTMLElement[],
+): HTMLElement {
   return h(
     'details',
     { class: 'field requirements', id: 'password-requirements' },
-    h('summary', {}, 'Requirements: minimums, first and last character, repeats'),
+    h('summary', {}, 'Requirements: minimums, maximums, first and last character, repeats'),
     h(
       'p',
       { class: 'hint' },
-      'Leave a box empty for its default: a class minimum is then 1 for a class in use, or 0 once Minimum classes is set. Every password that meets them all is equally likely, and the bits count exactly those.',
+      'Leave a box empty for its default: a class minimum is then 1 for a class in use, or 0 once Minimum classes is set; a maximum, no limit. Every password that meets them all is equally likely, and the bits count exactly those.',
     ),
     h('div', { class: 'bounds-row' }, ...minimums),
+    h('div', { class: 'bounds-row' }, ...maximums),
     ...ends,
     h('div', { class: 'bounds-row' }, ...limits),
   );
@@ -302,7 +315,7 @@ export function buildOptionForm(d: Description): OptionForm {
   const modes = (d.request.mode.enum ?? []) as Mode[];
   const { modeRadios, panels, rules } = buildModeSwitch(d, modes);
   const count = setUpCount(d);
-  const countChanged = changeTracker(count);
+  const countChanged = (): boolean => readNumber(count) !== d.request.count.default;
   const currentMode = (): Mode => (modeRadios.find((r) => r.checked)?.value ?? modes[0]) as Mode;
   const showPanel = (): void => {
     for (const [mode, panel] of panels) {
@@ -314,5 +327,12 @@ export function buildOptionForm(d: Description): OptionForm {
   };
   const leftOut = (mode: Mode): ReadonlySet<string> =>
     mode === 'password' ? rulesLeftOut(d, panels.get(mode), rules) : new Set<string>();
-  return { modeRadios, panels, count, countChanged, rules, currentMode, showPanel, leftOut };
+  const fieldOf = (input: Element): string | null => {
+    if (input === count) return 'count';
+    if (input instanceof HTMLInputElement && modeRadios.includes(input)) return 'mode';
+    if (input.id === 'policy') return 'policy';
+    const control = panels.get(currentMode())?.controls.find((c) => c.inputs.includes(input as HTMLElement));
+    return control === undefined ? null : `options.${control.name}`;
+  };
+  return { modeRadios, panels, count, countChanged, rules, currentMode, showPanel, leftOut, fieldOf };
 }

@@ -13,7 +13,9 @@ import { personMessage } from './messages.ts';
 import type { StrengthView } from './strength.ts';
 
 export interface ResultsView {
-  render(result: GenerateResult, mode: Mode): void;
+  /** `failure.refusals`: every refusal of a request refused (refusals.ts), the first the
+   * result's own; `failure.changed`: the field of the control the person just changed. */
+  render(result: GenerateResult, mode: Mode, failure: { refusals: readonly ApiError[]; changed: string | null }): void;
 }
 
 interface Parts {
@@ -69,8 +71,9 @@ export function createResultsView(d: Description, parts: Parts): ResultsView {
     return h('li', {}, value, button);
   }
 
-  function showFailure(mode: Mode, error: ApiError, noun: string): void {
-    errors.show(mode, error);
+  function showFailure(mode: Mode, all: readonly ApiError[], changed: string | null, noun: string): void {
+    errors.show(mode, all, changed);
+    const error = all[0];
     title.textContent = `Your ${noun}`;
     empty.textContent = `Nothing generated: ${error.error}.`;
     empty.hidden = false;
@@ -91,14 +94,20 @@ export function createResultsView(d: Description, parts: Parts): ResultsView {
   }
 
   return {
-    render(result: GenerateResult, mode: Mode): void {
+    render(result, mode, failure): void {
       errors.clear();
       copier.hideHint();
       list.replaceChildren();
       const noun = mode === 'password' ? 'password' : 'passphrase';
       if (result.ok) showResults(result.data as unknown as Generated, noun);
-      // The API's body in words for a person (messages.ts); the field still places it.
-      else showFailure(mode, { ...result.error, error: personMessage(result.error, listNames) }, noun);
+      // The API's bodies in words for a person (messages.ts); each field still places its own.
+      else {
+        const all = (failure.refusals.length > 0 ? failure.refusals : [result.error]).map((e) => ({
+          ...e,
+          error: personMessage(e, listNames),
+        }));
+        showFailure(mode, all, failure.changed, noun);
+      }
     },
   };
 }

@@ -10,7 +10,7 @@
 import type { GenerateResult } from '../entry.ts';
 import type { FieldSpec, Generated } from './description.ts';
 import { errorId, h } from './dom.ts';
-import { changeTracker, OFF_NOTE, type BuiltControl } from './controls.ts';
+import { OFF_NOTE, type BuiltControl } from './controls.ts';
 import { optionText } from './words.ts';
 
 export interface RulesField extends BuiltControl {
@@ -51,7 +51,7 @@ export function rulesField(spec: FieldSpec): RulesField {
   );
   return {
     el,
-    control: { name: 'passwordRules', read: () => box.value, changed: changeTracker(el), inputs: [box] },
+    control: { name: 'passwordRules', read: () => box.value, changed: () => box.value !== '', inputs: [box] },
     text: () => box.value,
     showRead(result) {
       const data = result?.ok === true ? (result.data as unknown as Generated) : null;

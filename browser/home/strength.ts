@@ -6,6 +6,7 @@
  */
 import type { Description, Entropy, Generated, LabelRow, WordListSpec } from './description.ts';
 import { byId, h } from './dom.ts';
+import { passwordRuleWords } from './rule-words.ts';
 
 export interface StrengthView {
   /** Shows the figure, label and explanation of a result; hides the meter for none. */
@@ -46,18 +47,10 @@ function buildMeter(labels: LabelRow[]): HTMLElement {
   return meter;
 }
 
-/** The count behind the figure, in words: what was drawn from what. */
-function explain(data: Generated, d: Description): string {
-  const m = data.metadata;
-  if (m.entropyMode === 'uniform-rules') {
-    return `${String(m.length)} characters from the ${String(m.allowedSize)} the site rules allow, meeting every rule. Every password the rules allow is equally likely, and the bits count exactly those.`;
-  }
-  if (data.mode === 'password') {
-    const classes = (m.classes ?? []).map((c) => `${c.name} ${c.size}`).join(', ');
-    return `${m.length} characters from a pool of ${m.poolSize} (${classes}), with every chosen kind at least once. Every such password is equally likely.`;
-  }
+/** A passphrase result's rule in words: what was drawn from what. */
+function passphraseRule(m: Generated['metadata'], d: Description): string {
   const list = d.modes.passphrase.wordLists[m.wordlistId ?? ''] as WordListSpec | undefined;
-  const from = `${m.wordCount} words from the ${m.wordlistSize?.toLocaleString('en')} of the ${list?.name ?? m.wordlist}`;
+  const from = `${String(m.wordCount)} words from the ${m.wordlistSize?.toLocaleString('en') ?? ''} of the ${list?.name ?? m.wordlist ?? ''}`;
   const bounded = m.minLength !== undefined || m.maxLength !== undefined;
   // Within a length the words are not independent: the count is of the sequences that fit.
   const words = bounded
@@ -67,10 +60,35 @@ function explain(data: Generated, d: Description): string {
   // here; tests/browser/home.integration.ts checks it against the API's entropy function.
   const number = m.addNumber ? ', plus a two-digit number (6.64 bits)' : '';
   const drawn = d.modes.passphrase.randomSeparators[m.separator ?? ''] as string | undefined;
-  if (drawn === undefined)
-    return `${words}${number}. Separator and capitals add nothing: they are fixed by the options.`;
+  if (drawn === undefined) return `${words}${number}`;
   const gaps = (m.wordCount ?? 0) - 1 + (m.addNumber ? 1 : 0);
-  return `${words}${number}, and a separator drawn from ${String(drawn.length)} in each of the ${String(gaps)} gaps (${Math.log2(drawn.length).toFixed(2)} bits each). Capitals add nothing.`;
+  return `${words}${number}, and a separator drawn from ${String(drawn.length)} in each of the ${String(gaps)} gaps (${Math.log2(drawn.length).toFixed(2)} bits each)`;
+}
+
+/** The rule a result was counted under, in words, from its metadata (rule-words.ts): no
+ * policy name, no closing sentence. */
+export function ruleOf(data: Generated, d: Description): string {
+  return data.mode === 'password' ? passwordRuleWords(data.metadata) : passphraseRule(data.metadata, d);
+}
+
+/** The count behind the figure, in words: the rule that was counted (a named policy's, with its
+ * name and description), and why every result of it is equally likely. */
+function explain(data: Generated, d: Description): string {
+  const m = data.metadata;
+  const policy = d.policies.find((p) => p.name === m.policy);
+  const named =
+    m.policy === undefined
+      ? ''
+      : `Policy ${m.policy}${policy?.description == null ? '' : ` (${policy.description.replace(/\.$/, '')})`}: `;
+  const rule = `${named}${ruleOf(data, d)}.`;
+  if (data.mode === 'passphrase') {
+    const drawn = d.modes.passphrase.randomSeparators[m.separator ?? ''] as string | undefined;
+    const fixed = drawn === undefined;
+    return `${rule} ${fixed ? 'Separator and capitals add nothing: they are fixed by the options.' : 'Capitals add nothing.'}`;
+  }
+  return m.entropyMode === 'uniform-rules'
+    ? `${rule} Every password the rules allow is equally likely, and the bits count exactly those.`
+    : `${rule} Every such password is equally likely, and the bits count exactly those.`;
 }
 
 /** `at most 20 characters`, `at least 30`, `18 to 20 characters`. */

@@ -6,14 +6,43 @@
 const DIGITS = '0123456789';
 const SYMBOLS = '!@#$%^&*()-_=+[]{};:,.?';
 
+/** Each class with its characters, the options that include it and bound its count, and the noun a
+ * message counts it in. */
 export const CHARACTER_CLASSES = Object.freeze([
-  { name: 'lowercase', option: 'includeLowercase', chars: 'abcdefghijklmnopqrstuvwxyz' },
-  { name: 'uppercase', option: 'includeUppercase', chars: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ' },
-  { name: 'numbers', option: 'includeNumbers', chars: DIGITS },
-  { name: 'symbols', option: 'includeSymbols', chars: SYMBOLS },
+  {
+    name: 'lowercase',
+    option: 'includeLowercase',
+    min: 'minLowercase',
+    max: 'maxLowercase',
+    noun: 'lowercase letters',
+    chars: 'abcdefghijklmnopqrstuvwxyz',
+  },
+  {
+    name: 'uppercase',
+    option: 'includeUppercase',
+    min: 'minUppercase',
+    max: 'maxUppercase',
+    noun: 'uppercase letters',
+    chars: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ',
+  },
+  { name: 'numbers', option: 'includeNumbers', min: 'minNumbers', max: 'maxNumbers', noun: 'digits', chars: DIGITS },
+  { name: 'symbols', option: 'includeSymbols', min: 'minSymbols', max: 'maxSymbols', noun: 'symbols', chars: SYMBOLS },
 ] as const);
 
 export type ClassName = (typeof CHARACTER_CLASSES)[number]['name'];
+export type CharacterClass = (typeof CHARACTER_CLASSES)[number];
+
+/**
+ * An included class's minimum: the one given, else 1 (every included class appears, the service's
+ * rule since 1.0), but 0 when minClasses is given (then only the minimums sent apply). The schema
+ * states no default because of this dependency; the validator and the compiler both read it here.
+ */
+export function effectiveMinimum(
+  options: { readonly [K in CharacterClass['min']]?: number } & { readonly minClasses?: number },
+  c: CharacterClass,
+): number {
+  return options[c.min] ?? (options.minClasses === undefined ? 1 : 0);
+}
 
 /** Look-alikes left out by `avoidAmbiguous`. */
 export const AMBIGUOUS_CHARACTERS = '0O1Il5S8B';

@@ -1,147 +1,179 @@
 /**
- * The one exact engine: every password constraint of the service compiles to an EngineSpec,
- * and this module alone counts the strings a spec allows (the entropy is log2 of the count)
- * and maps a uniform integer below the count to one of them (unrank). `validity` is the same
- * definition as a check, for the rejection sampler (sample.ts); tests/core/engine.test.ts
- * holds the three together against enumeration.
+ * The one exact engine: every password constraint compiles to an EngineSpec, and this module
+ * alone counts the strings a spec allows (the entropy is log2 of the count); unrank.ts maps a
+ * uniform integer below the count to one of them. docs/engine.md derives both as numbered
+ * equations (E1) to (E18); each is cited at the line that computes it. In short:
  *
- * What a spec allows. Strings of `length` over the allowed codes A where: each required set i
- * is hit at least min_i times (min_i >= 1), or, for the optional sets (min_i = 0), at least
- * `minSets` of them are hit at all; the first and last codes lie in `first` and `last`; no run
- * of one code is longer than R (maxRepeating) and no sequence longer than S (maxSequential). A
- * sequence is a series of codes each one step up, or each one step down, inside 0-9, A-Z or
- * a-z; a chain is a maximal series of consecutive codes of A inside one of those ranges, and it
- * binds when it is longer than S (S < length). Codes outside binding chains are free.
+ * - Inclusion-exclusion over the sets a string falls short of, with Moebius weights for "at
+ *   least minSets of the optional sets" (E2, E3), turns the sets into a smaller alphabet A_X and
+ *   a ring of truncated polynomials that counts the codes of the sets with a minimum of 2 or more
+ *   or a maximum (E4).
+ * - A string is its first code and a series of moves, each a jump or a whole run of repeats or
+ *   of steps along a chain (E5). K(t, x, kind), the weighted number of ways to place t more codes
+ *   after a move of that kind ended on x, follows a recurrence over the pieces of A_X (E6-E11).
+ * - By superposition, a piece's K is its response to the total of jumps J (E12-E13), so J and the
+ *   count are one power series over the pieces' kernels (E14-E16): the count needs no table.
  *
- * Moves. A string is its first code and a series of moves, each a jump (to any code but the
- * current one and its neighbours in a binding chain) or a whole step-run (j repeats, j <= R -
- * 1; j steps up or down a binding chain, j <= S - 1), a step-run never followed by one of its
- * own kind. That split is unique, and the string keeps its run and sequence limits exactly
- * when every step-run keeps its bound.
- *
- * Counting, by inclusion-exclusion over the sets. For a subset X of the sets, A_X is A without
- * the codes of X's sets of min 0 or 1; X's sets of min 2 or more stay, each of their codes
- * weighted by a variable z_i, in polynomials kept below degree min_i (a "ring"). K_X(t, x,
- * kind) is the polynomial of the ways to place t more codes of A_X after a move of that kind
- * ended on x, the last of them in `last`: the coefficient of z^d counts those with d_i codes
- * of set i. It depends on x only through its piece (x alone if free, else the maximal run of
- * its binding chain's codes in A_X), its place there and the piece's weight and `last`
- * membership, which are the same along a piece (compile checks it), so one table serves every
- * piece of a type, and a piece is its own mirror image (up and down swapped). The recurrence
- * (shapeTables) keeps, per piece, running sums of the repeat-, up- and down-tables, each
- * multiplied by the piece's weight per step, so a window of run lengths costs two terms, and
- * the jump total J(t) = sum over y in A_X of w(y) K_X(t, y, jump) once per step. Given a
- * prefix that leaves need_i more codes to find in mandatory set i and `more` optional sets to
- * hit among the set U of those not hit, the valid completions number
- *   C = sum over X of coef(X) * (the coefficients of K_X(t, x, kind) below degree need_i),
- * over X inside the sets still needed: coef is (-1)^|mandatory sets of X| times optCoef, the
- * Moebius weight of "at least `more` of U hit" (optCoef below). The rest depends on the prefix
- * only through the last move's (x, kind), as the last move is maximal, so C is exact. The count
- * is the sum of C over the first code (in `first`) after it is placed.
- *
- * Unranking. From the first code, the walk weighs each possible move (jumps by group then
- * member, repeat-runs, up-runs, down-runs, each by length) by the C of the state it leads to.
- * The weights of the moves from a state sum to its C, so a rank below C lands in exactly one
- * move, and the rest of the rank, below that move's C, is carried on: the walk is a bijection
- * from [0, count) onto the valid strings. A group is codes that weigh the same: one signature,
- * the same `first`/`last` membership and the same place (up to mirror image) in the same type
- * of piece in every A_X.
- *
- * Cost, in work units (one BigInt operation on a ring element each; `price`): per distinct
- * table set, per piece type and step, ten per place in the piece and two for J (seven for a
- * piece of one), times the ring's size; and the count's first step, one term per code of
- * `first` and subset.
+ * Work is priced in units before any BigInt operation (`compile`), so a planner refuses a spec
+ * over its budget without doing the work; docs/engine.md, Cost, gives the units.
  * @module
  */
 
-/** A set the string hits at least `min` times (min >= 1), or an optional set (min 0) that counts
- * towards the spec's `minSets`. */
-export interface RequiredSet {
+/** A set the string hits at least `min` times (min 0: optional, counting towards `minSets`) and,
+ * when `max` is given, at most `max` times. */
+export interface CountedSet {
   readonly codes: readonly number[];
   readonly min: number;
+  readonly max?: number | null;
 }
 
 export interface EngineSpec {
   /** Allowed UTF-16 codes, ascending, distinct. */
   readonly codes: readonly number[];
   /** At most MAX_SETS sets. */
-  readonly sets: readonly RequiredSet[];
+  readonly sets: readonly CountedSet[];
   /** Of the optional sets (min 0), at least this many hit (default 0). */
   readonly minSets?: number;
-  /** The first character's allowed codes (default: all). */
+  /** The first and the last character's allowed codes (default: all). */
   readonly first?: readonly number[] | null;
-  /** The last character's allowed codes (default: all). */
   readonly last?: readonly number[] | null;
   readonly length: number;
   readonly maxRepeating: number | null;
   readonly maxSequential: number | null;
 }
 
-/** The most sets a spec may have: the count sums over their 2^8 subsets. */
+/** The most sets a spec may have: inclusion-exclusion runs over subsets of them. */
 export const MAX_SETS = 8;
 
-/**
- * What a plan may cost, in work units (`price`): a request whose spec would take more is
- * refused before any BigInt work, with the reason, so that no request stalls the event loop
- * (security finding T4) and the answer does not depend on the machine's load. What the corpus
- * needs and what a plan at the budget costs in time: docs/password-rules.md, "The work budget".
- */
-export const PLAN_WORK_BUDGET = 500_000;
+/** The kinds of move (E5). */
+export const JUMP = 0;
+export const REPEAT = 1;
+export const UP = 2;
+export const DOWN = 3;
 
-const JUMP = 0;
-const REPEAT = 1;
-const UP = 2;
-const DOWN = 3;
-
-/** The polynomials of one subset X: a variable per set of X with min >= 2, kept below min. A
- * table row holds ring.size coefficients per place, by degree in mixed radix (dims). */
-interface Ring {
-  /** The sets with a variable, by their index in the spec. */
-  readonly counted: readonly number[];
-  readonly dims: readonly number[];
+/** The ring of one subset X (E4): a variable per set of X with a minimum of 2 or more (capped at
+ * that minimum) and per other set with a maximum (capped at it plus one). An element holds
+ * `size` coefficients, by degree in mixed radix (`strides`). */
+export interface Ring {
+  readonly caps: readonly number[];
   readonly strides: readonly number[];
   readonly size: number;
 }
 
-function ringOf(counted: readonly number[], mins: readonly number[]): Ring {
-  const dims = counted.map((i) => mins[i]);
-  const strides: number[] = [];
-  let size = 1;
-  for (const d of dims) {
-    strides.push(size);
-    size *= d;
-  }
-  return { counted, dims, strides, size };
-}
-
-const degree = (ring: Ring, f: number, j: number) => Math.floor(f / ring.strides[j]) % ring.dims[j];
-
-/** Multiplying by the monomial of the variables in `local` (bits by place in ring.counted),
- * each to the power l, as a pull: pull[f] is the coefficient that lands on f, or -1 (none; and
- * degrees that reach a variable's bound are dropped). */
-function pullOf(ring: Ring, local: number, l: number): Int32Array {
+/** Multiplication by the monomial of the variables in `weight` (bits by place in the ring), each
+ * to the power e, as a pull: pull[f] is the coefficient that lands on f, or -1 (none: a degree that
+ * reaches its cap is dropped, which is the truncation). */
+function pullOf(ring: Ring, weight: number, e: number): Int32Array {
   const pull = new Int32Array(ring.size);
   for (let f = 0; f < ring.size; f++) {
     let g = f;
-    for (let j = 0; j < ring.dims.length && g >= 0; j++)
-      if ((local >> j) & 1) g = degree(ring, f, j) >= l ? g - l * ring.strides[j] : -1;
+    for (let j = 0; j < ring.caps.length && g >= 0; j++)
+      if ((weight >> j) & 1) g = Math.floor(f / ring.strides[j]) % ring.caps[j] >= e ? g - e * ring.strides[j] : -1;
     pull[f] = g;
   }
   return pull;
 }
 
-/** The sum of a row's coefficients at `place` whose degree in each set i is below need[i]. */
-function below(ring: Ring, row: readonly bigint[], place: number, need: readonly number[]): bigint {
-  let sum = 0n;
-  for (let f = 0; f < ring.size; f++) {
-    let ok = true;
-    for (let j = 0; j < ring.dims.length && ok; j++) ok = degree(ring, f, j) < need[ring.counted[j]];
-    if (ok) sum += row[place * ring.size + f];
-  }
-  return sum;
+/** A ring's pulls by weight and power, made as one computation asks for them. */
+function pulls(ring: Ring): (weight: number, e: number) => Int32Array {
+  const made = new Map<number, Int32Array>();
+  return (weight, e) => {
+    let pull = made.get(weight * 4096 + e);
+    if (pull === undefined) made.set(weight * 4096 + e, (pull = pullOf(ring, weight, e)));
+    return pull;
+  };
 }
 
-const popcount = (x: number) => {
+/** A kind of piece in one A_X: its length, its weight (ring-local bits), and whether its codes may
+ * come last and first (the same along a piece: compile checks it). */
+export interface PieceType {
+  readonly size: number;
+  readonly weight: number;
+  readonly last: boolean;
+  readonly first: boolean;
+  readonly key: string;
+}
+
+/** What the counts of a subset depend on: its ring and its piece types with their copies. */
+export interface Shape {
+  readonly ring: Ring;
+  readonly types: readonly PieceType[];
+  readonly copies: readonly number[];
+  /** Whether the kernels have more than one term (E12): chains, or a repeat limit. */
+  readonly long: boolean;
+  /** Work units of the count by the series (E14-E16) and by the table recurrence (E6-E11). */
+  readonly seriesWork: number;
+  readonly tableWork: number;
+}
+
+/** A subset X of the sets: its shape, and the set behind each variable of its ring (subsets that
+ * share a shape may differ there). */
+export interface Subset {
+  readonly mask: number;
+  readonly shape: number;
+  readonly sets: readonly number[];
+}
+
+/** Free codes with one signature and one first and last membership: they weigh the same in every
+ * A_X and share one cell there. */
+export interface Atom {
+  readonly sig: number;
+  readonly first: boolean;
+  readonly last: boolean;
+  readonly codes: readonly number[];
+}
+
+/** Codes that weigh the same as jump targets (E18). */
+export interface Group {
+  readonly first: boolean;
+  readonly members: readonly number[];
+}
+
+/** Work units (docs/engine.md, Cost): to count, to make the exact sampler's tables, to draw once;
+ * and the sizes of those tables: rows, their BigInt entries, and cells (subsets x slots). */
+export interface Work {
+  readonly count: number;
+  readonly tables: number;
+  readonly draw: number;
+  readonly rows: number;
+  readonly entries: number;
+  readonly cells: number;
+}
+
+/** A spec compiled: its chains, every A_X's shape, the walk's groups and the work of each task,
+ * with no BigInt operation done. */
+export interface Compiled {
+  readonly spec: EngineSpec;
+  readonly length: number;
+  readonly maxRun: number;
+  readonly maxSequence: number;
+  readonly mins: readonly number[];
+  /** Each set's maximum below the length, or -1 (none that can bind). */
+  readonly maxes: readonly number[];
+  /** Sets by kind (bits): min >= 1, min 0, and those inclusion-exclusion runs over. */
+  readonly mandatory: number;
+  readonly optional: number;
+  readonly subsetable: number;
+  readonly signature: ReadonlyMap<number, number>;
+  readonly first: ReadonlySet<number>;
+  readonly last: ReadonlySet<number>;
+  /** The binding chains, and each chain code's place and chain length. */
+  readonly chains: readonly (readonly number[])[];
+  readonly links: ReadonlyMap<number, { readonly pos: number; readonly size: number }>;
+  readonly atoms: readonly Atom[];
+  /** Where a code's cell is kept: one slot per atom, one per chain code. */
+  readonly slots: ReadonlyMap<number, number>;
+  readonly slotCount: number;
+  readonly groups: readonly Group[];
+  /** By mask; undefined for masks outside `subsetable`. */
+  readonly subsets: readonly (Subset | undefined)[];
+  readonly shapes: readonly Shape[];
+  readonly work: Work;
+}
+
+const UNPRICED: Work = Object.freeze({ count: 0, tables: 0, draw: 0, rows: 0, entries: 0, cells: 0 });
+
+export const popcount = (x: number): number => {
   let c = 0;
   for (let v = x; v !== 0; v &= v - 1) c++;
   return c;
@@ -149,554 +181,583 @@ const popcount = (x: number) => {
 
 const binomial = (n: number, k: number): number => (k === 0 ? 1 : (binomial(n - 1, k - 1) * n) / k);
 
-/**
- * The Moebius weight of excluding x optional sets when at least `more` of the n not yet hit
- * must be hit: sum over j of C(x, j) (-1)^j [n - x + j >= more]. With the final hit sets Y,
- * [|Y| >= more] = sum over T with U \ Y subset of T of [|U \ T| >= more] (-1)^|T \ (U \ Y)|
- * summed per excluded set T; grouping by |T| = x gives this (it is [x = 0] when more <= 0).
- */
-function optCoef(x: number, n: number, more: number): number {
+/** (E3) The Moebius weight of a subset holding x optional sets when at least `more` of the n not
+ * yet hit must be hit. */
+export function optCoef(x: number, n: number, more: number): number {
+  if (x === 0) return n >= more ? 1 : 0;
   let c = 0;
   for (let j = 0; j <= x; j++) if (n - x + j >= more) c += (j & 1 ? -1 : 1) * binomial(x, j);
   return c;
 }
 
-/** A kind of piece in one A_X: its length, its weight (ring-local bits) and `last` membership. */
-interface PieceType {
-  readonly size: number;
-  readonly weight: number;
-  readonly last: boolean;
-  readonly key: string;
-}
-
-/** One piece type's K(t, pos, kind): table[kind][t], ring.size coefficients per place. */
-type PieceTable = bigint[][][];
-
-interface Subset {
-  readonly mask: number;
-  readonly mandatory: number;
-  readonly optional: number;
-  readonly ring: Ring;
-  /** The key of its table set: the ring's dims and the multiset of piece types. */
-  readonly shape: string;
-  readonly types: readonly (readonly [PieceType, number])[];
-  /** Each code of A_X: its piece type and place. */
-  readonly cells: ReadonlyMap<number, readonly [PieceType, number]>;
-}
-
-/** A code's binding chain: its place and the chain's length. */
-interface Link {
-  readonly pos: number;
-  readonly size: number;
-}
-
-interface Group {
-  readonly signature: number;
-  readonly first: boolean;
-  readonly members: readonly number[];
-}
-
-export interface Machine {
-  readonly spec: EngineSpec;
-  readonly maxRun: number;
-  readonly maxSequence: number;
-  readonly mins: readonly number[];
-  readonly mandatory: number;
-  readonly optional: number;
-  readonly signature: ReadonlyMap<number, number>;
-  readonly links: ReadonlyMap<number, Link>;
-  readonly subsets: readonly Subset[];
-  /** Work units of countTables (see the module comment); Infinity when compile stopped as soon
-   * as they exceeded its budget (the machine is then only a price). */
-  readonly work: number;
-  /** The BigInt coefficients the tables keep (a plan memo's measure of their bytes). */
-  readonly entries: number;
-}
-
-/** The chains of ascending codes: [index of the first code, length]. */
-function chainsOf(codes: readonly number[]): [number, number][] {
-  const chains: [number, number][] = [];
-  for (let i = 0; i < codes.length; i++) {
-    const last = chains.at(-1);
-    if (
-      last !== undefined &&
-      codes[i] === codes[i - 1] + 1 &&
-      rangeOf(codes[i]) !== 0 &&
-      rangeOf(codes[i]) === rangeOf(codes[i - 1])
-    )
-      last[1]++;
-    else chains.push([i, 1]);
-  }
-  return chains;
-}
-
-function rangeOf(c: number): number {
-  if (c >= 0x30 && c <= 0x39) return 1;
-  if (c >= 0x41 && c <= 0x5a) return 2;
-  if (c >= 0x61 && c <= 0x7a) return 3;
-  return 0;
-}
+const rangeOf = (c: number): number =>
+  c >= 0x30 && c <= 0x39 ? 1 : c >= 0x41 && c <= 0x5a ? 2 : c >= 0x61 && c <= 0x7a ? 3 : 0;
 
 /** True when b may follow a inside a sequence: the next or previous code, in the same range. */
 export function isSequenceStep(a: number, b: number): boolean {
   return (b === a + 1 || b === a - 1) && rangeOf(a) !== 0 && rangeOf(a) === rangeOf(b);
 }
 
-/**
- * The machine of a spec: its chains, every A_X's pieces and the groups, and the work its tables
- * take, with no BigInt work done (a planner prices a spec before counting it). Throws on a spec
- * no compiler should make (a programming error, not a request's).
- */
-export function compile(spec: EngineSpec, budget = Infinity): Machine {
-  const { codes, sets, length: L } = spec;
-  if (sets.length > MAX_SETS || L < 1 || codes.length === 0) throw new RangeError('engine: spec out of range');
-  const mins = sets.map((s) => s.min);
-  const signature = new Map<number, number>();
-  for (const code of codes)
-    signature.set(
-      code,
-      sets.reduce((s, set, i) => (set.codes.includes(code) ? s | (1 << i) : s), 0),
-    );
-  const sig = (code: number) => signature.get(code) ?? 0;
-  const bits = (pick: (min: number) => boolean) => mins.reduce((m, min, i) => (pick(min) ? m | (1 << i) : m), 0);
-  const counted = bits((min) => min >= 2);
-  const first = new Set(spec.first ?? codes);
-  const last = new Set(spec.last ?? codes);
-  const maxRun = Math.min(spec.maxRepeating ?? L, L);
-  const maxSequence = Math.min(spec.maxSequential ?? L, L);
-  const binds = spec.maxSequential !== null && spec.maxSequential < L;
-  const links = new Map<number, Link>();
-  const chains: number[][] = [];
-  for (const [start, size] of chainsOf(codes)) {
-    if (!binds || size <= maxSequence) continue;
-    const chain = codes.slice(start, start + size);
-    const kind = (c: number) => `${sig(c) & counted} ${last.has(c)}`;
-    if (chain.some((c) => kind(c) !== kind(chain[0])))
-      throw new RangeError('engine: a binding chain must not change weight or last membership');
-    chains.push(chain);
-    chain.forEach((code, pos) => links.set(code, { pos, size }));
-  }
-  const pieces: Pieces = { sig, counted, mins, last, chains, free: codes.filter((code) => !links.has(code)) };
-  // Each subset's index of its codes and the count's first step over it, then each new table
-  // set: priced as found, so that a spec far over the budget stops early.
-  const mandatory = bits((min) => min >= 1);
-  const optional = bits((min) => min === 0);
-  const subsets: Subset[] = [];
-  const shapes = new Set<string>();
-  let work = 0;
-  let entries = 0;
-  for (let x = 0; x < 2 ** sets.length && work <= budget; x++) {
-    const subset = subsetOf(x, pieces, mandatory, optional);
-    subsets.push(subset);
-    work += codes.length + 2 * first.size;
-    if (shapes.has(subset.shape)) continue;
-    shapes.add(subset.shape);
-    for (const [type] of subset.types) {
-      work += (type.size === 1 ? 7 : 10 * type.size + 2) * L * subset.ring.size;
-      entries += 4 * type.size * L * subset.ring.size;
+/** Per-step units of one piece type in the table recurrence (E7-E10), per ring coefficient. */
+const stepWork = (size: number) => (size === 1 ? 7 : 10 * size + 2);
+
+/** The sets with the same codes and a minimum of 1 or more as one: they hold together exactly when
+ * one with the highest minimum and the lowest maximum holds. Optional sets stay apart: each counts
+ * towards minSets. */
+function mergeSets(sets: readonly CountedSet[]): CountedSet[] {
+  const out: CountedSet[] = [];
+  const same = (a: CountedSet, b: CountedSet) => {
+    if (a.codes.length !== b.codes.length) return false;
+    const codes = new Set(a.codes);
+    return b.codes.every((c) => codes.has(c));
+  };
+  for (const set of sets) {
+    const i = set.min >= 1 ? out.findIndex((o) => o.min >= 1 && same(o, set)) : -1;
+    if (i < 0) out.push(set);
+    else {
+      const maxes = [out[i].max, set.max].filter((m) => typeof m === 'number');
+      out[i] = { codes: set.codes, min: Math.max(out[i].min, set.min), max: Math.min(...maxes, Infinity) };
     }
   }
-  if (work > budget) work = Infinity;
-  return {
+  return out.map((set) => (set.max === Infinity ? { ...set, max: null } : set));
+}
+
+/**
+ * The piece types of A_X (E4), in key order, with their copies, and its ring; `cell`, when given,
+ * hears each chain code's type key and place, and each atom's by its first code.
+ */
+export function piecesOf(
+  m: Pick<Compiled, 'mins' | 'maxes' | 'signature' | 'first' | 'last' | 'atoms' | 'chains'>,
+  x: number,
+  cell?: (code: number, key: string, place: number) => void,
+): { ring: Ring; sets: number[]; entries: [PieceType, number][] } {
+  const { mins, maxes } = m;
+  // (E4) A_X drops the codes of X's sets of min 0 or 1; the ring has a variable for each set of
+  // X with a minimum of 2 or more, and for each other set with a maximum.
+  const removed = mins.reduce((r, min, i) => ((x >> i) & 1 && min <= 1 ? r | (1 << i) : r), 0);
+  const sets = mins.map((_, i) => i).filter((i) => ((x >> i) & 1 ? mins[i] >= 2 : maxes[i] >= 0));
+  const caps = sets.map((i) => ((x >> i) & 1 ? mins[i] : maxes[i] + 1));
+  const byKey = new Map<string, [PieceType, number]>();
+  const add = (size: number, sig: number, last: boolean, first: boolean, copies: number) => {
+    const weight = sets.reduce((w, i, j) => ((sig >> i) & 1 ? w | (1 << j) : w), 0);
+    const key = `${size}.${weight}.${last ? 1 : 0}${first ? 1 : 0}`;
+    const entry = byKey.get(key);
+    if (entry !== undefined) entry[1] += copies;
+    else byKey.set(key, [{ size, weight, last, first, key }, copies]);
+    return key;
+  };
+  for (const atom of m.atoms) {
+    if ((atom.sig & removed) !== 0) continue;
+    const key = add(1, atom.sig, atom.last, atom.first, atom.codes.length);
+    cell?.(atom.codes[0], key, 0);
+  }
+  const sig = (code: number) => m.signature.get(code) ?? 0;
+  for (const chain of m.chains)
+    for (let i = 0; i < chain.length;) {
+      // A piece: the next run of the chain's codes left in A_X. It stays one piece even when no
+      // longer than the limit, so that the walk's moves along it are the same in every A_X (E17).
+      let end = i;
+      while (end < chain.length && (sig(chain[end]) & removed) === 0) end++;
+      if (end > i) {
+        const key = add(end - i, sig(chain[i]), m.last.has(chain[i]), m.first.has(chain[i]), 1);
+        for (let p = i; p < end; p++) cell?.(chain[p], key, p - i);
+      }
+      i = end + 1;
+    }
+  const strides = caps.map((_, j) => caps.slice(0, j).reduce((a, b) => a * b, 1));
+  const ring = { caps, strides, size: caps.reduce((a, b) => a * b, 1) };
+  return { ring, sets, entries: [...byKey.values()].sort((a, b) => (a[0].key < b[0].key ? -1 : 1)) };
+}
+
+function shapeOf(ring: Ring, entries: readonly (readonly [PieceType, number])[], L: number, maxRun: number): Shape {
+  const types = entries.map(([t]) => t);
+  const long = types.some((t) => t.size > 1) || maxRun < L;
+  // (E14) Per step t, a term for each earlier s whose kernel term may be non-zero: every one for
+  // long kernels, only the first without; and, for a weight, only below its smallest cap.
+  let terms = 0;
+  for (const w of new Set(types.map((t) => t.weight))) {
+    // The sum over t = 1..L-1 of min(t, r): the terms j = 0..r-1 of each step t.
+    const r = Math.max(
+      0,
+      1 + Math.min(long ? L - 1 : 0, ...ring.caps.filter((_, j) => (w >> j) & 1).map((cap) => cap - 2)),
+    );
+    terms += r >= L - 1 ? ((L - 1) * L) / 2 : (r * (r + 1)) / 2 + (L - 1 - r) * r;
+  }
+  // Without a window or a ring the series is one power (E16): a multiplication per bit of L.
+  const seriesWork =
+    !long && ring.size === 1 ? 2 * (types.length + Math.ceil(Math.log2(L + 1))) : 2 * ring.size * (terms + 2 * L);
+  const tableWork = L * ring.size * types.reduce((sum, t) => sum + stepWork(t.size) + t.size, 0);
+  return { ring, types, copies: entries.map(([, n]) => n), long, seriesWork, tableWork };
+}
+
+/**
+ * The compiled spec: chains, atoms and groups, the subsets' shapes, and the work of each task.
+ * When the count's work passes `budget` as shapes are found, it stops there with that work
+ * Infinity (the compiled spec is then only a price), so a spec far over the budget costs little
+ * to refuse. Throws on a spec no compiler should make (a programming error, not a request's).
+ */
+export function compile(spec: EngineSpec, budget = Infinity): Compiled {
+  const { codes, length: L } = spec;
+  if (spec.sets.length > MAX_SETS || L < 1 || codes.length === 0) throw new RangeError('engine: spec out of range');
+  const sets = mergeSets(spec.sets);
+  const mins = sets.map((s) => s.min);
+  const maxes = sets.map((s) => (s.max === null || s.max === undefined || s.max >= L ? -1 : s.max));
+  const bits = (pick: (i: number) => boolean) => mins.reduce((m, _, i) => (pick(i) ? m | (1 << i) : m), 0);
+  const mandatory = bits((i) => mins[i] >= 1);
+  const optional = bits((i) => mins[i] === 0);
+  const subsetable = mandatory | ((spec.minSets ?? 0) > 0 ? optional : 0);
+  const allowed = new Set(codes);
+  const signature = new Map<number, number>();
+  for (const code of codes) signature.set(code, 0);
+  sets.forEach((set, i) => {
+    for (const c of set.codes) if (allowed.has(c)) signature.set(c, (signature.get(c) as number) | (1 << i));
+  });
+  const first = spec.first ? new Set(spec.first) : allowed;
+  const last = spec.last ? new Set(spec.last) : allowed;
+  const maxRun = Math.min(spec.maxRepeating ?? L, L);
+  const maxSequence = Math.min(spec.maxSequential ?? L, L);
+  const alphabet = alphabetOf(codes, signature, first, last, maxSequence < L ? maxSequence : Infinity);
+  // The chain codes must weigh alike (E4): the same signature in the sets that carry a variable.
+  const weighed = bits((i) => mins[i] >= 2 || maxes[i] >= 0);
+  for (const chain of alphabet.chains)
+    if (chain.some((c) => ((signature.get(c) as number) ^ (signature.get(chain[0]) as number)) & weighed))
+      throw new RangeError('engine: a binding chain must not change weight, first or last membership');
+  const { chains, links, atoms, slots, slotCount } = alphabet;
+  const base = { chains, links, atoms, slots, slotCount, mins, maxes, signature, first, last };
+  const shapes: Shape[] = [];
+  const shapeIndex = new Map<string, number>();
+  const subsets = new Array<Subset | undefined>(1 << sets.length);
+  let least = 0; // the count's work so far, at least
+  for (let x = subsetable; ; x = (x - 1) & subsetable) {
+    const { ring, sets: ringSets, entries } = piecesOf(base, x);
+    const key = `${ring.caps.join('.')}|${entries.map(([t, n]) => `${t.key}x${n}`).join(',')}`;
+    let index = shapeIndex.get(key);
+    if (index === undefined) {
+      shapeIndex.set(key, (index = shapes.length));
+      shapes.push(shapeOf(ring, entries, L, maxRun));
+      least += Math.min(shapes[index].seriesWork, shapes[index].tableWork);
+    }
+    subsets[x] = { mask: x, shape: index, sets: ringSets };
+    if (x === 0 || least > budget) break;
+  }
+  const groups = groupsOf(base, subsetable & ~bits((i) => mins[i] >= 2));
+  // The work is priced from the rest of the compiled spec, then filled in.
+  const compiled: Omit<Compiled, 'work'> & { work: Work } = {
     spec,
+    length: L,
     maxRun,
     maxSequence,
     mins,
+    maxes,
     mandatory,
     optional,
+    subsetable,
     signature,
+    first,
+    last,
+    chains,
     links,
+    atoms,
+    slots,
+    slotCount,
+    groups,
     subsets,
-    work,
-    entries,
+    shapes,
+    work: UNPRICED,
   };
+  const work = workOf(compiled);
+  compiled.work = least > budget ? { ...work, count: Infinity } : work;
+  return compiled;
 }
 
-/** What the pieces of every A_X are cut from. */
-interface Pieces {
-  readonly sig: (code: number) => number;
-  readonly counted: number;
-  readonly mins: readonly number[];
-  readonly last: ReadonlySet<number>;
-  readonly chains: readonly (readonly number[])[];
-  readonly free: readonly number[];
-}
-
-/** A_X: its ring, its pieces by type and each code's piece and place. */
-function subsetOf(x: number, p: Pieces, mandatory: number, optional: number): Subset {
-  const ring = ringOf(
-    p.mins.map((_, i) => i).filter((i) => ((x & p.counted) >> i) & 1),
-    p.mins,
-  );
-  const local = (code: number) => ring.counted.reduce((w, i, j) => ((p.sig(code) >> i) & 1 ? w | (1 << j) : w), 0);
-  const inside = (code: number) => (p.sig(code) & x & ~p.counted) === 0;
-  const cells = new Map<number, [PieceType, number]>();
-  const many = new Map<string, [PieceType, number]>();
-  const piece = (run: readonly number[]) => {
-    const weight = local(run[0]);
-    const last = p.last.has(run[0]);
-    const key = `${run.length}.${weight}.${last ? 1 : 0}`;
-    const entry = many.get(key) ?? [{ size: run.length, weight, last, key }, 0];
-    entry[1]++;
-    many.set(key, entry);
-    run.forEach((code, pos) => cells.set(code, [entry[0], pos]));
-  };
-  for (const code of p.free) if (inside(code)) piece([code]);
-  for (const chain of p.chains) {
-    let run: number[] = [];
-    for (const code of [...chain, -1]) {
-      if (code >= 0 && inside(code)) run.push(code);
-      else if (run.length > 0) {
-        piece(run);
-        run = [];
-      }
-    }
+/** The binding chains (maximal series of consecutive codes inside one range, longer than the
+ * sequence limit), the atoms of the other codes, and the slots of both. */
+function alphabetOf(
+  codes: readonly number[],
+  signature: ReadonlyMap<number, number>,
+  first: ReadonlySet<number>,
+  last: ReadonlySet<number>,
+  limit: number,
+): Pick<Compiled, 'chains' | 'links' | 'atoms' | 'slots' | 'slotCount'> {
+  const runs: number[][] = [];
+  for (let i = 0; i < codes.length; i++)
+    if (i > 0 && isSequenceStep(codes[i - 1], codes[i])) (runs.at(-1) as number[]).push(codes[i]);
+    else runs.push([codes[i]]);
+  const chains = runs.filter((run) => run.length > limit);
+  const links = new Map(chains.flatMap((chain) => chain.map((c, pos) => [c, { pos, size: chain.length }] as const)));
+  const kind = (c: number) => 4 * (signature.get(c) as number) + (first.has(c) ? 2 : 0) + (last.has(c) ? 1 : 0);
+  if (
+    chains.some((chain) =>
+      chain.some((c) => first.has(c) !== first.has(chain[0]) || last.has(c) !== last.has(chain[0])),
+    )
+  )
+    throw new RangeError('engine: a binding chain must not change weight, first or last membership');
+  const atoms = new Map<number, Atom & { codes: number[] }>();
+  for (const c of codes.filter((code) => !links.has(code))) {
+    const atom = atoms.get(kind(c));
+    if (atom !== undefined) atom.codes.push(c);
+    else atoms.set(kind(c), { sig: signature.get(c) as number, first: first.has(c), last: last.has(c), codes: [c] });
   }
-  const types = [...many.values()].sort((a, b) => (a[0].key < b[0].key ? -1 : 1));
-  const shape = `${ring.dims.join('.')}|${types.map(([t, n]) => `${t.key}x${n}`).join(',')}`;
-  return { mask: x, mandatory: x & mandatory, optional: x & optional, ring, shape, types, cells };
-}
-
-/** Codes that weigh the same in the walk: one signature, the same first and last membership,
- * and the same place (up to mirror image) in the same type of piece in every A_X. */
-function groupsOf(m: Machine): Group[] {
-  const { codes } = m.spec;
-  const sig = (code: number) => m.signature.get(code) ?? 0;
-  const first = new Set(m.spec.first ?? codes);
-  const last = new Set(m.spec.last ?? codes);
-  const byKey = new Map<string, number[]>();
-  for (const code of codes) {
-    const places = m.links.has(code)
-      ? m.subsets.map(({ cells }) => {
-          const cell = cells.get(code);
-          return cell === undefined ? '-' : `${cell[0].key}.${Math.min(cell[1], cell[0].size - 1 - cell[1])}`;
-        })
-      : ['free'];
-    const key = `${sig(code)} ${first.has(code)} ${last.has(code)} ${places.join(',')}`;
-    byKey.set(key, [...(byKey.get(key) ?? []), code]);
-  }
-  return [...byKey.values()].map((members) => ({ signature: sig(members[0]), first: first.has(members[0]), members }));
-}
-
-/** Work units (BigInt operations) of countTables, with no BigInt work done. */
-export function price(spec: EngineSpec, budget = Infinity): number {
-  return compile(spec, budget).work;
+  const slots = new Map<number, number>();
+  [...atoms.values()].forEach((atom, i) => {
+    atom.codes.forEach((c) => slots.set(c, i));
+  });
+  let slotCount = atoms.size;
+  for (const chain of chains) for (const c of chain) slots.set(c, slotCount++);
+  return { chains, links, atoms: [...atoms.values()], slots, slotCount };
 }
 
 /**
- * K(t, pos, kind) for every piece type of one table set, t = 0..L-1, by the recurrence of the
- * module comment: running sums P (repeat: P(t, x) = K(t, x) + w P(t - 1, x); up and down along
- * the piece), so that the runs of 1..m more codes weigh w P(t - 1) - w^(m+1) P(t - 1 - m).
+ * Codes that weigh the same as jump targets (E18): an atom's codes; and the codes of the chains no
+ * removable set cuts, by chain length, place up to mirror image, signature and first and last
+ * membership (the same cell in every A_X). A code of a cut chain is a group of its own.
  */
-function shapeTables(
-  m: Machine,
-  ring: Ring,
-  types: readonly (readonly [PieceType, number])[],
-): Map<string, PieceTable> {
-  const { size: D } = ring;
-  // By weight, then power; a weight of no variable leaves every coefficient where it is.
-  const pulls = new Map<number, Int32Array[]>();
-  const identity = pullOf(ring, 0, 0);
-  const pull = (weight: number, l: number) => {
-    if (weight === 0) return identity;
-    const byPower = pulls.get(weight) ?? [];
-    pulls.set(weight, byPower);
-    return (byPower[l] ??= pullOf(ring, weight, l));
+function groupsOf(a: Pick<Compiled, 'chains' | 'atoms' | 'signature' | 'first' | 'last'>, removable: number): Group[] {
+  const sig = (c: number) => a.signature.get(c) as number;
+  const byKey = new Map<string, number[]>();
+  for (const chain of a.chains) {
+    const cut = chain.some((c) => ((sig(c) ^ sig(chain[0])) & removable) !== 0);
+    chain.forEach((c, pos) => {
+      const place = Math.min(pos, chain.length - 1 - pos);
+      const key = cut ? `code ${c}` : `${chain.length} ${place} ${sig(c)} ${a.first.has(c)} ${a.last.has(c)}`;
+      byKey.set(key, [...(byKey.get(key) ?? []), c]);
+    });
+  }
+  return [
+    ...a.atoms.map((atom) => ({ first: atom.first, members: atom.codes })),
+    ...[...byKey.values()].map((members) => ({ first: a.first.has(members[0]), members })),
+  ];
+}
+
+/**
+ * The work of each task (docs/engine.md, Cost), with no BigInt operation done. A unit is one BigInt
+ * operation, weighted by the size of the numbers (1 + bits / 1024: the count's bits bound them).
+ */
+function workOf(m: Omit<Compiled, 'work'>): Work {
+  const L = m.length;
+  const size = 1 + (L * Math.log2(m.spec.codes.length)) / 1024;
+  let [count, tables, entries, rows] = [0, 0, 0, 0];
+  const kernels = new Set<number>();
+  for (const shape of m.shapes) {
+    tables += shape.tableWork + L * shape.ring.size * shape.ring.caps.length * 4;
+    rows += 4 * L * shape.types.length;
+    entries += 4 * L * shape.ring.size * shape.types.reduce((sum, t) => sum + t.size, 0);
+    count += Math.min(shape.seriesWork, shape.tableWork);
+    if (shape.seriesWork < shape.tableWork && shape.long) for (const t of shape.types) kernels.add(t.size);
+  }
+  for (const n of kernels) count += L * stepWork(n);
+  const subsets = m.subsets.filter((s) => s !== undefined).length;
+  count += subsets * (m.first.size + 4);
+  // A draw weighs, at each place i, every jump group, then the run lengths of each kind in turn,
+  // each by a sum over the subsets of the sets still open (E17): at most 2^min(mandatory, (L - i)
+  // h) x 2^optional, as the L - i codes left must hit every mandatory set left and each hits at
+  // most h sets. The runs of the kind tried last are scanned only up to the one taken, which
+  // places that many codes: L lookups in a whole walk.
+  const h = Math.max(...[...m.signature.values()].map((sig) => popcount(sig & m.mandatory)));
+  const mandatory = popcount(m.subsetable & m.mandatory);
+  const optional = popcount(m.subsetable & m.optional);
+  const steps = m.links.size > 0 && m.maxSequence > 1;
+  const moves = m.groups.length + (steps ? m.maxRun - 1 + m.maxSequence - 1 : 0) + 1;
+  let sums = 0; // the sum over k = L - i = 1..L of 2^min(mandatory, k h), constant once k h reaches mandatory
+  for (let k = 1; k <= L; k++)
+    if (k * h < mandatory) sums += 2 ** (k * h);
+    else {
+      sums += (L - k + 1) * 2 ** mandatory;
+      break;
+    }
+  sums *= moves * 2 ** optional;
+  const cells = subsets * m.slotCount;
+  const [c, t, d] = [count * size, (tables + count) * size + cells, 2 * sums * size].map(Math.ceil);
+  return { count: c, tables: t, draw: d, rows, entries, cells };
+}
+
+// --- The table recurrence (E6-E11) ----------------------------------------------------------
+
+/** One piece type's rows as the recurrence runs: K by kind and t (size x ring.size coefficients
+ * each), and the running sums of (E8), undefined where a limit of 1 allows no such run. */
+export interface Rows {
+  readonly K: bigint[][][];
+  readonly repeats: (bigint[] | undefined)[];
+  readonly ups: (bigint[] | undefined)[];
+}
+
+/** What one run of the recurrence reads: the limits, the ring and its powers by weight. */
+interface Recurrence {
+  readonly R: number;
+  readonly S: number;
+  readonly D: number;
+  readonly powers: (weight: number) => Int32Array[];
+}
+
+/**
+ * (E6)-(E10) for the piece types of one shape, t = 0..L-1. `input(t)` is J(t), the jump total the
+ * step t + 1 reads; null feeds J back from the rows (E10). `start` is K(0): [x in last] (E6), or 1
+ * for a kernel (E12). Returns each type's rows (every t when `keep`, else only the last few) and J.
+ */
+export function runPieces(
+  m: Pick<Compiled, 'length' | 'maxRun' | 'maxSequence'>,
+  shape: Pick<Shape, 'ring' | 'types' | 'copies'>,
+  input: ((t: number) => readonly bigint[]) | null,
+  start: 'last' | 'one',
+  keep: boolean,
+): { rows: Rows[]; J: bigint[][] } {
+  const { ring, types, copies } = shape;
+  const D = ring.size;
+  const pull = pulls(ring);
+  const window = Math.max(m.maxRun, m.maxSequence) + 1;
+  const byWeight = new Map<number, Int32Array[]>();
+  const powers = (w: number) => {
+    let p = byWeight.get(w);
+    if (p === undefined) byWeight.set(w, (p = Array.from({ length: window + 1 }, (_, e) => pull(w, e))));
+    return p;
   };
-  const tables = new Map<string, PieceTable>();
-  const sums = new Map<string, bigint[][][]>(); // [repeat, up, down][t]
-  for (const [type] of types) {
-    tables.set(type.key, [[], [], [], []]);
-    sums.set(type.key, [[], [], []]);
-  }
-  let J = new Array<bigint>(D).fill(0n); // J(t - 1)
-  for (let t = 0; t < m.spec.length; t++) {
-    const nextJ = new Array<bigint>(D).fill(0n);
-    for (const [type, many] of types) {
-      const table = tables.get(type.key) as PieceTable;
-      const sum = sums.get(type.key) as bigint[][][];
-      const { size, weight } = type;
-      const one = pull(weight, 1);
-      /** row[place] times the monomial whose pull is `by`, at coefficient f (0 outside the piece
-       * or before time 0). */
-      const at = (row: readonly bigint[] | undefined, place: number, f: number, by = one) => {
-        const g = by[f];
-        return row === undefined || g < 0 || place < 0 || place >= size ? 0n : row[place * D + g];
-      };
-      const rows = [0, 1, 2, 3].map(() => new Array<bigint>(size * D).fill(0n));
-      if (t === 0) for (const row of rows) for (let x = 0; x < size; x++) row[x * D] = type.last ? 1n : 0n;
-      else {
-        const mr = Math.min(m.maxRun - 1, t);
-        const ms = Math.min(m.maxSequence - 1, t);
-        const previous = table[JUMP][t - 1];
-        for (let x = 0; x < (size + 1) >> 1; x++) {
-          const mu = Math.min(ms, size - 1 - x);
-          const md = Math.min(ms, x);
-          const y = size - 1 - x;
-          const [pr, pu, pd] = [mr, mu, md].map((l) => pull(weight, l + 1));
-          for (let f = 0; f < D; f++) {
-            const r = mr > 0 ? at(sum[0][t - 1], x, f) - at(sum[0][t - 1 - mr], x, f, pr) : 0n;
-            const u = mu > 0 ? at(sum[1][t - 1], x + 1, f) - at(sum[1][t - 1 - mu], x + 1 + mu, f, pu) : 0n;
-            const d = md > 0 ? at(sum[2][t - 1], x - 1, f) - at(sum[2][t - 1 - md], x - 1 - md, f, pd) : 0n;
-            const j = J[f] - at(previous, x, f) - at(previous, x - 1, f) - at(previous, x + 1, f);
-            const all = r + u + d + j;
-            rows[JUMP][x * D + f] = rows[JUMP][y * D + f] = all;
-            rows[REPEAT][x * D + f] = rows[REPEAT][y * D + f] = all - r;
-            rows[UP][x * D + f] = rows[DOWN][y * D + f] = all - u;
-            rows[DOWN][x * D + f] = rows[UP][y * D + f] = all - d;
-          }
-        }
+  const rec: Recurrence = { R: m.maxRun, S: m.maxSequence, D, powers };
+  const rows: Rows[] = types.map(() => ({ K: [[], [], [], []], repeats: [], ups: [] }));
+  const J: bigint[][] = [];
+  for (let t = 0; t < m.length; t++) {
+    const jin = t === 0 ? [] : input === null ? J[t - 1] : input(t - 1);
+    const total = new Array<bigint>(D).fill(0n);
+    types.forEach((type, i) => {
+      const row = rows[i];
+      const K = t === 0 ? startRows(type, D, start === 'one' || type.last) : stepRows(rec, row, type, t, jin);
+      K.forEach((k, kind) => row.K[kind].push(k));
+      sumRows(rec, row, type, t);
+      if (!keep && t >= window) {
+        for (const k of row.K) k[t - window] = [];
+        row.repeats[t - window] = row.ups[t - window] = undefined;
       }
-      rows.forEach((row, kind) => table[kind].push(row));
-      const running = (row: readonly bigint[], k: number, shift: number) =>
-        row.map((v, i) => v + at(sum[k][t - 1], Math.floor(i / D) + shift, i % D));
-      sum[0].push(running(rows[REPEAT], 0, 0));
-      // A piece of one never steps up or down: its running sums of those are never read.
-      sum[1].push(size > 1 ? running(rows[UP], 1, 1) : []);
-      sum[2].push(size > 1 ? running(rows[DOWN], 2, -1) : []);
+      // (E10) J(t): each code's K(t, ., jump) times its weight, over the type's copies (for a
+      // kernel, with its input given, the kernel itself, E12).
+      const one = powers(type.weight)[1];
       for (let f = 0; f < D; f++) {
-        let jumps = 0n;
-        for (let x = 0; x < size; x++) jumps += at(rows[JUMP], x, f);
-        nextJ[f] += BigInt(many) * jumps;
+        if (one[f] < 0) continue;
+        let sum = 0n;
+        for (let x = 0; x < type.size; x++) sum += K[JUMP][x * D + one[f]];
+        if (sum !== 0n) total[f] += BigInt(copies[i]) * sum;
       }
-    }
-    J = nextJ;
+    });
+    J.push(total);
   }
-  return tables;
+  return { rows, J };
 }
 
-/** Where a walk stands: what each set still needs (mandatory: codes to find; optional: 1 while
- * not hit) and how many optional sets must still be hit. */
-interface State {
-  readonly need: readonly number[];
-  readonly more: number;
-}
-
-function place(m: Machine, s: State, code: number): State {
-  const sig = m.signature.get(code) ?? 0;
-  if (sig === 0) return s;
-  let more = s.more;
-  const need = s.need.map((n, i) => {
-    if (((sig >> i) & 1) === 0 || n === 0) return n;
-    if ((m.optional >> i) & 1) more--;
-    return n - 1;
+/** (E6) K(0, x, .) = [x in last]; a kernel starts at 1 (E12). */
+function startRows(type: PieceType, D: number, one: boolean): bigint[][] {
+  return [0, 1, 2, 3].map(() => {
+    const k = new Array<bigint>(type.size * D).fill(0n);
+    for (let x = 0; x < type.size; x++) k[x * D] = one ? 1n : 0n;
+    return k;
   });
-  return { need, more: Math.max(0, more) };
 }
 
-export interface Tables {
-  readonly machine: Machine;
-  /** The walk's groups (pricing does not need them, so they are made here). */
-  readonly groups: readonly Group[];
-  /** By subset: each A_X code's row source (its piece's table and place). */
-  readonly cells: readonly ReadonlyMap<number, readonly [PieceTable, number]>[];
-  readonly start: State;
-  /** The exact number of valid strings. */
-  readonly count: bigint;
-}
-
-/** C(state, code, kind, t) of the module comment: the valid ways to finish. */
-function completions(tables: Tables, s: State, code: number, kind: number, t: number): bigint {
-  const m = tables.machine;
-  const u = s.need.reduce((mask, n, i) => (n > 0 ? mask | (1 << i) : mask), 0);
-  const open = popcount(u & m.optional);
-  let sum = 0n;
-  for (let x = u; ; x = (x - 1) & u) {
-    const sign = popcount(x & m.mandatory) & 1 ? -1 : 1;
-    const coef = sign * optCoef(popcount(x & m.optional), open, s.more);
-    if (coef !== 0) {
-      const [table, pos] = tables.cells[x].get(code) as [PieceTable, number];
-      sum += BigInt(coef) * below(m.subsets[x].ring, table[kind][t], pos, s.need);
+/** (E7) K(t, ., .) by kind, from the rows before it and J(t - 1). */
+function stepRows(rec: Recurrence, row: Rows, type: PieceType, t: number, jin: readonly bigint[]): bigint[][] {
+  const { D } = rec;
+  const n = type.size;
+  const [kj, kr, ku, kd] = [0, 1, 2, 3].map(() => new Array<bigint>(n * D));
+  const powers = rec.powers(type.weight);
+  const one = powers[1];
+  const previous = row.K[JUMP][t - 1];
+  const mr = Math.min(rec.R - 1, t);
+  const [repeats, repeatsBefore, ups] = [row.repeats[t - 1], row.repeats[t - 1 - mr], row.ups[t - 1]];
+  for (let x = 0; x < (n + 1) >> 1; x++) {
+    const y = n - 1 - x;
+    const mu = Math.min(rec.S - 1, t, n - 1 - x);
+    const md = Math.min(rec.S - 1, t, x);
+    const [upsBefore, downsBefore] = [row.ups[t - 1 - mu], row.ups[t - 1 - md]];
+    for (let f = 0; f < D; f++) {
+      const g = one[f];
+      let [all, r, u, d] = [jin[f], 0n, 0n, 0n];
+      if (g >= 0) {
+        // (E8) The runs of 1..m more repeats, steps up and steps down: two terms of running sums.
+        const [pr, pu, pd] = [powers[mr + 1][f], powers[mu + 1][f], powers[md + 1][f]];
+        if (mr > 0 && repeats !== undefined)
+          r = repeats[x * D + g] - (repeatsBefore && pr >= 0 ? repeatsBefore[x * D + pr] : 0n);
+        if (mu > 0 && ups !== undefined)
+          u = ups[(x + 1) * D + g] - (upsBefore && pu >= 0 && x + 1 + mu < n ? upsBefore[(x + 1 + mu) * D + pu] : 0n);
+        // A down-run from x is the mirror of an up-run from y (E9): its sums are the ups'.
+        if (md > 0 && ups !== undefined)
+          d = ups[(n - x) * D + g] - (downsBefore && pd >= 0 && md < x ? downsBefore[(n - x + md) * D + pd] : 0n);
+        // (E7) The jumps: all of J but the code itself and its neighbours in the piece.
+        all -=
+          previous[x * D + g] + (x > 0 ? previous[(x - 1) * D + g] : 0n) + (x < n - 1 ? previous[(x + 1) * D + g] : 0n);
+        all += r + u + d;
+      }
+      // (E7) After a move of one kind the next is not of that kind; (E9) the mirror image.
+      kj[x * D + f] = kj[y * D + f] = all;
+      kr[x * D + f] = kr[y * D + f] = all - r;
+      ku[x * D + f] = kd[y * D + f] = all - u;
+      kd[x * D + f] = ku[y * D + f] = all - d;
     }
-    if (x === 0) return sum;
   }
+  return [kj, kr, ku, kd];
 }
 
-/** Every table and the exact count: the sum, over the allowed first codes, of the completions
- * after each (all of a group weigh the same). */
-export function countTables(spec: EngineSpec, m: Machine = compile(spec)): Tables {
-  if (m.work === Infinity) throw new RangeError('countTables: the machine was priced over its budget');
-  const built = new Map<string, Map<string, PieceTable>>();
-  const cells = m.subsets.map((subset) => {
-    let byType = built.get(subset.shape);
-    if (byType === undefined) {
-      byType = shapeTables(m, subset.ring, subset.types);
-      built.set(subset.shape, byType);
+/** (E8) The running sums: repeats in place, ups along the diagonal (x, t) from (x + 1, t - 1). */
+function sumRows(rec: Recurrence, row: Rows, type: PieceType, t: number): void {
+  const { D } = rec;
+  const one = rec.powers(type.weight)[1];
+  const add = (k: readonly bigint[], previous: readonly bigint[] | undefined, shift: number) => {
+    const out = k.slice();
+    for (let x = 0; previous !== undefined && x + shift < type.size; x++)
+      for (let f = 0; f < D; f++) if (one[f] >= 0) out[x * D + f] += previous[(x + shift) * D + one[f]];
+    return out;
+  };
+  row.repeats.push(rec.R > 1 ? add(row.K[REPEAT][t], row.repeats[t - 1], 0) : undefined);
+  row.ups.push(type.size > 1 && rec.S > 1 ? add(row.K[UP][t], row.ups[t - 1], 1) : undefined);
+}
+
+// --- Counting (E11-E16) ---------------------------------------------------------------------
+
+/** How a shape is counted: by the series (E14-E16) or the table recurrence (E6-E11). Both are
+ * exact; by default each shape takes the one it prices lower, and tests force each. */
+export type Method = 'series' | 'recurrence';
+
+/** (E2) The exact number of strings the spec allows. */
+export function count(m: Compiled, method?: Method): bigint {
+  const made = new Map<number, bigint[]>();
+  const kernels = (size: number) => {
+    let g = made.get(size);
+    if (g === undefined) made.set(size, (g = kernel(m, size)));
+    return g;
+  };
+  const byShape = new Map<number, bigint>();
+  let total = 0n;
+  for (const subset of m.subsets) {
+    if (subset === undefined) continue;
+    const sign = popcount(subset.mask & m.mandatory) & 1 ? -1 : 1;
+    const coef =
+      sign * optCoef(popcount(subset.mask & m.optional), popcount(m.optional & m.subsetable), m.spec.minSets ?? 0);
+    if (coef === 0) continue;
+    let n = byShape.get(subset.shape);
+    if (n === undefined) {
+      const shape = m.shapes[subset.shape];
+      const by = method ?? (shape.tableWork <= shape.seriesWork ? 'recurrence' : 'series');
+      const weighted =
+        shape.types.length === 0
+          ? [0n]
+          : by === 'recurrence'
+            ? byTables(m, shape)
+            : bySeries(m, shape, kernels, method === undefined);
+      byShape.set(subset.shape, (n = weighted.reduce((a, b) => a + b, 0n)));
     }
-    const row = new Map<number, [PieceTable, number]>();
-    for (const [code, [type, pos]] of subset.cells) row.set(code, [byType.get(type.key) as PieceTable, pos]);
-    return row;
+    total += BigInt(coef) * n;
+  }
+  return total;
+}
+
+/** (E12) The kernel g_n(t) of a piece of n codes: the recurrence with no jumps in and 1 at the
+ * start, summed over the piece. */
+function kernel(m: Compiled, size: number): bigint[] {
+  const type: PieceType = { size, weight: 0, last: true, first: true, key: '' };
+  const ring = { caps: [], strides: [], size: 1 };
+  return runPieces(m, { ring, types: [type], copies: [1] }, () => [0n], 'one', false).J.map((total) => total[0]);
+}
+
+/** (E11) W_X by the table recurrence: every first code's K(L - 1, ., jump) times its weight. */
+function byTables(m: Compiled, shape: Shape): bigint[] {
+  const { ring, types, copies } = shape;
+  const { rows } = runPieces(m, shape, null, 'last', false);
+  const pull = pulls(ring);
+  const out = new Array<bigint>(ring.size).fill(0n);
+  types.forEach((type, i) => {
+    const K = rows[i].K[JUMP][m.length - 1];
+    const one = pull(type.weight, 1);
+    for (let f = 0; f < ring.size && type.first; f++)
+      for (let x = 0; x < type.size && one[f] >= 0; x++) out[f] += BigInt(copies[i]) * K[x * ring.size + one[f]];
   });
-  const start = { need: m.mins.map((min, i) => ((m.optional >> i) & 1 ? 1 : min)), more: m.spec.minSets ?? 0 };
-  const groups = groupsOf(m);
-  const partial = { machine: m, groups, cells, start, count: 0n };
-  let count = 0n;
-  for (const { members, first } of groups) {
-    if (!first) continue;
-    count +=
-      BigInt(members.length) * completions(partial, place(m, start, members[0]), members[0], JUMP, spec.length - 1);
-  }
-  return { ...partial, count };
-}
-
-/** The valid string of rank `rank` (0 <= rank < count), as codes. */
-export function unrank(tables: Tables, rank: bigint): number[] {
-  const m = tables.machine;
-  const L = m.spec.length;
-  if (rank < 0n || rank >= tables.count) throw new RangeError('unrank: rank out of range');
-  const out: number[] = [];
-  let r = rank;
-  let s = tables.start;
-  let last = -1;
-  let kind = JUMP;
-  while (out.length < L) {
-    const t = L - out.length; // codes still to place
-    let taken = false;
-    // Jumps: by group, then member, skipping the last code and its chain neighbours (all of a
-    // group weigh the same, so any member gives the weight).
-    const link = m.links.get(last);
-    const near = last < 0 ? [] : [last];
-    if (link !== undefined && link.pos < link.size - 1) near.push(last + 1);
-    if (link !== undefined && link.pos > 0) near.push(last - 1);
-    for (const group of tables.groups) {
-      if (last < 0 && !group.first) continue;
-      const members = group.members.filter((code) => !near.includes(code));
-      if (members.length === 0) continue;
-      const next = place(m, s, members[0]);
-      const each = completions(tables, next, members[0], JUMP, t - 1);
-      const weight = BigInt(members.length) * each;
-      if (r < weight) {
-        last = members[Number(r / each)];
-        r %= each;
-        out.push(last);
-        s = next;
-        kind = JUMP;
-        taken = true;
-        break;
-      }
-      r -= weight;
-    }
-    if (taken) continue;
-    // Step-runs: repeats, then up, then down, each by length.
-    const runs: [number, number][] = []; // [kind, direction]
-    if (last >= 0 && kind !== REPEAT) runs.push([REPEAT, 0]);
-    if (link !== undefined && kind !== UP) runs.push([UP, 1]);
-    if (link !== undefined && kind !== DOWN) runs.push([DOWN, -1]);
-    for (const [next, dir] of runs) {
-      // A run places j codes: at most what is left, the limit, and the room in the chain.
-      const room = dir === 0 ? t : dir > 0 ? (link as Link).size - 1 - (link as Link).pos : (link as Link).pos;
-      const most = Math.min(dir === 0 ? m.maxRun - 1 : m.maxSequence - 1, t, room);
-      let v = s;
-      for (let j = 1; j <= most && !taken; j++) {
-        const end = last + dir * j;
-        v = place(m, v, end);
-        const weight = completions(tables, v, end, next, t - j);
-        if (r < weight) {
-          for (let i = 1; i <= j; i++) out.push(last + dir * i);
-          last = end;
-          s = v;
-          kind = next;
-          taken = true;
-        } else r -= weight;
-      }
-      if (taken) break;
-    }
-    /* c8 ignore next -- the weights of the moves sum to the state's C, which the rank is below */
-    if (!taken) throw new Error('unrank: weights do not add up');
-  }
   return out;
 }
 
-/** The definition the engine counts, as data for `isValid` (the rejection sampler's check). */
-export interface Check {
-  readonly length: number;
-  /** By code: the code's set bits, and ALLOWED when it is allowed. */
-  readonly sig: Int32Array;
-  /** By code: 1 when it may come first (last); null: any may. */
-  readonly first: Uint8Array | null;
-  readonly last: Uint8Array | null;
-  readonly mins: readonly number[];
-  /** The sets of min 1 or more, of min 2 or more, of min 0. */
-  readonly mandatory: number;
-  readonly counted: number;
-  readonly optional: number;
-  readonly minSets: number;
-  readonly maxRun: number;
-  readonly maxSequence: number;
-}
-
-const ALLOWED = 1 << 30;
-
-export function validity(spec: EngineSpec): Check {
-  const top = Math.max(...spec.codes) + 1;
-  const sig = new Int32Array(top);
-  for (const code of spec.codes) sig[code] = ALLOWED;
-  spec.sets.forEach((set, i) => {
-    for (const code of set.codes) if (code < top) sig[code] |= 1 << i;
-  });
-  const table = (codes: readonly number[] | null | undefined) => {
-    if (codes === null || codes === undefined) return null;
-    const t = new Uint8Array(top);
-    for (const code of codes) if (code < top) t[code] = 1;
-    return t;
-  };
-  const bits = (pick: (min: number) => boolean) =>
-    spec.sets.reduce((m, set, i) => (pick(set.min) ? m | (1 << i) : m), 0);
-  return {
-    length: spec.length,
-    sig,
-    first: table(spec.first),
-    last: table(spec.last),
-    mins: spec.sets.map((set) => set.min),
-    mandatory: bits((min) => min >= 1),
-    counted: bits((min) => min >= 2),
-    optional: bits((min) => min === 0),
-    minSets: spec.minSets ?? 0,
-    maxRun: spec.maxRepeating ?? spec.length,
-    maxSequence: spec.maxSequential ?? spec.length,
-  };
-}
-
-/**
- * The definition the engine counts: the length, every code allowed, the first and last codes,
- * each set of min m >= 1 hit at least m times, at least minSets of the sets of min 0 hit, no run
- * of one code longer than maxRepeating, no sequence longer than maxSequential.
- */
-export function isValid(c: Check, codes: ArrayLike<number>): boolean {
-  const n = codes.length;
-  if (n !== c.length) return false;
-  if (c.first !== null && c.first[codes[0]] !== 1) return false;
-  if (c.last !== null && c.last[codes[n - 1]] !== 1) return false;
-  const limited = c.maxRun < n || c.maxSequence < n;
-  const { sig } = c;
-  let seen = 0;
-  let run = 0;
-  let sequence = 0;
-  let direction = 0;
-  for (let i = 0; i < n; i++) {
-    const code = codes[i];
-    const s = code < sig.length ? sig[code] : 0;
-    if ((s & ALLOWED) === 0) return false;
-    seen |= s;
-    if (!limited) continue;
-    const previous = i > 0 ? codes[i - 1] : -1;
-    run = code === previous ? run + 1 : 1;
-    if (i > 0 && isSequenceStep(previous, code)) {
-      sequence = code - previous === direction ? sequence + 1 : 2;
-      direction = code - previous;
-    } else {
-      sequence = 1;
-      direction = 0;
-    }
-    if (run > c.maxRun || sequence > c.maxSequence) return false;
+/** W_X by the series (E13-E15), or by one power without a window (E16, when `closed` allows). */
+function bySeries(m: Compiled, shape: Shape, kernels: (size: number) => bigint[], closed: boolean): bigint[] {
+  const { ring, types, copies } = shape;
+  const [D, L] = [ring.size, m.length];
+  if (!shape.long && D === 1 && closed) {
+    // (E16) The kernels are g = [1] and H the number of codes h: J(t) = h_G h^t, and W_X is h_FG at
+    // length 1, h_F h^(L - 2) h_G beyond. (A ring of one coefficient has only caps of 1: a
+    // weighted code cannot appear at all.)
+    const h = (pick: (t: PieceType) => boolean) =>
+      BigInt(types.reduce((n, type, i) => (type.weight === 0 && pick(type) ? n + copies[i] : n), 0));
+    return [
+      L === 1 ? h((t) => t.first && t.last) : h((t) => t.first) * h(() => true) ** BigInt(L - 2) * h((t) => t.last),
+    ];
   }
-  if ((seen & c.mandatory) !== c.mandatory) return false;
-  if (c.counted !== 0 && !c.mins.every((min, i) => min < 2 || hits(c, codes, i) >= min)) return false;
-  return c.minSets === 0 || popcount(seen & c.optional) >= c.minSets;
+  // (E13, E14) H(j): over the types, copies x g_size(j) x y^(weight (j + 1)); H_G, H_F and H_FG
+  // over the types that may come last, first, or both. Kept by weight, as scalar series.
+  const weights = [...new Set(types.map((t) => t.weight))];
+  const series = (pick: (t: PieceType) => boolean) =>
+    weights.map((w) => {
+      const h = new Array<bigint>(L).fill(0n);
+      types.forEach((type, i) => {
+        const g = shape.long ? kernels(type.size) : [1n];
+        if (type.weight === w && pick(type)) for (let j = 0; j < g.length; j++) h[j] += BigInt(copies[i]) * g[j];
+      });
+      return h;
+    });
+  const H = series(() => true);
+  // Where every piece may come first and last (no first or last set), the four are one.
+  const all = types.every((t) => t.first && t.last);
+  const [HG, HF, HFG] = all
+    ? [H, H, H]
+    : [(t: PieceType) => t.last, (t: PieceType) => t.first, (t: PieceType) => t.first && t.last].map(series);
+  const at = weights.indexOf(0);
+  if (D === 1) return [at < 0 ? 0n : scalarSeries(H[at], HG[at], HF[at], HFG[at], L)];
+  // The last j at which a weight's terms can be non-zero (shapeOf prices the same reach), and
+  // y^(w e) as a pull for every power a term can have.
+  const pull = pulls(ring);
+  const reach = weights.map((w) =>
+    Math.min(shape.long ? L - 1 : 0, ...ring.caps.filter((_, j) => (w >> j) & 1).map((cap) => cap - 2)),
+  );
+  const by = weights.map((w, i) => Array.from({ length: reach[i] + 2 }, (_, e) => pull(w, e)));
+  /** acc += the sum over j <= base of h(j) y^(w (j + 1)) src(base - j) for each weight w, where
+   * src null stands for the unit (the monomials of h at j = base themselves). */
+  const add = (acc: bigint[], h: readonly (readonly bigint[])[], src: readonly bigint[][] | null, base: number) => {
+    for (let i = 0; i < weights.length; i++) {
+      for (let j = src === null ? base : 0; j <= Math.min(base, reach[i]); j++) {
+        const [c, p] = [h[i][j], by[i][j + 1]];
+        if (c === 0n) continue;
+        const v = src === null ? null : src[base - j];
+        for (let f = 0; f < D; f++) {
+          const g = p[f];
+          if (g < 0) continue;
+          if (v === null) acc[f] += g === 0 ? c : 0n;
+          else if (v[g] !== 0n) acc[f] += c * v[g];
+        }
+      }
+    }
+  };
+  // (E14) J(t) = H_G(t) + the sum over s < t of H(t - 1 - s) J(s).
+  const J: bigint[][] = [];
+  for (let t = 0; t < L - 1; t++) {
+    const v = new Array<bigint>(D).fill(0n);
+    add(v, HG, null, t);
+    add(v, H, J, t - 1);
+    J.push(v);
+  }
+  // (E15) W_X = H_FG(L - 1) + the sum over s < L - 1 of H_F(L - 2 - s) J(s).
+  const out = new Array<bigint>(D).fill(0n);
+  add(out, HFG, null, L - 1);
+  add(out, HF, J, L - 2);
+  return out;
 }
 
-function hits(c: Check, codes: ArrayLike<number>, set: number): number {
-  let h = 0;
-  for (let i = 0; i < codes.length; i++) if ((c.sig[codes[i]] >> set) & 1) h++;
-  return h;
+/** (E14, E15) without a ring: plain convolutions of the weight-0 series (in a ring of one
+ * coefficient every weighted code has a cap of 1, so cannot appear). */
+function scalarSeries(
+  h: readonly bigint[],
+  hG: readonly bigint[],
+  hF: readonly bigint[],
+  hFG: readonly bigint[],
+  L: number,
+): bigint {
+  const J: bigint[] = [];
+  for (let t = 0; t < L - 1; t++) {
+    let v = hG[t] ?? 0n;
+    for (let j = 0; j < t; j++) if (h[j] !== 0n) v += h[j] * J[t - 1 - j];
+    J.push(v);
+  }
+  let total = hFG[L - 1] ?? 0n;
+  for (let j = 0; j < L - 1; j++) if (hF[j] !== 0n) total += hF[j] * J[L - 2 - j];
+  return total;
 }

@@ -39,7 +39,8 @@ export function strength(bits: number): Entropy {
 /** log2 of a positive BigInt, to double precision (uses the top 53 bits). */
 export function log2BigInt(x: bigint): number {
   if (x <= 0n) throw new RangeError('log2BigInt: x must be positive');
-  const bitLength = x.toString(2).length;
+  const hex = x.toString(16);
+  const bitLength = 4 * (hex.length - 1) + Math.floor(Math.log2(parseInt(hex[0], 16))) + 1;
   const shift = Math.max(0, bitLength - 53);
   return Math.log2(Number(x >> BigInt(shift))) + shift;
 }

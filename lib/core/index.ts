@@ -1,33 +1,48 @@
 /**
- * The browser-safe generator core (no `node:` imports): generation only. Tier 1
- * (lib/core/tier1.ts: the random source, passwords, passphrases, entropy) and the site-rules
- * tier (lib/core/rules/index.ts) make plans and draw values from them. Interpreting a request
+ * The generator core's one public face: every module outside lib/core imports the core from here
+ * or from the site-rules tier's entry (lib/core/rules/index.ts); tests/spec/import-graph.test.ts
+ * holds that. The core is generation only and browser-safe (no `node:` imports): the random
+ * source, the exact engine and its plan path (engine.ts, sample.ts; docs/engine.md), passwords,
+ * passphrases with their word lists and length bounds, and their entropy. Interpreting a request
  * (validation, named policies, the entropy floor, `count`, the plan store, `generate()`) is the
- * request layer above it (lib/request/), which the server and the browser bundle share. The
- * service's own numbers and `describe()` are not here either: they are facts about the service
- * (lib/service/).
+ * request layer above it (lib/request/); the service's own numbers and `describe()` are facts
+ * about the service (lib/service/).
  * @module
  */
+export { createRandom, defaultRandom, type FillRandom, type RandomSource } from './random.ts';
 export {
-  createRandom,
-  defaultRandom,
-  webCryptoFill,
-  type FillRandom,
-  type RandomSource,
-  STRENGTH_LEVELS,
-  strength,
-  passphraseBits,
-  CHARACTER_CLASSES,
-  AMBIGUOUS_CHARACTERS,
-  SEPARATOR_SETS,
-  GAP_CHARACTERS,
-  IDEOGRAPHIC_SPACE,
+  planPassword,
+  generatePasswords,
+  isPlan,
+  passwordPlanKey,
+  type PasswordPlan,
+  type PasswordMetadata,
+} from './password.ts';
+export {
+  planPassphrase,
+  generatePassphrases,
+  isPassphrasePlan,
+  passphrasePlanKey,
+  PASSPHRASE_PLAN_BYTES,
   WORDLIST,
   DROPPED_WORDS,
   SEPARATORS,
   RANDOM_SEPARATORS,
-  WORDLIST_NAME,
-  WORD_LISTS,
-  type WordList,
-  type WordListId,
-} from './tier1.ts';
+  type PassphrasePlan,
+  type PassphraseMetadata,
+} from './passphrase.ts';
+export { STRENGTH_LEVELS, strength, passphraseBits, type Entropy, type StrengthLevel } from './entropy.ts';
+export {
+  CHARACTER_CLASSES,
+  effectiveMinimum,
+  AMBIGUOUS_CHARACTERS,
+  SEPARATOR_SETS,
+  GAP_CHARACTERS,
+  IDEOGRAPHIC_SPACE,
+  type CharacterClass,
+  type ClassName,
+} from './charsets.ts';
+export { WORD_LISTS, type WordList, type WordListId } from './wordlists.ts';
+export { REJECTION_ACCEPTANCE, type SpecPlan } from './sample.ts';
+export type { ErrorBody } from './error-body.ts';
+export { didYouMean, nearestNames } from './suggest.ts';

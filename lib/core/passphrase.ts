@@ -40,7 +40,6 @@ export const RANDOM_SEPARATORS: Readonly<Record<RandomSeparator, string>> = SEPA
 /** The default list (eff-large): its sampled words and the 4 it leaves out. */
 export const WORDLIST: readonly string[] = WORD_LISTS['eff-large'].words;
 export const DROPPED_WORDS: readonly string[] = WORD_LISTS['eff-large'].excludedWords;
-export const WORDLIST_NAME = WORD_LISTS['eff-large'].name;
 
 /** The most words a passphrase has (the schema's maximum of wordCount). */
 const MAX_WORDS: number = requestSchema.$defs.PassphraseOptions.properties.wordCount.maximum;
@@ -236,9 +235,4 @@ export function generatePassphrases(plan: PassphrasePlan, random: RandomSource, 
     values.push(value);
   }
   return values;
-}
-
-/** One passphrase: generatePassphrases with count = 1. */
-export function generatePassphrase(plan: PassphrasePlan, random: RandomSource): string {
-  return generatePassphrases(plan, random, 1)[0];
 }

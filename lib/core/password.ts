@@ -1,69 +1,44 @@
 /**
- * Mode password: the options compiled to the exact engine's spec (engine.ts), the plan (count,
- * entropy, sampler) made once per option set, and generation.
+ * Mode password: the options compiled to the exact engine's spec (engine.ts), planned by the one
+ * plan path (sample.ts) once per option set.
  *
  * The compiler. The allowed codes are the included classes after `avoidAmbiguous` and
- * `excludedCharacters`. Each included class is a set with its minimum (`minLowercase`...; 1 by
- * default, 0 by default when `minClasses` is given; a class emptied by the exclusions is
- * refused only when its minimum is 1 or more). `minClasses` asks for that many distinct
- * classes: the classes with a minimum of 1 or more always appear, so the engine is asked for
- * the rest among the classes of minimum 0. `firstCharacter` and `lastCharacter` are the unions
- * of the classes they name; `maxRepeating` and `maxSequential` pass through. The engine then
- * counts exactly the strings of that length that satisfy all of it: the entropy is log2 of
- * that count, and both samplers are uniform over the same strings (sample.ts). Placing the
- * required characters first and shuffling is not uniform (it over-weights strings with few
- * characters of the small classes) and is not used.
+ * `excludedCharacters`. Each included class is a set with its minimum (`minLowercase`...; by
+ * default 1, or 0 when `minClasses` is given: charsets.ts, effectiveMinimum; a class emptied by the
+ * exclusions is refused only when its minimum is 1 or more) and its maximum (`maxLowercase`...,
+ * when given). `minClasses` asks for that many distinct classes: the classes with a minimum of 1
+ * or more always appear, so the engine is asked for the rest among the classes of minimum 0.
+ * `firstCharacter` and `lastCharacter` are the unions of the classes they name; `maxRepeating` and
+ * `maxSequential` pass through. The engine counts exactly the strings of that length that meet
+ * all of it, and both samplers are uniform over them; place-then-shuffle is not
+ * (docs/decisions.md, Passwords).
  * @module
  */
-import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES, type ClassName } from './charsets.ts';
-import {
-  compile,
-  countTables,
-  PLAN_WORK_BUDGET,
-  validity,
-  type Check,
-  type EngineSpec,
-  type Tables,
-} from './engine.ts';
-import { log2BigInt, strength, type Entropy } from './entropy.ts';
+import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES, effectiveMinimum, type ClassName } from './charsets.ts';
+import type { EngineSpec } from './engine.ts';
+import { strength, type Entropy } from './entropy.ts';
 import type { RandomSource } from './random.ts';
-import { drawByRejection, drawExactly } from './sample.ts';
+import { drawValues, isSpecPlan, planSpec, PLAN_WORK_BUDGET, type Sampler, type SpecPlan } from './sample.ts';
 import type { ErrorBody } from './error-body.ts';
 import type { PasswordOptions } from '../generated/options.generated.ts';
 
-/** The constraints among the options (absent: not asked for). */
-type Constraints = Pick<
-  PasswordOptions,
-  | 'minLowercase'
-  | 'minUppercase'
-  | 'minNumbers'
-  | 'minSymbols'
-  | 'minClasses'
-  | 'firstCharacter'
-  | 'lastCharacter'
-  | 'maxRepeating'
-  | 'maxSequential'
->;
-
-const MIN_OPTION = Object.freeze({
-  lowercase: 'minLowercase',
-  uppercase: 'minUppercase',
-  numbers: 'minNumbers',
-  symbols: 'minSymbols',
-} as const satisfies Record<ClassName, keyof Constraints>);
-
-const CONSTRAINTS: readonly (keyof Constraints)[] = Object.freeze([
-  ...Object.values(MIN_OPTION),
+/** The options that constrain a password beyond its classes (absent: not asked for), in schema
+ * order. */
+const CONSTRAINTS = Object.freeze([
+  ...CHARACTER_CLASSES.map((c) => c.min),
+  ...CHARACTER_CLASSES.map((c) => c.max),
   'minClasses',
   'firstCharacter',
   'lastCharacter',
   'maxRepeating',
   'maxSequential',
-]);
+] as const satisfies readonly (keyof PasswordOptions)[]);
 
 /** What a reviewer needs to recount a constrained plan; absent when no constraint was given. */
 export interface PasswordConstraintsMetadata {
   readonly minimums: Readonly<Partial<Record<ClassName, number>>>;
+  /** Present only when a maximum was given: those given. */
+  readonly maximums?: Readonly<Partial<Record<ClassName, number>>>;
   readonly minClasses: number | null;
   readonly firstCharacter: readonly ClassName[] | null;
   readonly lastCharacter: readonly ClassName[] | null;
@@ -79,61 +54,62 @@ export interface PasswordMetadata {
   readonly constraints?: PasswordConstraintsMetadata;
 }
 
-export interface PasswordPlan {
+/** A plan of mode password: the engine's plan (sample.ts) with the response's entropy and metadata. */
+export interface PasswordPlan extends SpecPlan {
   readonly length: number;
-  /** The pool's characters, class by class: the rejection sampler draws from it in this order. */
+  /** The pool's characters, class by class. */
   readonly pool: string;
-  /** classBit[j]: bit i set when pool[j] belongs to the i-th class with characters left. */
-  readonly classBit: readonly number[];
-  /** Every such class's bit. */
-  readonly allClasses: number;
-  /** The pool's codes, in the same order. */
-  readonly codes: readonly number[];
-  readonly spec: EngineSpec;
-  readonly check: Check;
-  /** The engine's tables, kept only when the exact sampler is used. */
-  readonly tables: Tables | null;
-  readonly sampler: 'rejection' | 'exact';
-  /** The exact number of passwords the options allow (all equally likely). */
-  readonly count: bigint;
-  /** log2(count), unrounded (the entropy floor's figure). */
-  readonly bits: number;
   readonly entropy: Entropy;
   readonly metadata: PasswordMetadata;
 }
-
-/** Rejection while a draw is kept at least this often; the exact sampler beyond (sample.ts). */
-export const REJECTION_ACCEPTANCE = 1 / 32;
 
 const FIELD = 'options.excludedCharacters';
 const refuse = (error: string, field: string): ErrorBody => ({ error, status: 400, field });
 const codesOf = (chars: Iterable<string>) => Array.from(chars, (c) => c.charCodeAt(0));
 
+/** The pool's codes in ascending order, by marking them: the classes are ASCII (charsets.ts). */
+function ascending(pool: readonly number[]): number[] {
+  const marked = new Uint8Array(128);
+  for (const code of pool) {
+    if (code > 127) throw new RangeError('password: a class character outside ASCII');
+    marked[code] = 1;
+  }
+  const codes: number[] = [];
+  for (let code = 0; code < 128; code++) if (marked[code] === 1) codes.push(code);
+  return codes;
+}
+
 interface Compiled {
   readonly pool: readonly number[];
   readonly spec: EngineSpec;
-  readonly classes: readonly { readonly name: ClassName; readonly size: number; readonly min: number }[];
+  readonly classes: readonly {
+    readonly name: ClassName;
+    readonly size: number;
+    readonly min: number;
+    readonly max: number | undefined;
+  }[];
 }
 
 /** The options as the engine's spec, or the 400 that names the option nothing can be made for. */
 function compileOptions(o: PasswordOptions): Compiled | ErrorBody {
   const removed = new Set<string>(o.excludedCharacters);
   if (o.avoidAmbiguous) for (const c of AMBIGUOUS_CHARACTERS) removed.add(c);
-  const classes: { name: ClassName; size: number; min: number; codes: number[] }[] = [];
+  const classes: { name: ClassName; size: number; min: number; max: number | undefined; codes: number[] }[] = [];
   for (const cls of CHARACTER_CLASSES) {
     if (!o[cls.option]) continue;
-    const codes = codesOf(Array.from(cls.chars).filter((c) => !removed.has(c)));
-    const min = o[MIN_OPTION[cls.name]] ?? (o.minClasses === undefined ? 1 : 0);
+    const codes = codesOf(removed.size === 0 ? cls.chars : Array.from(cls.chars).filter((c) => !removed.has(c)));
+    const min = effectiveMinimum(o, cls);
     if (codes.length === 0 && min > 0)
       return refuse(`${FIELD} removes every character of the enabled class ${cls.name}`, FIELD);
-    if (codes.length > 0) classes.push({ name: cls.name, size: codes.length, min, codes });
+    if (codes.length > 0) classes.push({ name: cls.name, size: codes.length, min, max: o[cls.max], codes });
   }
   if (!CHARACTER_CLASSES.some((cls) => o[cls.option]))
     return refuse(
       'options must enable at least one of includeLowercase, includeUppercase, includeNumbers, includeSymbols',
       'options',
     );
-  const pool = classes.flatMap((c) => c.codes);
+  const pool: number[] = [];
+  for (const c of classes) pool.push(...c.codes);
   if (pool.length < 2) return refuse(`${FIELD} leaves fewer than 2 characters in the pool`, FIELD);
   if (o.minClasses !== undefined && o.minClasses > classes.length)
     return refuse(
@@ -154,8 +130,8 @@ function compileOptions(o: PasswordOptions): Compiled | ErrorBody {
   }
   const mandatory = classes.filter((c) => c.min > 0).length;
   const spec: EngineSpec = {
-    codes: [...pool].sort((a, b) => a - b),
-    sets: classes.map((c) => ({ codes: c.codes, min: c.min })),
+    codes: ascending(pool),
+    sets: classes.map((c) => ({ codes: c.codes, min: c.min, max: c.max ?? null })),
     minSets: Math.max(0, (o.minClasses ?? 0) - mandatory),
     first: union.firstCharacter,
     last: union.lastCharacter,
@@ -174,8 +150,12 @@ function culprit(o: PasswordOptions): string {
 
 function constraintsOf(o: PasswordOptions, classes: Compiled['classes']): PasswordConstraintsMetadata | undefined {
   if (!CONSTRAINTS.some((name) => o[name] !== undefined)) return undefined;
+  const maximums = classes.filter((c) => c.max !== undefined);
   return Object.freeze({
     minimums: Object.freeze(Object.fromEntries(classes.map((c) => [c.name, c.min]))),
+    ...(maximums.length === 0
+      ? {}
+      : { maximums: Object.freeze(Object.fromEntries(maximums.map((c) => [c.name, c.max]))) }),
     minClasses: o.minClasses ?? null,
     firstCharacter: o.firstCharacter ? Object.freeze([...o.firstCharacter]) : null,
     lastCharacter: o.lastCharacter ? Object.freeze([...o.lastCharacter]) : null,
@@ -185,39 +165,27 @@ function constraintsOf(o: PasswordOptions, classes: Compiled['classes']): Passwo
 }
 
 /** The plan for an option set, or the 400 body explaining why no password can be made.
- * `sampler` forces one (tests: both are uniform over the same strings, only their cost differs);
- * by default rejection while a draw is kept at least REJECTION_ACCEPTANCE of the time. */
-export function planPassword(o: PasswordOptions, sampler?: 'rejection' | 'exact'): PasswordPlan | ErrorBody {
+ * `sampler` forces one (tests: both are uniform over the same strings, only their cost differs). */
+export function planPassword(o: PasswordOptions, sampler?: Sampler): PasswordPlan | ErrorBody {
   const compiled = compileOptions(o);
   if ('error' in compiled) return compiled;
   const { pool, spec, classes } = compiled;
-  const machine = compile(spec, PLAN_WORK_BUDGET);
-  if (machine.work > PLAN_WORK_BUDGET)
+  const plan = planSpec(spec, sampler, PLAN_WORK_BUDGET, pool);
+  if (!isSpecPlan(plan)) {
+    const field = culprit(o);
     return refuse(
-      `${culprit(o)}: these options take more than the budget of ${PLAN_WORK_BUDGET} work units to count; lower the minimums or the length`,
-      culprit(o),
+      plan.kind === 'budget'
+        ? `${field}: these options take more than the budget of ${PLAN_WORK_BUDGET} work units to plan and draw; lower the minimums or the length`
+        : `${field}: no password of length ${o.length} satisfies these options together`,
+      field,
     );
-  const tables = countTables(spec, machine);
-  if (tables.count === 0n)
-    return refuse(`${culprit(o)}: no password of length ${o.length} satisfies these options together`, culprit(o));
-  const bits = log2BigInt(tables.count);
-  const rejection =
-    sampler === 'rejection' ||
-    (sampler === undefined && 2 ** (bits - o.length * Math.log2(pool.length)) >= REJECTION_ACCEPTANCE);
+  }
   const constraints = constraintsOf(o, classes);
   return Object.freeze({
+    ...plan,
     length: o.length,
     pool: String.fromCharCode(...pool),
-    classBit: classes.flatMap((c, i) => new Array<number>(c.size).fill(1 << i)),
-    allClasses: (1 << classes.length) - 1,
-    codes: pool,
-    spec,
-    check: validity(spec),
-    tables: rejection ? null : tables,
-    sampler: rejection ? 'rejection' : 'exact',
-    count: tables.count,
-    bits,
-    entropy: strength(bits),
+    entropy: strength(plan.bits),
     metadata: Object.freeze({
       entropyMode: 'uniform-each-class',
       poolSize: pool.length,
@@ -234,29 +202,11 @@ export function planPassword(o: PasswordOptions, sampler?: 'rejection' | 'exact'
  */
 export { passwordOptionsKey as passwordPlanKey } from '../generated/options.generated.ts';
 
-/** A plan's bytes, at most: pool, metadata and key with room to spare, and the engine's tables
- * when kept (each coefficient a BigInt of at most `bits` bits, and its array slot). */
-export function passwordPlanBytes(plan: PasswordPlan | ErrorBody): number {
-  if (!isPlan(plan) || plan.tables === null) return 2048;
-  return 2048 + plan.tables.machine.entries * (24 + Math.ceil(plan.bits / 8));
-}
-
 export function isPlan(p: PasswordPlan | ErrorBody): p is PasswordPlan {
   return 'pool' in p;
 }
 
-/**
- * `count` passwords for the plan, each uniform over the strings the options allow (sample.ts).
- * The strings returned stay in the heap until the garbage collector reclaims them, which no
- * code can force (docs/security.md, What stays in memory).
- */
+/** `count` passwords for the plan, each uniform over the strings the options allow (sample.ts). */
 export function generatePasswords(plan: PasswordPlan, random: RandomSource, count: number): string[] {
-  if (plan.tables === null) return drawByRejection(plan.codes, plan.check, random, count);
-  const { tables } = plan;
-  return Array.from({ length: count }, () => drawExactly(tables, random));
-}
-
-/** One password: generatePasswords with count = 1. */
-export function generatePassword(plan: PasswordPlan, random: RandomSource): string {
-  return generatePasswords(plan, random, 1)[0];
+  return drawValues(plan, random, count);
 }

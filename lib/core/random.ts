@@ -29,7 +29,7 @@ export interface RandomSource {
 const TWO_32 = 2 ** 32;
 const BATCH_WORDS = 16_384; // 64 KiB, getRandomValues' largest request
 
-export const webCryptoFill: FillRandom = (buffer) => {
+const webCryptoFill: FillRandom = (buffer) => {
   globalThis.crypto.getRandomValues(buffer);
 };
 

@@ -8,7 +8,7 @@
 
 const text = (s: string | undefined): string => (s === undefined ? '-' : `${s.length}:${s}`);
 
-/** Options of mode password: either the character classes (by default every included class appears at least once in every password), with optional per-class minimums, minClasses, first and last character classes and run limits (maxRepeating, maxSequential), or passwordRules, not both. Every password is uniform over exactly the strings of its length that meet all of them, and bits = log2 of their exact number. */
+/** Options of mode password: either the character classes (by default every included class appears at least once in every password), with optional per-class minimums and maximums, minClasses, first and last character classes and run limits (maxRepeating, maxSequential), or passwordRules, not both. Every password is uniform over exactly the strings of its length that meet all of them, and bits = log2 of their exact number. */
 export interface PasswordOptions {
   "length": number;
   "includeLowercase": boolean;
@@ -21,6 +21,10 @@ export interface PasswordOptions {
   "minUppercase"?: number;
   "minNumbers"?: number;
   "minSymbols"?: number;
+  "maxLowercase"?: number;
+  "maxUppercase"?: number;
+  "maxNumbers"?: number;
+  "maxSymbols"?: number;
   "minClasses"?: number;
   "firstCharacter"?: ReadonlyArray<"lowercase" | "uppercase" | "numbers" | "symbols">;
   "lastCharacter"?: ReadonlyArray<"lowercase" | "uppercase" | "numbers" | "symbols">;
@@ -43,6 +47,10 @@ export function withPasswordOptionsDefaults(given: { readonly [key: string]: unk
       "minUppercase": undefined,
       "minNumbers": undefined,
       "minSymbols": undefined,
+      "maxLowercase": undefined,
+      "maxUppercase": undefined,
+      "maxNumbers": undefined,
+      "maxSymbols": undefined,
       "minClasses": undefined,
       "firstCharacter": undefined,
       "lastCharacter": undefined,
@@ -63,6 +71,10 @@ export function withPasswordOptionsDefaults(given: { readonly [key: string]: unk
     "minUppercase": given["minUppercase"] === undefined ? undefined : (given["minUppercase"] as number),
     "minNumbers": given["minNumbers"] === undefined ? undefined : (given["minNumbers"] as number),
     "minSymbols": given["minSymbols"] === undefined ? undefined : (given["minSymbols"] as number),
+    "maxLowercase": given["maxLowercase"] === undefined ? undefined : (given["maxLowercase"] as number),
+    "maxUppercase": given["maxUppercase"] === undefined ? undefined : (given["maxUppercase"] as number),
+    "maxNumbers": given["maxNumbers"] === undefined ? undefined : (given["maxNumbers"] as number),
+    "maxSymbols": given["maxSymbols"] === undefined ? undefined : (given["maxSymbols"] as number),
     "minClasses": given["minClasses"] === undefined ? undefined : (given["minClasses"] as number),
     "firstCharacter": given["firstCharacter"] === undefined ? undefined : (given["firstCharacter"] as ReadonlyArray<"lowercase" | "uppercase" | "numbers" | "symbols">),
     "lastCharacter": given["lastCharacter"] === undefined ? undefined : (given["lastCharacter"] as ReadonlyArray<"lowercase" | "uppercase" | "numbers" | "symbols">),
@@ -74,7 +86,7 @@ export function withPasswordOptionsDefaults(given: { readonly [key: string]: unk
 
 /** The plan store key of PasswordOptions: every property, in schema order. */
 export function passwordOptionsKey(o: PasswordOptions): string {
-  return `PasswordOptions ${o["length"]} ${o["includeLowercase"]} ${o["includeUppercase"]} ${o["includeNumbers"]} ${o["includeSymbols"]} ${o["avoidAmbiguous"]} ${text(o["excludedCharacters"])} ${o["minLowercase"] ?? ''} ${o["minUppercase"] ?? ''} ${o["minNumbers"] ?? ''} ${o["minSymbols"] ?? ''} ${o["minClasses"] ?? ''} ${o["firstCharacter"] ?? ''} ${o["lastCharacter"] ?? ''} ${o["maxRepeating"] ?? ''} ${o["maxSequential"] ?? ''} ${text(o["passwordRules"])}`;
+  return `PasswordOptions ${o["length"]} ${o["includeLowercase"]} ${o["includeUppercase"]} ${o["includeNumbers"]} ${o["includeSymbols"]} ${o["avoidAmbiguous"]} ${text(o["excludedCharacters"])} ${o["minLowercase"] ?? ''} ${o["minUppercase"] ?? ''} ${o["minNumbers"] ?? ''} ${o["minSymbols"] ?? ''} ${o["maxLowercase"] ?? ''} ${o["maxUppercase"] ?? ''} ${o["maxNumbers"] ?? ''} ${o["maxSymbols"] ?? ''} ${o["minClasses"] ?? ''} ${o["firstCharacter"] ?? ''} ${o["lastCharacter"] ?? ''} ${o["maxRepeating"] ?? ''} ${o["maxSequential"] ?? ''} ${text(o["passwordRules"])}`;
 }
 
 /** Options of mode passphrase. Words are drawn uniformly from the list wordList names, by default the EFF large wordlist without its 4 hyphenated words (7,772 words), and output composed to Unicode NFC. minLength and maxLength bound the whole passphrase's length; the passphrase is then uniform over exactly the ones that fit. */

@@ -87,7 +87,7 @@ export const requestSchema = {
   "$defs": {
     "PasswordOptions": {
       "title": "PasswordOptions",
-      "description": "Options of mode password: either the character classes (by default every included class appears at least once in every password), with optional per-class minimums, minClasses, first and last character classes and run limits (maxRepeating, maxSequential), or passwordRules, not both. Every password is uniform over exactly the strings of its length that meet all of them, and bits = log2 of their exact number.",
+      "description": "Options of mode password: either the character classes (by default every included class appears at least once in every password), with optional per-class minimums and maximums, minClasses, first and last character classes and run limits (maxRepeating, maxSequential), or passwordRules, not both. Every password is uniform over exactly the strings of its length that meet all of them, and bits = log2 of their exact number.",
       "type": "object",
       "additionalProperties": false,
       "properties": {
@@ -153,6 +153,30 @@ export const requestSchema = {
           "minimum": 0,
           "maximum": 128
         },
+        "maxLowercase": {
+          "description": "At most this many lowercase letters (a-z) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters (0 keeps the class out while it stays included for firstCharacter and lastCharacter). Only with includeLowercase true: given for a class that is not included it is a 400, and so is a maximum below the class's minimum (given, or 1 by default). The included classes' maximums together must leave room for length characters.",
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 128
+        },
+        "maxUppercase": {
+          "description": "At most this many uppercase letters (A-Z) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters (0 keeps the class out while it stays included for firstCharacter and lastCharacter). Only with includeUppercase true: given for a class that is not included it is a 400, and so is a maximum below the class's minimum (given, or 1 by default). The included classes' maximums together must leave room for length characters.",
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 128
+        },
+        "maxNumbers": {
+          "description": "At most this many digits (0-9) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters (0 keeps the class out while it stays included for firstCharacter and lastCharacter). Only with includeNumbers true: given for a class that is not included it is a 400, and so is a maximum below the class's minimum (given, or 1 by default). The included classes' maximums together must leave room for length characters.",
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 128
+        },
+        "maxSymbols": {
+          "description": "At most this many symbols in every password, counted in the class as left after avoidAmbiguous and excludedCharacters (0 keeps the class out while it stays included for firstCharacter and lastCharacter). Only with includeSymbols true: given for a class that is not included it is a 400, and so is a maximum below the class's minimum (given, or 1 by default). The included classes' maximums together must leave room for length characters.",
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 128
+        },
         "minClasses": {
           "description": "At least this many distinct included classes appear in every password (k of the included classes, e.g. 3 of lowercase, uppercase, numbers and symbols); at most the number of included classes. No schema default: omitted, there is no such requirement and each included class's minimum defaults to 1; given, the minimums default to 0, so only the ones sent apply.",
           "type": "integer",
@@ -204,7 +228,7 @@ export const requestSchema = {
           "maximum": 128
         },
         "passwordRules": {
-          "description": "A website's password rules in the syntax of the HTML passwordrules attribute (properties minlength, maxlength, required, allowed, max-repeating, max-sequential, and max-consecutive, which sets both), e.g. \"minlength: 12; required: lower; required: upper; required: digit; allowed: [-_!]; max-sequential: 3\". The password is uniform over exactly the strings the rule allows at its length, and bits = log2 of their exact number. length, when given, must lie inside the rule's bounds; without it the length is 24 moved into them. Cannot be combined with the class options, avoidAmbiguous, excludedCharacters, the class minimums (minLowercase, minUppercase, minNumbers, minSymbols), minClasses, firstCharacter, lastCharacter, maxRepeating or maxSequential.",
+          "description": "A website's password rules in the syntax of the HTML passwordrules attribute (properties minlength, maxlength, required, allowed, max-repeating, max-sequential, and max-consecutive, which sets both), e.g. \"minlength: 12; required: lower; required: upper; required: digit; allowed: [-_!]; max-sequential: 3\". The password is uniform over exactly the strings the rule allows at its length, and bits = log2 of their exact number. length, when given, must lie inside the rule's bounds; without it the length is 24 moved into them. Cannot be combined with the class options, avoidAmbiguous, excludedCharacters, the class minimums (minLowercase, minUppercase, minNumbers, minSymbols) and maximums (maxLowercase, maxUppercase, maxNumbers, maxSymbols), minClasses, firstCharacter, lastCharacter, maxRepeating or maxSequential.",
           "type": "string",
           "maxLength": 1024
         }
@@ -223,6 +247,10 @@ export const requestSchema = {
             "minUppercase": false,
             "minNumbers": false,
             "minSymbols": false,
+            "maxLowercase": false,
+            "maxUppercase": false,
+            "maxNumbers": false,
+            "maxSymbols": false,
             "minClasses": false,
             "firstCharacter": false,
             "lastCharacter": false,
@@ -615,7 +643,7 @@ export const responseSchema = {
       }
     },
     "PasswordConstraints": {
-      "description": "Present only when the request gave any of minLowercase, minUppercase, minNumbers, minSymbols, minClasses, firstCharacter, lastCharacter, maxRepeating, maxSequential: what a reviewer needs, with classes, to recompute the exact count. A field the request left out is null (minimums always lists every included class).",
+      "description": "Present only when the request gave any of minLowercase, minUppercase, minNumbers, minSymbols, maxLowercase, maxUppercase, maxNumbers, maxSymbols, minClasses, firstCharacter, lastCharacter, maxRepeating, maxSequential: what a reviewer needs, with classes, to recompute the exact count. A field the request left out is null (minimums always lists every included class; maximums is present only when a maximum was given, and lists those given).",
       "type": "object",
       "required": [
         "minimums",
@@ -629,6 +657,33 @@ export const responseSchema = {
       "properties": {
         "minimums": {
           "description": "The effective minimum of each included class (given, or its default: 1, or 0 when minClasses is given); a class that is not included is absent.",
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {
+            "lowercase": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 128
+            },
+            "uppercase": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 128
+            },
+            "numbers": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 128
+            },
+            "symbols": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 128
+            }
+          }
+        },
+        "maximums": {
+          "description": "The maximum of each class that was given one (maxLowercase...); present only when one was.",
           "type": "object",
           "additionalProperties": false,
           "properties": {

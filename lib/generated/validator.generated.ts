@@ -47,7 +47,7 @@ function requireValidator () {
 	validator$1.exports = validate10;
 	validator$1.exports.default = validate10;
 	const schema11 = {"properties":{"mode":{"enum":["password","passphrase"]}}};
-	const schema12 = {"properties":{"length":{"description":"Number of characters.","type":"integer","minimum":8,"maximum":128,"default":24},"includeLowercase":{"description":"Use the lowercase letters a-z.","type":"boolean","default":true},"includeUppercase":{"description":"Use the uppercase letters A-Z.","type":"boolean","default":true},"includeNumbers":{"description":"Use the digits 0-9.","type":"boolean","default":true},"includeSymbols":{"description":"Use the symbols !@#$%^&*()-_=+[]{};:,.?","type":"boolean","default":false},"avoidAmbiguous":{"description":"Leave out the look-alike characters 0O1Il5S8B.","type":"boolean","default":false},"excludedCharacters":{"description":"Further characters to leave out of the pool. Characters outside the pool are ignored.","type":"string","maxLength":256,"default":""},"minLowercase":{"description":"At least this many lowercase letters (a-z) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeLowercase true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeLowercase is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.","type":"integer","minimum":0,"maximum":128},"minUppercase":{"description":"At least this many uppercase letters (A-Z) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeUppercase true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeUppercase is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.","type":"integer","minimum":0,"maximum":128},"minNumbers":{"description":"At least this many digits (0-9) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeNumbers true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeNumbers is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.","type":"integer","minimum":0,"maximum":128},"minSymbols":{"description":"At least this many symbols in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeSymbols true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeSymbols is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.","type":"integer","minimum":0,"maximum":128},"minClasses":{"description":"At least this many distinct included classes appear in every password (k of the included classes, e.g. 3 of lowercase, uppercase, numbers and symbols); at most the number of included classes. No schema default: omitted, there is no such requirement and each included class's minimum defaults to 1; given, the minimums default to 0, so only the ones sent apply.","type":"integer","minimum":1,"maximum":4},"firstCharacter":{"description":"The first character comes from the union of these classes (e.g. [\"lowercase\", \"uppercase\"]: a letter), each of which must be included: distinct names of lowercase, uppercase, numbers, symbols. No schema default: omitted, the first character may be any character of the pool.","type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","enum":["lowercase","uppercase","numbers","symbols"]}},"lastCharacter":{"description":"The last character comes from the union of these classes (e.g. [\"lowercase\", \"uppercase\"]: a letter), each of which must be included: distinct names of lowercase, uppercase, numbers, symbols. No schema default: omitted, the last character may be any character of the pool.","type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","enum":["lowercase","uppercase","numbers","symbols"]}},"maxRepeating":{"description":"No character more than this many times in a row (1: no two neighbours equal). No schema default: omitted, no limit.","type":"integer","minimum":1,"maximum":128},"maxSequential":{"description":"No run longer than this of characters adjacent in ASCII order, ascending or descending, within a-z, A-Z or 0-9 (abc, CBA and 123 are runs of 3), the meaning of passwordrules' max-sequential. No schema default: omitted, no limit.","type":"integer","minimum":1,"maximum":128},"passwordRules":{"description":"A website's password rules in the syntax of the HTML passwordrules attribute (properties minlength, maxlength, required, allowed, max-repeating, max-sequential, and max-consecutive, which sets both), e.g. \"minlength: 12; required: lower; required: upper; required: digit; allowed: [-_!]; max-sequential: 3\". The password is uniform over exactly the strings the rule allows at its length, and bits = log2 of their exact number. length, when given, must lie inside the rule's bounds; without it the length is 24 moved into them. Cannot be combined with the class options, avoidAmbiguous, excludedCharacters, the class minimums (minLowercase, minUppercase, minNumbers, minSymbols), minClasses, firstCharacter, lastCharacter, maxRepeating or maxSequential.","type":"string","maxLength":1024}}};
+	const schema12 = {"properties":{"length":{"description":"Number of characters.","type":"integer","minimum":8,"maximum":128,"default":24},"includeLowercase":{"description":"Use the lowercase letters a-z.","type":"boolean","default":true},"includeUppercase":{"description":"Use the uppercase letters A-Z.","type":"boolean","default":true},"includeNumbers":{"description":"Use the digits 0-9.","type":"boolean","default":true},"includeSymbols":{"description":"Use the symbols !@#$%^&*()-_=+[]{};:,.?","type":"boolean","default":false},"avoidAmbiguous":{"description":"Leave out the look-alike characters 0O1Il5S8B.","type":"boolean","default":false},"excludedCharacters":{"description":"Further characters to leave out of the pool. Characters outside the pool are ignored.","type":"string","maxLength":256,"default":""},"minLowercase":{"description":"At least this many lowercase letters (a-z) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeLowercase true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeLowercase is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.","type":"integer","minimum":0,"maximum":128},"minUppercase":{"description":"At least this many uppercase letters (A-Z) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeUppercase true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeUppercase is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.","type":"integer","minimum":0,"maximum":128},"minNumbers":{"description":"At least this many digits (0-9) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeNumbers true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeNumbers is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.","type":"integer","minimum":0,"maximum":128},"minSymbols":{"description":"At least this many symbols in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeSymbols true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeSymbols is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.","type":"integer","minimum":0,"maximum":128},"maxLowercase":{"description":"At most this many lowercase letters (a-z) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters (0 keeps the class out while it stays included for firstCharacter and lastCharacter). Only with includeLowercase true: given for a class that is not included it is a 400, and so is a maximum below the class's minimum (given, or 1 by default). The included classes' maximums together must leave room for length characters.","type":"integer","minimum":0,"maximum":128},"maxUppercase":{"description":"At most this many uppercase letters (A-Z) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters (0 keeps the class out while it stays included for firstCharacter and lastCharacter). Only with includeUppercase true: given for a class that is not included it is a 400, and so is a maximum below the class's minimum (given, or 1 by default). The included classes' maximums together must leave room for length characters.","type":"integer","minimum":0,"maximum":128},"maxNumbers":{"description":"At most this many digits (0-9) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters (0 keeps the class out while it stays included for firstCharacter and lastCharacter). Only with includeNumbers true: given for a class that is not included it is a 400, and so is a maximum below the class's minimum (given, or 1 by default). The included classes' maximums together must leave room for length characters.","type":"integer","minimum":0,"maximum":128},"maxSymbols":{"description":"At most this many symbols in every password, counted in the class as left after avoidAmbiguous and excludedCharacters (0 keeps the class out while it stays included for firstCharacter and lastCharacter). Only with includeSymbols true: given for a class that is not included it is a 400, and so is a maximum below the class's minimum (given, or 1 by default). The included classes' maximums together must leave room for length characters.","type":"integer","minimum":0,"maximum":128},"minClasses":{"description":"At least this many distinct included classes appear in every password (k of the included classes, e.g. 3 of lowercase, uppercase, numbers and symbols); at most the number of included classes. No schema default: omitted, there is no such requirement and each included class's minimum defaults to 1; given, the minimums default to 0, so only the ones sent apply.","type":"integer","minimum":1,"maximum":4},"firstCharacter":{"description":"The first character comes from the union of these classes (e.g. [\"lowercase\", \"uppercase\"]: a letter), each of which must be included: distinct names of lowercase, uppercase, numbers, symbols. No schema default: omitted, the first character may be any character of the pool.","type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","enum":["lowercase","uppercase","numbers","symbols"]}},"lastCharacter":{"description":"The last character comes from the union of these classes (e.g. [\"lowercase\", \"uppercase\"]: a letter), each of which must be included: distinct names of lowercase, uppercase, numbers, symbols. No schema default: omitted, the last character may be any character of the pool.","type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","enum":["lowercase","uppercase","numbers","symbols"]}},"maxRepeating":{"description":"No character more than this many times in a row (1: no two neighbours equal). No schema default: omitted, no limit.","type":"integer","minimum":1,"maximum":128},"maxSequential":{"description":"No run longer than this of characters adjacent in ASCII order, ascending or descending, within a-z, A-Z or 0-9 (abc, CBA and 123 are runs of 3), the meaning of passwordrules' max-sequential. No schema default: omitted, no limit.","type":"integer","minimum":1,"maximum":128},"passwordRules":{"description":"A website's password rules in the syntax of the HTML passwordrules attribute (properties minlength, maxlength, required, allowed, max-repeating, max-sequential, and max-consecutive, which sets both), e.g. \"minlength: 12; required: lower; required: upper; required: digit; allowed: [-_!]; max-sequential: 3\". The password is uniform over exactly the strings the rule allows at its length, and bits = log2 of their exact number. length, when given, must lie inside the rule's bounds; without it the length is 24 moved into them. Cannot be combined with the class options, avoidAmbiguous, excludedCharacters, the class minimums (minLowercase, minUppercase, minNumbers, minSymbols) and maximums (maxLowercase, maxUppercase, maxNumbers, maxSymbols), minClasses, firstCharacter, lastCharacter, maxRepeating or maxSequential.","type":"string","maxLength":1024}}};
 	const schema13 = {"properties":{"separator":{"enum":["hyphen","underscore","dot","space","digit","symbol"]},"wordList":{"enum":["eff-large","bip39-english","bip39-japanese","bip39-korean","bip39-spanish","bip39-chinese-simplified","bip39-chinese-traditional","bip39-french","bip39-italian","bip39-czech","bip39-portuguese"]}}};
 	const func2 = Object.prototype.hasOwnProperty;
 	const func3 = /*@__PURE__*/ requireUcs2length().default;
@@ -461,11 +461,11 @@ function requireValidator () {
 	var valid3 = true;
 	}
 	if(valid3){
-	if(data1.minClasses !== undefined){
-	let data13 = data1.minClasses;
+	if(data1.maxLowercase !== undefined){
+	let data13 = data1.maxLowercase;
 	const _errs31 = errors;
 	if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-	const err25 = {instancePath:instancePath+"/options/minClasses",schemaPath:"#/$defs/PasswordOptions/properties/minClasses/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+	const err25 = {instancePath:instancePath+"/options/maxLowercase",schemaPath:"#/$defs/PasswordOptions/properties/maxLowercase/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 	if(vErrors === null){
 	vErrors = [err25];
 	}
@@ -476,8 +476,8 @@ function requireValidator () {
 	}
 	if(errors === _errs31){
 	if((typeof data13 == "number") && (isFinite(data13))){
-	if(data13 > 4 || isNaN(data13)){
-	const err26 = {instancePath:instancePath+"/options/minClasses",schemaPath:"#/$defs/PasswordOptions/properties/minClasses/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4},message:"must be <= 4"};
+	if(data13 > 128 || isNaN(data13)){
+	const err26 = {instancePath:instancePath+"/options/maxLowercase",schemaPath:"#/$defs/PasswordOptions/properties/maxLowercase/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
 	if(vErrors === null){
 	vErrors = [err26];
 	}
@@ -487,8 +487,8 @@ function requireValidator () {
 	errors++;
 	}
 	else {
-	if(data13 < 1 || isNaN(data13)){
-	const err27 = {instancePath:instancePath+"/options/minClasses",schemaPath:"#/$defs/PasswordOptions/properties/minClasses/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+	if(data13 < 0 || isNaN(data13)){
+	const err27 = {instancePath:instancePath+"/options/maxLowercase",schemaPath:"#/$defs/PasswordOptions/properties/maxLowercase/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 	if(vErrors === null){
 	vErrors = [err27];
 	}
@@ -506,13 +506,11 @@ function requireValidator () {
 	var valid3 = true;
 	}
 	if(valid3){
-	if(data1.firstCharacter !== undefined){
-	let data14 = data1.firstCharacter;
+	if(data1.maxUppercase !== undefined){
+	let data14 = data1.maxUppercase;
 	const _errs33 = errors;
-	if(errors === _errs33){
-	if(Array.isArray(data14)){
-	if(data14.length > 4){
-	const err28 = {instancePath:instancePath+"/options/firstCharacter",schemaPath:"#/$defs/PasswordOptions/properties/firstCharacter/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"};
+	if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+	const err28 = {instancePath:instancePath+"/options/maxUppercase",schemaPath:"#/$defs/PasswordOptions/properties/maxUppercase/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 	if(vErrors === null){
 	vErrors = [err28];
 	}
@@ -521,9 +519,10 @@ function requireValidator () {
 	}
 	errors++;
 	}
-	else {
-	if(data14.length < 1){
-	const err29 = {instancePath:instancePath+"/options/firstCharacter",schemaPath:"#/$defs/PasswordOptions/properties/firstCharacter/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+	if(errors === _errs33){
+	if((typeof data14 == "number") && (isFinite(data14))){
+	if(data14 > 128 || isNaN(data14)){
+	const err29 = {instancePath:instancePath+"/options/maxUppercase",schemaPath:"#/$defs/PasswordOptions/properties/maxUppercase/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
 	if(vErrors === null){
 	vErrors = [err29];
 	}
@@ -533,13 +532,8 @@ function requireValidator () {
 	errors++;
 	}
 	else {
-	var valid4 = true;
-	const len0 = data14.length;
-	for(let i0=0; i0<len0; i0++){
-	let data15 = data14[i0];
-	const _errs35 = errors;
-	if(typeof data15 !== "string"){
-	const err30 = {instancePath:instancePath+"/options/firstCharacter/" + i0,schemaPath:"#/$defs/PasswordOptions/properties/firstCharacter/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+	if(data14 < 0 || isNaN(data14)){
+	const err30 = {instancePath:instancePath+"/options/maxUppercase",schemaPath:"#/$defs/PasswordOptions/properties/maxUppercase/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 	if(vErrors === null){
 	vErrors = [err30];
 	}
@@ -548,8 +542,20 @@ function requireValidator () {
 	}
 	errors++;
 	}
-	if(!((((data15 === "lowercase") || (data15 === "uppercase")) || (data15 === "numbers")) || (data15 === "symbols"))){
-	const err31 = {instancePath:instancePath+"/options/firstCharacter/" + i0,schemaPath:"#/$defs/PasswordOptions/properties/firstCharacter/items/enum",keyword:"enum",params:{allowedValues: schema12.properties.firstCharacter.items.enum},message:"must be equal to one of the allowed values"};
+	}
+	}
+	}
+	var valid3 = _errs33 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.maxNumbers !== undefined){
+	let data15 = data1.maxNumbers;
+	const _errs35 = errors;
+	if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
+	const err31 = {instancePath:instancePath+"/options/maxNumbers",schemaPath:"#/$defs/PasswordOptions/properties/maxNumbers/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 	if(vErrors === null){
 	vErrors = [err31];
 	}
@@ -558,29 +564,203 @@ function requireValidator () {
 	}
 	errors++;
 	}
-	var valid4 = _errs35 === errors;
-	if(!valid4){
-	break;
-	}
-	}
-	if(valid4){
-	let i1 = data14.length;
-	let j0;
-	if(i1 > 1){
-	const indices0 = {};
-	for(;i1--;){
-	let item0 = data14[i1];
-	if(typeof item0 !== "string"){
-	continue;
-	}
-	if(typeof indices0[item0] == "number"){
-	j0 = indices0[item0];
-	const err32 = {instancePath:instancePath+"/options/firstCharacter",schemaPath:"#/$defs/PasswordOptions/properties/firstCharacter/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+	if(errors === _errs35){
+	if((typeof data15 == "number") && (isFinite(data15))){
+	if(data15 > 128 || isNaN(data15)){
+	const err32 = {instancePath:instancePath+"/options/maxNumbers",schemaPath:"#/$defs/PasswordOptions/properties/maxNumbers/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
 	if(vErrors === null){
 	vErrors = [err32];
 	}
 	else {
 	vErrors.push(err32);
+	}
+	errors++;
+	}
+	else {
+	if(data15 < 0 || isNaN(data15)){
+	const err33 = {instancePath:instancePath+"/options/maxNumbers",schemaPath:"#/$defs/PasswordOptions/properties/maxNumbers/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+	if(vErrors === null){
+	vErrors = [err33];
+	}
+	else {
+	vErrors.push(err33);
+	}
+	errors++;
+	}
+	}
+	}
+	}
+	var valid3 = _errs35 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.maxSymbols !== undefined){
+	let data16 = data1.maxSymbols;
+	const _errs37 = errors;
+	if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
+	const err34 = {instancePath:instancePath+"/options/maxSymbols",schemaPath:"#/$defs/PasswordOptions/properties/maxSymbols/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+	if(vErrors === null){
+	vErrors = [err34];
+	}
+	else {
+	vErrors.push(err34);
+	}
+	errors++;
+	}
+	if(errors === _errs37){
+	if((typeof data16 == "number") && (isFinite(data16))){
+	if(data16 > 128 || isNaN(data16)){
+	const err35 = {instancePath:instancePath+"/options/maxSymbols",schemaPath:"#/$defs/PasswordOptions/properties/maxSymbols/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
+	if(vErrors === null){
+	vErrors = [err35];
+	}
+	else {
+	vErrors.push(err35);
+	}
+	errors++;
+	}
+	else {
+	if(data16 < 0 || isNaN(data16)){
+	const err36 = {instancePath:instancePath+"/options/maxSymbols",schemaPath:"#/$defs/PasswordOptions/properties/maxSymbols/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+	if(vErrors === null){
+	vErrors = [err36];
+	}
+	else {
+	vErrors.push(err36);
+	}
+	errors++;
+	}
+	}
+	}
+	}
+	var valid3 = _errs37 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.minClasses !== undefined){
+	let data17 = data1.minClasses;
+	const _errs39 = errors;
+	if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+	const err37 = {instancePath:instancePath+"/options/minClasses",schemaPath:"#/$defs/PasswordOptions/properties/minClasses/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+	if(vErrors === null){
+	vErrors = [err37];
+	}
+	else {
+	vErrors.push(err37);
+	}
+	errors++;
+	}
+	if(errors === _errs39){
+	if((typeof data17 == "number") && (isFinite(data17))){
+	if(data17 > 4 || isNaN(data17)){
+	const err38 = {instancePath:instancePath+"/options/minClasses",schemaPath:"#/$defs/PasswordOptions/properties/minClasses/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4},message:"must be <= 4"};
+	if(vErrors === null){
+	vErrors = [err38];
+	}
+	else {
+	vErrors.push(err38);
+	}
+	errors++;
+	}
+	else {
+	if(data17 < 1 || isNaN(data17)){
+	const err39 = {instancePath:instancePath+"/options/minClasses",schemaPath:"#/$defs/PasswordOptions/properties/minClasses/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+	if(vErrors === null){
+	vErrors = [err39];
+	}
+	else {
+	vErrors.push(err39);
+	}
+	errors++;
+	}
+	}
+	}
+	}
+	var valid3 = _errs39 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.firstCharacter !== undefined){
+	let data18 = data1.firstCharacter;
+	const _errs41 = errors;
+	if(errors === _errs41){
+	if(Array.isArray(data18)){
+	if(data18.length > 4){
+	const err40 = {instancePath:instancePath+"/options/firstCharacter",schemaPath:"#/$defs/PasswordOptions/properties/firstCharacter/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"};
+	if(vErrors === null){
+	vErrors = [err40];
+	}
+	else {
+	vErrors.push(err40);
+	}
+	errors++;
+	}
+	else {
+	if(data18.length < 1){
+	const err41 = {instancePath:instancePath+"/options/firstCharacter",schemaPath:"#/$defs/PasswordOptions/properties/firstCharacter/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+	if(vErrors === null){
+	vErrors = [err41];
+	}
+	else {
+	vErrors.push(err41);
+	}
+	errors++;
+	}
+	else {
+	var valid4 = true;
+	const len0 = data18.length;
+	for(let i0=0; i0<len0; i0++){
+	let data19 = data18[i0];
+	const _errs43 = errors;
+	if(typeof data19 !== "string"){
+	const err42 = {instancePath:instancePath+"/options/firstCharacter/" + i0,schemaPath:"#/$defs/PasswordOptions/properties/firstCharacter/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+	if(vErrors === null){
+	vErrors = [err42];
+	}
+	else {
+	vErrors.push(err42);
+	}
+	errors++;
+	}
+	if(!((((data19 === "lowercase") || (data19 === "uppercase")) || (data19 === "numbers")) || (data19 === "symbols"))){
+	const err43 = {instancePath:instancePath+"/options/firstCharacter/" + i0,schemaPath:"#/$defs/PasswordOptions/properties/firstCharacter/items/enum",keyword:"enum",params:{allowedValues: schema12.properties.firstCharacter.items.enum},message:"must be equal to one of the allowed values"};
+	if(vErrors === null){
+	vErrors = [err43];
+	}
+	else {
+	vErrors.push(err43);
+	}
+	errors++;
+	}
+	var valid4 = _errs43 === errors;
+	if(!valid4){
+	break;
+	}
+	}
+	if(valid4){
+	let i1 = data18.length;
+	let j0;
+	if(i1 > 1){
+	const indices0 = {};
+	for(;i1--;){
+	let item0 = data18[i1];
+	if(typeof item0 !== "string"){
+	continue;
+	}
+	if(typeof indices0[item0] == "number"){
+	j0 = indices0[item0];
+	const err44 = {instancePath:instancePath+"/options/firstCharacter",schemaPath:"#/$defs/PasswordOptions/properties/firstCharacter/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+	if(vErrors === null){
+	vErrors = [err44];
+	}
+	else {
+	vErrors.push(err44);
 	}
 	errors++;
 	break;
@@ -593,97 +773,97 @@ function requireValidator () {
 	}
 	}
 	else {
-	const err33 = {instancePath:instancePath+"/options/firstCharacter",schemaPath:"#/$defs/PasswordOptions/properties/firstCharacter/type",keyword:"type",params:{type: "array"},message:"must be array"};
+	const err45 = {instancePath:instancePath+"/options/firstCharacter",schemaPath:"#/$defs/PasswordOptions/properties/firstCharacter/type",keyword:"type",params:{type: "array"},message:"must be array"};
 	if(vErrors === null){
-	vErrors = [err33];
+	vErrors = [err45];
 	}
 	else {
-	vErrors.push(err33);
+	vErrors.push(err45);
 	}
 	errors++;
 	}
 	}
-	var valid3 = _errs33 === errors;
+	var valid3 = _errs41 === errors;
 	}
 	else {
 	var valid3 = true;
 	}
 	if(valid3){
 	if(data1.lastCharacter !== undefined){
-	let data16 = data1.lastCharacter;
-	const _errs37 = errors;
-	if(errors === _errs37){
-	if(Array.isArray(data16)){
-	if(data16.length > 4){
-	const err34 = {instancePath:instancePath+"/options/lastCharacter",schemaPath:"#/$defs/PasswordOptions/properties/lastCharacter/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"};
+	let data20 = data1.lastCharacter;
+	const _errs45 = errors;
+	if(errors === _errs45){
+	if(Array.isArray(data20)){
+	if(data20.length > 4){
+	const err46 = {instancePath:instancePath+"/options/lastCharacter",schemaPath:"#/$defs/PasswordOptions/properties/lastCharacter/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"};
 	if(vErrors === null){
-	vErrors = [err34];
+	vErrors = [err46];
 	}
 	else {
-	vErrors.push(err34);
+	vErrors.push(err46);
 	}
 	errors++;
 	}
 	else {
-	if(data16.length < 1){
-	const err35 = {instancePath:instancePath+"/options/lastCharacter",schemaPath:"#/$defs/PasswordOptions/properties/lastCharacter/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+	if(data20.length < 1){
+	const err47 = {instancePath:instancePath+"/options/lastCharacter",schemaPath:"#/$defs/PasswordOptions/properties/lastCharacter/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 	if(vErrors === null){
-	vErrors = [err35];
+	vErrors = [err47];
 	}
 	else {
-	vErrors.push(err35);
+	vErrors.push(err47);
 	}
 	errors++;
 	}
 	else {
 	var valid6 = true;
-	const len1 = data16.length;
+	const len1 = data20.length;
 	for(let i2=0; i2<len1; i2++){
-	let data17 = data16[i2];
-	const _errs39 = errors;
-	if(typeof data17 !== "string"){
-	const err36 = {instancePath:instancePath+"/options/lastCharacter/" + i2,schemaPath:"#/$defs/PasswordOptions/properties/lastCharacter/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+	let data21 = data20[i2];
+	const _errs47 = errors;
+	if(typeof data21 !== "string"){
+	const err48 = {instancePath:instancePath+"/options/lastCharacter/" + i2,schemaPath:"#/$defs/PasswordOptions/properties/lastCharacter/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 	if(vErrors === null){
-	vErrors = [err36];
+	vErrors = [err48];
 	}
 	else {
-	vErrors.push(err36);
+	vErrors.push(err48);
 	}
 	errors++;
 	}
-	if(!((((data17 === "lowercase") || (data17 === "uppercase")) || (data17 === "numbers")) || (data17 === "symbols"))){
-	const err37 = {instancePath:instancePath+"/options/lastCharacter/" + i2,schemaPath:"#/$defs/PasswordOptions/properties/lastCharacter/items/enum",keyword:"enum",params:{allowedValues: schema12.properties.lastCharacter.items.enum},message:"must be equal to one of the allowed values"};
+	if(!((((data21 === "lowercase") || (data21 === "uppercase")) || (data21 === "numbers")) || (data21 === "symbols"))){
+	const err49 = {instancePath:instancePath+"/options/lastCharacter/" + i2,schemaPath:"#/$defs/PasswordOptions/properties/lastCharacter/items/enum",keyword:"enum",params:{allowedValues: schema12.properties.lastCharacter.items.enum},message:"must be equal to one of the allowed values"};
 	if(vErrors === null){
-	vErrors = [err37];
+	vErrors = [err49];
 	}
 	else {
-	vErrors.push(err37);
+	vErrors.push(err49);
 	}
 	errors++;
 	}
-	var valid6 = _errs39 === errors;
+	var valid6 = _errs47 === errors;
 	if(!valid6){
 	break;
 	}
 	}
 	if(valid6){
-	let i3 = data16.length;
+	let i3 = data20.length;
 	let j1;
 	if(i3 > 1){
 	const indices1 = {};
 	for(;i3--;){
-	let item1 = data16[i3];
+	let item1 = data20[i3];
 	if(typeof item1 !== "string"){
 	continue;
 	}
 	if(typeof indices1[item1] == "number"){
 	j1 = indices1[item1];
-	const err38 = {instancePath:instancePath+"/options/lastCharacter",schemaPath:"#/$defs/PasswordOptions/properties/lastCharacter/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
+	const err50 = {instancePath:instancePath+"/options/lastCharacter",schemaPath:"#/$defs/PasswordOptions/properties/lastCharacter/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
 	if(vErrors === null){
-	vErrors = [err38];
+	vErrors = [err50];
 	}
 	else {
-	vErrors.push(err38);
+	vErrors.push(err50);
 	}
 	errors++;
 	break;
@@ -696,135 +876,12 @@ function requireValidator () {
 	}
 	}
 	else {
-	const err39 = {instancePath:instancePath+"/options/lastCharacter",schemaPath:"#/$defs/PasswordOptions/properties/lastCharacter/type",keyword:"type",params:{type: "array"},message:"must be array"};
+	const err51 = {instancePath:instancePath+"/options/lastCharacter",schemaPath:"#/$defs/PasswordOptions/properties/lastCharacter/type",keyword:"type",params:{type: "array"},message:"must be array"};
 	if(vErrors === null){
-	vErrors = [err39];
+	vErrors = [err51];
 	}
 	else {
-	vErrors.push(err39);
-	}
-	errors++;
-	}
-	}
-	var valid3 = _errs37 === errors;
-	}
-	else {
-	var valid3 = true;
-	}
-	if(valid3){
-	if(data1.maxRepeating !== undefined){
-	let data18 = data1.maxRepeating;
-	const _errs41 = errors;
-	if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-	const err40 = {instancePath:instancePath+"/options/maxRepeating",schemaPath:"#/$defs/PasswordOptions/properties/maxRepeating/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-	if(vErrors === null){
-	vErrors = [err40];
-	}
-	else {
-	vErrors.push(err40);
-	}
-	errors++;
-	}
-	if(errors === _errs41){
-	if((typeof data18 == "number") && (isFinite(data18))){
-	if(data18 > 128 || isNaN(data18)){
-	const err41 = {instancePath:instancePath+"/options/maxRepeating",schemaPath:"#/$defs/PasswordOptions/properties/maxRepeating/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
-	if(vErrors === null){
-	vErrors = [err41];
-	}
-	else {
-	vErrors.push(err41);
-	}
-	errors++;
-	}
-	else {
-	if(data18 < 1 || isNaN(data18)){
-	const err42 = {instancePath:instancePath+"/options/maxRepeating",schemaPath:"#/$defs/PasswordOptions/properties/maxRepeating/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-	if(vErrors === null){
-	vErrors = [err42];
-	}
-	else {
-	vErrors.push(err42);
-	}
-	errors++;
-	}
-	}
-	}
-	}
-	var valid3 = _errs41 === errors;
-	}
-	else {
-	var valid3 = true;
-	}
-	if(valid3){
-	if(data1.maxSequential !== undefined){
-	let data19 = data1.maxSequential;
-	const _errs43 = errors;
-	if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-	const err43 = {instancePath:instancePath+"/options/maxSequential",schemaPath:"#/$defs/PasswordOptions/properties/maxSequential/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-	if(vErrors === null){
-	vErrors = [err43];
-	}
-	else {
-	vErrors.push(err43);
-	}
-	errors++;
-	}
-	if(errors === _errs43){
-	if((typeof data19 == "number") && (isFinite(data19))){
-	if(data19 > 128 || isNaN(data19)){
-	const err44 = {instancePath:instancePath+"/options/maxSequential",schemaPath:"#/$defs/PasswordOptions/properties/maxSequential/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
-	if(vErrors === null){
-	vErrors = [err44];
-	}
-	else {
-	vErrors.push(err44);
-	}
-	errors++;
-	}
-	else {
-	if(data19 < 1 || isNaN(data19)){
-	const err45 = {instancePath:instancePath+"/options/maxSequential",schemaPath:"#/$defs/PasswordOptions/properties/maxSequential/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-	if(vErrors === null){
-	vErrors = [err45];
-	}
-	else {
-	vErrors.push(err45);
-	}
-	errors++;
-	}
-	}
-	}
-	}
-	var valid3 = _errs43 === errors;
-	}
-	else {
-	var valid3 = true;
-	}
-	if(valid3){
-	if(data1.passwordRules !== undefined){
-	let data20 = data1.passwordRules;
-	const _errs45 = errors;
-	if(errors === _errs45){
-	if(typeof data20 === "string"){
-	if(func3(data20) > 1024){
-	const err46 = {instancePath:instancePath+"/options/passwordRules",schemaPath:"#/$defs/PasswordOptions/properties/passwordRules/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
-	if(vErrors === null){
-	vErrors = [err46];
-	}
-	else {
-	vErrors.push(err46);
-	}
-	errors++;
-	}
-	}
-	else {
-	const err47 = {instancePath:instancePath+"/options/passwordRules",schemaPath:"#/$defs/PasswordOptions/properties/passwordRules/type",keyword:"type",params:{type: "string"},message:"must be string"};
-	if(vErrors === null){
-	vErrors = [err47];
-	}
-	else {
-	vErrors.push(err47);
+	vErrors.push(err51);
 	}
 	errors++;
 	}
@@ -835,71 +892,11 @@ function requireValidator () {
 	var valid3 = true;
 	}
 	if(valid3){
-	if(data1.passwordRules !== undefined){
-	if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-	if(data1.includeLowercase !== undefined){
-	var valid9 = false;
-	const err48 = {instancePath:instancePath+"/options/includeLowercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeLowercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
-	if(vErrors === null){
-	vErrors = [err48];
-	}
-	else {
-	vErrors.push(err48);
-	}
-	errors++;
-	}
-	else {
-	var valid9 = true;
-	}
-	if(valid9){
-	if(data1.includeUppercase !== undefined){
-	var valid9 = false;
-	const err49 = {instancePath:instancePath+"/options/includeUppercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeUppercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
-	if(vErrors === null){
-	vErrors = [err49];
-	}
-	else {
-	vErrors.push(err49);
-	}
-	errors++;
-	}
-	else {
-	var valid9 = true;
-	}
-	if(valid9){
-	if(data1.includeNumbers !== undefined){
-	var valid9 = false;
-	const err50 = {instancePath:instancePath+"/options/includeNumbers",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeNumbers/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
-	if(vErrors === null){
-	vErrors = [err50];
-	}
-	else {
-	vErrors.push(err50);
-	}
-	errors++;
-	}
-	else {
-	var valid9 = true;
-	}
-	if(valid9){
-	if(data1.includeSymbols !== undefined){
-	var valid9 = false;
-	const err51 = {instancePath:instancePath+"/options/includeSymbols",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeSymbols/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
-	if(vErrors === null){
-	vErrors = [err51];
-	}
-	else {
-	vErrors.push(err51);
-	}
-	errors++;
-	}
-	else {
-	var valid9 = true;
-	}
-	if(valid9){
-	if(data1.avoidAmbiguous !== undefined){
-	var valid9 = false;
-	const err52 = {instancePath:instancePath+"/options/avoidAmbiguous",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/avoidAmbiguous/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(data1.maxRepeating !== undefined){
+	let data22 = data1.maxRepeating;
+	const _errs49 = errors;
+	if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+	const err52 = {instancePath:instancePath+"/options/maxRepeating",schemaPath:"#/$defs/PasswordOptions/properties/maxRepeating/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 	if(vErrors === null){
 	vErrors = [err52];
 	}
@@ -908,13 +905,10 @@ function requireValidator () {
 	}
 	errors++;
 	}
-	else {
-	var valid9 = true;
-	}
-	if(valid9){
-	if(data1.excludedCharacters !== undefined){
-	var valid9 = false;
-	const err53 = {instancePath:instancePath+"/options/excludedCharacters",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/excludedCharacters/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(errors === _errs49){
+	if((typeof data22 == "number") && (isFinite(data22))){
+	if(data22 > 128 || isNaN(data22)){
+	const err53 = {instancePath:instancePath+"/options/maxRepeating",schemaPath:"#/$defs/PasswordOptions/properties/maxRepeating/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
 	if(vErrors === null){
 	vErrors = [err53];
 	}
@@ -924,12 +918,8 @@ function requireValidator () {
 	errors++;
 	}
 	else {
-	var valid9 = true;
-	}
-	if(valid9){
-	if(data1.minLowercase !== undefined){
-	var valid9 = false;
-	const err54 = {instancePath:instancePath+"/options/minLowercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minLowercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(data22 < 1 || isNaN(data22)){
+	const err54 = {instancePath:instancePath+"/options/maxRepeating",schemaPath:"#/$defs/PasswordOptions/properties/maxRepeating/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 	if(vErrors === null){
 	vErrors = [err54];
 	}
@@ -938,13 +928,20 @@ function requireValidator () {
 	}
 	errors++;
 	}
-	else {
-	var valid9 = true;
 	}
-	if(valid9){
-	if(data1.minUppercase !== undefined){
-	var valid9 = false;
-	const err55 = {instancePath:instancePath+"/options/minUppercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minUppercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	}
+	}
+	var valid3 = _errs49 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.maxSequential !== undefined){
+	let data23 = data1.maxSequential;
+	const _errs51 = errors;
+	if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+	const err55 = {instancePath:instancePath+"/options/maxSequential",schemaPath:"#/$defs/PasswordOptions/properties/maxSequential/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 	if(vErrors === null){
 	vErrors = [err55];
 	}
@@ -953,13 +950,10 @@ function requireValidator () {
 	}
 	errors++;
 	}
-	else {
-	var valid9 = true;
-	}
-	if(valid9){
-	if(data1.minNumbers !== undefined){
-	var valid9 = false;
-	const err56 = {instancePath:instancePath+"/options/minNumbers",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minNumbers/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(errors === _errs51){
+	if((typeof data23 == "number") && (isFinite(data23))){
+	if(data23 > 128 || isNaN(data23)){
+	const err56 = {instancePath:instancePath+"/options/maxSequential",schemaPath:"#/$defs/PasswordOptions/properties/maxSequential/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
 	if(vErrors === null){
 	vErrors = [err56];
 	}
@@ -969,12 +963,8 @@ function requireValidator () {
 	errors++;
 	}
 	else {
-	var valid9 = true;
-	}
-	if(valid9){
-	if(data1.minSymbols !== undefined){
-	var valid9 = false;
-	const err57 = {instancePath:instancePath+"/options/minSymbols",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minSymbols/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(data23 < 1 || isNaN(data23)){
+	const err57 = {instancePath:instancePath+"/options/maxSequential",schemaPath:"#/$defs/PasswordOptions/properties/maxSequential/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 	if(vErrors === null){
 	vErrors = [err57];
 	}
@@ -983,13 +973,22 @@ function requireValidator () {
 	}
 	errors++;
 	}
-	else {
-	var valid9 = true;
 	}
-	if(valid9){
-	if(data1.minClasses !== undefined){
-	var valid9 = false;
-	const err58 = {instancePath:instancePath+"/options/minClasses",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minClasses/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	}
+	}
+	var valid3 = _errs51 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.passwordRules !== undefined){
+	let data24 = data1.passwordRules;
+	const _errs53 = errors;
+	if(errors === _errs53){
+	if(typeof data24 === "string"){
+	if(func3(data24) > 1024){
+	const err58 = {instancePath:instancePath+"/options/passwordRules",schemaPath:"#/$defs/PasswordOptions/properties/passwordRules/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 	if(vErrors === null){
 	vErrors = [err58];
 	}
@@ -998,13 +997,9 @@ function requireValidator () {
 	}
 	errors++;
 	}
-	else {
-	var valid9 = true;
 	}
-	if(valid9){
-	if(data1.firstCharacter !== undefined){
-	var valid9 = false;
-	const err59 = {instancePath:instancePath+"/options/firstCharacter",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/firstCharacter/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	else {
+	const err59 = {instancePath:instancePath+"/options/passwordRules",schemaPath:"#/$defs/PasswordOptions/properties/passwordRules/type",keyword:"type",params:{type: "string"},message:"must be string"};
 	if(vErrors === null){
 	vErrors = [err59];
 	}
@@ -1013,13 +1008,18 @@ function requireValidator () {
 	}
 	errors++;
 	}
-	else {
-	var valid9 = true;
 	}
-	if(valid9){
-	if(data1.lastCharacter !== undefined){
+	var valid3 = _errs53 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.passwordRules !== undefined){
+	if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+	if(data1.includeLowercase !== undefined){
 	var valid9 = false;
-	const err60 = {instancePath:instancePath+"/options/lastCharacter",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/lastCharacter/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	const err60 = {instancePath:instancePath+"/options/includeLowercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeLowercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
 	vErrors = [err60];
 	}
@@ -1032,9 +1032,9 @@ function requireValidator () {
 	var valid9 = true;
 	}
 	if(valid9){
-	if(data1.maxRepeating !== undefined){
+	if(data1.includeUppercase !== undefined){
 	var valid9 = false;
-	const err61 = {instancePath:instancePath+"/options/maxRepeating",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxRepeating/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	const err61 = {instancePath:instancePath+"/options/includeUppercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeUppercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
 	vErrors = [err61];
 	}
@@ -1047,14 +1047,254 @@ function requireValidator () {
 	var valid9 = true;
 	}
 	if(valid9){
-	if(data1.maxSequential !== undefined){
+	if(data1.includeNumbers !== undefined){
 	var valid9 = false;
-	const err62 = {instancePath:instancePath+"/options/maxSequential",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxSequential/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	const err62 = {instancePath:instancePath+"/options/includeNumbers",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeNumbers/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
 	vErrors = [err62];
 	}
 	else {
 	vErrors.push(err62);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.includeSymbols !== undefined){
+	var valid9 = false;
+	const err63 = {instancePath:instancePath+"/options/includeSymbols",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeSymbols/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err63];
+	}
+	else {
+	vErrors.push(err63);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.avoidAmbiguous !== undefined){
+	var valid9 = false;
+	const err64 = {instancePath:instancePath+"/options/avoidAmbiguous",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/avoidAmbiguous/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err64];
+	}
+	else {
+	vErrors.push(err64);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.excludedCharacters !== undefined){
+	var valid9 = false;
+	const err65 = {instancePath:instancePath+"/options/excludedCharacters",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/excludedCharacters/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err65];
+	}
+	else {
+	vErrors.push(err65);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.minLowercase !== undefined){
+	var valid9 = false;
+	const err66 = {instancePath:instancePath+"/options/minLowercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minLowercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err66];
+	}
+	else {
+	vErrors.push(err66);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.minUppercase !== undefined){
+	var valid9 = false;
+	const err67 = {instancePath:instancePath+"/options/minUppercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minUppercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err67];
+	}
+	else {
+	vErrors.push(err67);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.minNumbers !== undefined){
+	var valid9 = false;
+	const err68 = {instancePath:instancePath+"/options/minNumbers",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minNumbers/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err68];
+	}
+	else {
+	vErrors.push(err68);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.minSymbols !== undefined){
+	var valid9 = false;
+	const err69 = {instancePath:instancePath+"/options/minSymbols",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minSymbols/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err69];
+	}
+	else {
+	vErrors.push(err69);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.maxLowercase !== undefined){
+	var valid9 = false;
+	const err70 = {instancePath:instancePath+"/options/maxLowercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxLowercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err70];
+	}
+	else {
+	vErrors.push(err70);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.maxUppercase !== undefined){
+	var valid9 = false;
+	const err71 = {instancePath:instancePath+"/options/maxUppercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxUppercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err71];
+	}
+	else {
+	vErrors.push(err71);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.maxNumbers !== undefined){
+	var valid9 = false;
+	const err72 = {instancePath:instancePath+"/options/maxNumbers",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxNumbers/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err72];
+	}
+	else {
+	vErrors.push(err72);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.maxSymbols !== undefined){
+	var valid9 = false;
+	const err73 = {instancePath:instancePath+"/options/maxSymbols",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxSymbols/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err73];
+	}
+	else {
+	vErrors.push(err73);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.minClasses !== undefined){
+	var valid9 = false;
+	const err74 = {instancePath:instancePath+"/options/minClasses",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minClasses/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err74];
+	}
+	else {
+	vErrors.push(err74);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.firstCharacter !== undefined){
+	var valid9 = false;
+	const err75 = {instancePath:instancePath+"/options/firstCharacter",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/firstCharacter/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err75];
+	}
+	else {
+	vErrors.push(err75);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.lastCharacter !== undefined){
+	var valid9 = false;
+	const err76 = {instancePath:instancePath+"/options/lastCharacter",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/lastCharacter/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err76];
+	}
+	else {
+	vErrors.push(err76);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.maxRepeating !== undefined){
+	var valid9 = false;
+	const err77 = {instancePath:instancePath+"/options/maxRepeating",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxRepeating/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err77];
+	}
+	else {
+	vErrors.push(err77);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.maxSequential !== undefined){
+	var valid9 = false;
+	const err78 = {instancePath:instancePath+"/options/maxSequential",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxSequential/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err78];
+	}
+	else {
+	vErrors.push(err78);
 	}
 	errors++;
 	}
@@ -1096,13 +1336,21 @@ function requireValidator () {
 	}
 	}
 	}
-	else {
-	const err63 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PasswordOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
-	if(vErrors === null){
-	vErrors = [err63];
+	}
+	}
+	}
+	}
+	}
+	}
+	}
 	}
 	else {
-	vErrors.push(err63);
+	const err79 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PasswordOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	if(vErrors === null){
+	vErrors = [err79];
+	}
+	else {
+	vErrors.push(err79);
 	}
 	errors++;
 	}
@@ -1116,12 +1364,12 @@ function requireValidator () {
 	}
 	}
 	else {
-	const err64 = {instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	const err80 = {instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 	if(vErrors === null){
-	vErrors = [err64];
+	vErrors = [err80];
 	}
 	else {
-	vErrors.push(err64);
+	vErrors.push(err80);
 	}
 	errors++;
 	}
@@ -1131,261 +1379,12 @@ function requireValidator () {
 	valid0 = true;
 	passing0 = 0;
 	}
-	const _errs48 = errors;
-	if(errors === _errs48){
+	const _errs56 = errors;
+	if(errors === _errs56){
 	if(data && typeof data == "object" && !Array.isArray(data)){
 	let missing1;
 	if((data.mode === undefined) && (missing1 = "mode")){
-	const err65 = {instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
-	if(vErrors === null){
-	vErrors = [err65];
-	}
-	else {
-	vErrors.push(err65);
-	}
-	errors++;
-	}
-	else {
-	if(data.mode !== undefined){
-	const _errs50 = errors;
-	if("passphrase" !== data.mode){
-	const err66 = {instancePath:instancePath+"/mode",schemaPath:"#/oneOf/1/properties/mode/const",keyword:"const",params:{allowedValue: "passphrase"},message:"must be equal to constant"};
-	if(vErrors === null){
-	vErrors = [err66];
-	}
-	else {
-	vErrors.push(err66);
-	}
-	errors++;
-	}
-	var valid10 = _errs50 === errors;
-	}
-	else {
-	var valid10 = true;
-	}
-	if(valid10){
-	if(data.options !== undefined){
-	let data37 = data.options;
-	const _errs51 = errors;
-	const _errs52 = errors;
-	if(errors === _errs52){
-	if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-	const _errs54 = errors;
-	for(const key1 in data37){
-	if(!(((((((key1 === "wordCount") || (key1 === "separator")) || (key1 === "capitalize")) || (key1 === "addNumber")) || (key1 === "wordList")) || (key1 === "minLength")) || (key1 === "maxLength"))){
-	const err67 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-	if(vErrors === null){
-	vErrors = [err67];
-	}
-	else {
-	vErrors.push(err67);
-	}
-	errors++;
-	break;
-	}
-	}
-	if(_errs54 === errors){
-	if(data37.wordCount !== undefined){
-	let data38 = data37.wordCount;
-	const _errs55 = errors;
-	if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
-	const err68 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-	if(vErrors === null){
-	vErrors = [err68];
-	}
-	else {
-	vErrors.push(err68);
-	}
-	errors++;
-	}
-	if(errors === _errs55){
-	if((typeof data38 == "number") && (isFinite(data38))){
-	if(data38 > 8 || isNaN(data38)){
-	const err69 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 8},message:"must be <= 8"};
-	if(vErrors === null){
-	vErrors = [err69];
-	}
-	else {
-	vErrors.push(err69);
-	}
-	errors++;
-	}
-	else {
-	if(data38 < 4 || isNaN(data38)){
-	const err70 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4},message:"must be >= 4"};
-	if(vErrors === null){
-	vErrors = [err70];
-	}
-	else {
-	vErrors.push(err70);
-	}
-	errors++;
-	}
-	}
-	}
-	}
-	var valid12 = _errs55 === errors;
-	}
-	else {
-	var valid12 = true;
-	}
-	if(valid12){
-	if(data37.separator !== undefined){
-	let data39 = data37.separator;
-	const _errs57 = errors;
-	if(typeof data39 !== "string"){
-	const err71 = {instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/type",keyword:"type",params:{type: "string"},message:"must be string"};
-	if(vErrors === null){
-	vErrors = [err71];
-	}
-	else {
-	vErrors.push(err71);
-	}
-	errors++;
-	}
-	if(!((((((data39 === "hyphen") || (data39 === "underscore")) || (data39 === "dot")) || (data39 === "space")) || (data39 === "digit")) || (data39 === "symbol"))){
-	const err72 = {instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/enum",keyword:"enum",params:{allowedValues: schema13.properties.separator.enum},message:"must be equal to one of the allowed values"};
-	if(vErrors === null){
-	vErrors = [err72];
-	}
-	else {
-	vErrors.push(err72);
-	}
-	errors++;
-	}
-	var valid12 = _errs57 === errors;
-	}
-	else {
-	var valid12 = true;
-	}
-	if(valid12){
-	if(data37.capitalize !== undefined){
-	const _errs59 = errors;
-	if(typeof data37.capitalize !== "boolean"){
-	const err73 = {instancePath:instancePath+"/options/capitalize",schemaPath:"#/$defs/PassphraseOptions/properties/capitalize/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-	if(vErrors === null){
-	vErrors = [err73];
-	}
-	else {
-	vErrors.push(err73);
-	}
-	errors++;
-	}
-	var valid12 = _errs59 === errors;
-	}
-	else {
-	var valid12 = true;
-	}
-	if(valid12){
-	if(data37.addNumber !== undefined){
-	const _errs61 = errors;
-	if(typeof data37.addNumber !== "boolean"){
-	const err74 = {instancePath:instancePath+"/options/addNumber",schemaPath:"#/$defs/PassphraseOptions/properties/addNumber/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-	if(vErrors === null){
-	vErrors = [err74];
-	}
-	else {
-	vErrors.push(err74);
-	}
-	errors++;
-	}
-	var valid12 = _errs61 === errors;
-	}
-	else {
-	var valid12 = true;
-	}
-	if(valid12){
-	if(data37.wordList !== undefined){
-	let data42 = data37.wordList;
-	const _errs63 = errors;
-	if(typeof data42 !== "string"){
-	const err75 = {instancePath:instancePath+"/options/wordList",schemaPath:"#/$defs/PassphraseOptions/properties/wordList/type",keyword:"type",params:{type: "string"},message:"must be string"};
-	if(vErrors === null){
-	vErrors = [err75];
-	}
-	else {
-	vErrors.push(err75);
-	}
-	errors++;
-	}
-	if(!(((((((((((data42 === "eff-large") || (data42 === "bip39-english")) || (data42 === "bip39-japanese")) || (data42 === "bip39-korean")) || (data42 === "bip39-spanish")) || (data42 === "bip39-chinese-simplified")) || (data42 === "bip39-chinese-traditional")) || (data42 === "bip39-french")) || (data42 === "bip39-italian")) || (data42 === "bip39-czech")) || (data42 === "bip39-portuguese"))){
-	const err76 = {instancePath:instancePath+"/options/wordList",schemaPath:"#/$defs/PassphraseOptions/properties/wordList/enum",keyword:"enum",params:{allowedValues: schema13.properties.wordList.enum},message:"must be equal to one of the allowed values"};
-	if(vErrors === null){
-	vErrors = [err76];
-	}
-	else {
-	vErrors.push(err76);
-	}
-	errors++;
-	}
-	var valid12 = _errs63 === errors;
-	}
-	else {
-	var valid12 = true;
-	}
-	if(valid12){
-	if(data37.minLength !== undefined){
-	let data43 = data37.minLength;
-	const _errs65 = errors;
-	if(!(((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43))) && (isFinite(data43)))){
-	const err77 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-	if(vErrors === null){
-	vErrors = [err77];
-	}
-	else {
-	vErrors.push(err77);
-	}
-	errors++;
-	}
-	if(errors === _errs65){
-	if((typeof data43 == "number") && (isFinite(data43))){
-	if(data43 > 128 || isNaN(data43)){
-	const err78 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
-	if(vErrors === null){
-	vErrors = [err78];
-	}
-	else {
-	vErrors.push(err78);
-	}
-	errors++;
-	}
-	else {
-	if(data43 < 1 || isNaN(data43)){
-	const err79 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-	if(vErrors === null){
-	vErrors = [err79];
-	}
-	else {
-	vErrors.push(err79);
-	}
-	errors++;
-	}
-	}
-	}
-	}
-	var valid12 = _errs65 === errors;
-	}
-	else {
-	var valid12 = true;
-	}
-	if(valid12){
-	if(data37.maxLength !== undefined){
-	let data44 = data37.maxLength;
-	const _errs67 = errors;
-	if(!(((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44))) && (isFinite(data44)))){
-	const err80 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-	if(vErrors === null){
-	vErrors = [err80];
-	}
-	else {
-	vErrors.push(err80);
-	}
-	errors++;
-	}
-	if(errors === _errs67){
-	if((typeof data44 == "number") && (isFinite(data44))){
-	if(data44 > 128 || isNaN(data44)){
-	const err81 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
+	const err81 = {instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
 	if(vErrors === null){
 	vErrors = [err81];
 	}
@@ -1395,8 +1394,10 @@ function requireValidator () {
 	errors++;
 	}
 	else {
-	if(data44 < 1 || isNaN(data44)){
-	const err82 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+	if(data.mode !== undefined){
+	const _errs58 = errors;
+	if("passphrase" !== data.mode){
+	const err82 = {instancePath:instancePath+"/mode",schemaPath:"#/oneOf/1/properties/mode/const",keyword:"const",params:{allowedValue: "passphrase"},message:"must be equal to constant"};
 	if(vErrors === null){
 	vErrors = [err82];
 	}
@@ -1405,10 +1406,257 @@ function requireValidator () {
 	}
 	errors++;
 	}
+	var valid10 = _errs58 === errors;
+	}
+	else {
+	var valid10 = true;
+	}
+	if(valid10){
+	if(data.options !== undefined){
+	let data45 = data.options;
+	const _errs59 = errors;
+	const _errs60 = errors;
+	if(errors === _errs60){
+	if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+	const _errs62 = errors;
+	for(const key1 in data45){
+	if(!(((((((key1 === "wordCount") || (key1 === "separator")) || (key1 === "capitalize")) || (key1 === "addNumber")) || (key1 === "wordList")) || (key1 === "minLength")) || (key1 === "maxLength"))){
+	const err83 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+	if(vErrors === null){
+	vErrors = [err83];
+	}
+	else {
+	vErrors.push(err83);
+	}
+	errors++;
+	break;
 	}
 	}
+	if(_errs62 === errors){
+	if(data45.wordCount !== undefined){
+	let data46 = data45.wordCount;
+	const _errs63 = errors;
+	if(!(((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46))) && (isFinite(data46)))){
+	const err84 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+	if(vErrors === null){
+	vErrors = [err84];
+	}
+	else {
+	vErrors.push(err84);
+	}
+	errors++;
+	}
+	if(errors === _errs63){
+	if((typeof data46 == "number") && (isFinite(data46))){
+	if(data46 > 8 || isNaN(data46)){
+	const err85 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 8},message:"must be <= 8"};
+	if(vErrors === null){
+	vErrors = [err85];
+	}
+	else {
+	vErrors.push(err85);
+	}
+	errors++;
+	}
+	else {
+	if(data46 < 4 || isNaN(data46)){
+	const err86 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4},message:"must be >= 4"};
+	if(vErrors === null){
+	vErrors = [err86];
+	}
+	else {
+	vErrors.push(err86);
+	}
+	errors++;
+	}
+	}
+	}
+	}
+	var valid12 = _errs63 === errors;
+	}
+	else {
+	var valid12 = true;
+	}
+	if(valid12){
+	if(data45.separator !== undefined){
+	let data47 = data45.separator;
+	const _errs65 = errors;
+	if(typeof data47 !== "string"){
+	const err87 = {instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+	if(vErrors === null){
+	vErrors = [err87];
+	}
+	else {
+	vErrors.push(err87);
+	}
+	errors++;
+	}
+	if(!((((((data47 === "hyphen") || (data47 === "underscore")) || (data47 === "dot")) || (data47 === "space")) || (data47 === "digit")) || (data47 === "symbol"))){
+	const err88 = {instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/enum",keyword:"enum",params:{allowedValues: schema13.properties.separator.enum},message:"must be equal to one of the allowed values"};
+	if(vErrors === null){
+	vErrors = [err88];
+	}
+	else {
+	vErrors.push(err88);
+	}
+	errors++;
+	}
+	var valid12 = _errs65 === errors;
+	}
+	else {
+	var valid12 = true;
+	}
+	if(valid12){
+	if(data45.capitalize !== undefined){
+	const _errs67 = errors;
+	if(typeof data45.capitalize !== "boolean"){
+	const err89 = {instancePath:instancePath+"/options/capitalize",schemaPath:"#/$defs/PassphraseOptions/properties/capitalize/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+	if(vErrors === null){
+	vErrors = [err89];
+	}
+	else {
+	vErrors.push(err89);
+	}
+	errors++;
 	}
 	var valid12 = _errs67 === errors;
+	}
+	else {
+	var valid12 = true;
+	}
+	if(valid12){
+	if(data45.addNumber !== undefined){
+	const _errs69 = errors;
+	if(typeof data45.addNumber !== "boolean"){
+	const err90 = {instancePath:instancePath+"/options/addNumber",schemaPath:"#/$defs/PassphraseOptions/properties/addNumber/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+	if(vErrors === null){
+	vErrors = [err90];
+	}
+	else {
+	vErrors.push(err90);
+	}
+	errors++;
+	}
+	var valid12 = _errs69 === errors;
+	}
+	else {
+	var valid12 = true;
+	}
+	if(valid12){
+	if(data45.wordList !== undefined){
+	let data50 = data45.wordList;
+	const _errs71 = errors;
+	if(typeof data50 !== "string"){
+	const err91 = {instancePath:instancePath+"/options/wordList",schemaPath:"#/$defs/PassphraseOptions/properties/wordList/type",keyword:"type",params:{type: "string"},message:"must be string"};
+	if(vErrors === null){
+	vErrors = [err91];
+	}
+	else {
+	vErrors.push(err91);
+	}
+	errors++;
+	}
+	if(!(((((((((((data50 === "eff-large") || (data50 === "bip39-english")) || (data50 === "bip39-japanese")) || (data50 === "bip39-korean")) || (data50 === "bip39-spanish")) || (data50 === "bip39-chinese-simplified")) || (data50 === "bip39-chinese-traditional")) || (data50 === "bip39-french")) || (data50 === "bip39-italian")) || (data50 === "bip39-czech")) || (data50 === "bip39-portuguese"))){
+	const err92 = {instancePath:instancePath+"/options/wordList",schemaPath:"#/$defs/PassphraseOptions/properties/wordList/enum",keyword:"enum",params:{allowedValues: schema13.properties.wordList.enum},message:"must be equal to one of the allowed values"};
+	if(vErrors === null){
+	vErrors = [err92];
+	}
+	else {
+	vErrors.push(err92);
+	}
+	errors++;
+	}
+	var valid12 = _errs71 === errors;
+	}
+	else {
+	var valid12 = true;
+	}
+	if(valid12){
+	if(data45.minLength !== undefined){
+	let data51 = data45.minLength;
+	const _errs73 = errors;
+	if(!(((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51))) && (isFinite(data51)))){
+	const err93 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+	if(vErrors === null){
+	vErrors = [err93];
+	}
+	else {
+	vErrors.push(err93);
+	}
+	errors++;
+	}
+	if(errors === _errs73){
+	if((typeof data51 == "number") && (isFinite(data51))){
+	if(data51 > 128 || isNaN(data51)){
+	const err94 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
+	if(vErrors === null){
+	vErrors = [err94];
+	}
+	else {
+	vErrors.push(err94);
+	}
+	errors++;
+	}
+	else {
+	if(data51 < 1 || isNaN(data51)){
+	const err95 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+	if(vErrors === null){
+	vErrors = [err95];
+	}
+	else {
+	vErrors.push(err95);
+	}
+	errors++;
+	}
+	}
+	}
+	}
+	var valid12 = _errs73 === errors;
+	}
+	else {
+	var valid12 = true;
+	}
+	if(valid12){
+	if(data45.maxLength !== undefined){
+	let data52 = data45.maxLength;
+	const _errs75 = errors;
+	if(!(((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52))) && (isFinite(data52)))){
+	const err96 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+	if(vErrors === null){
+	vErrors = [err96];
+	}
+	else {
+	vErrors.push(err96);
+	}
+	errors++;
+	}
+	if(errors === _errs75){
+	if((typeof data52 == "number") && (isFinite(data52))){
+	if(data52 > 128 || isNaN(data52)){
+	const err97 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
+	if(vErrors === null){
+	vErrors = [err97];
+	}
+	else {
+	vErrors.push(err97);
+	}
+	errors++;
+	}
+	else {
+	if(data52 < 1 || isNaN(data52)){
+	const err98 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+	if(vErrors === null){
+	vErrors = [err98];
+	}
+	else {
+	vErrors.push(err98);
+	}
+	errors++;
+	}
+	}
+	}
+	}
+	var valid12 = _errs75 === errors;
 	}
 	else {
 	var valid12 = true;
@@ -1422,17 +1670,17 @@ function requireValidator () {
 	}
 	}
 	else {
-	const err83 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	const err99 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
 	if(vErrors === null){
-	vErrors = [err83];
+	vErrors = [err99];
 	}
 	else {
-	vErrors.push(err83);
+	vErrors.push(err99);
 	}
 	errors++;
 	}
 	}
-	var valid10 = _errs51 === errors;
+	var valid10 = _errs59 === errors;
 	}
 	else {
 	var valid10 = true;
@@ -1441,17 +1689,17 @@ function requireValidator () {
 	}
 	}
 	else {
-	const err84 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	const err100 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 	if(vErrors === null){
-	vErrors = [err84];
+	vErrors = [err100];
 	}
 	else {
-	vErrors.push(err84);
+	vErrors.push(err100);
 	}
 	errors++;
 	}
 	}
-	var _valid0 = _errs48 === errors;
+	var _valid0 = _errs56 === errors;
 	if(_valid0 && valid0){
 	valid0 = false;
 	passing0 = [passing0, 1];
@@ -1463,12 +1711,12 @@ function requireValidator () {
 	}
 	}
 	if(!valid0){
-	const err85 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+	const err101 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 	if(vErrors === null){
-	vErrors = [err85];
+	vErrors = [err101];
 	}
 	else {
-	vErrors.push(err85);
+	vErrors.push(err101);
 	}
 	errors++;
 	validate10.errors = vErrors;
@@ -1493,69 +1741,69 @@ function requireValidator () {
 	return false;
 	}
 	else {
-	const _errs69 = errors;
+	const _errs77 = errors;
 	for(const key2 in data){
 	if(!(((((key2 === "mode") || (key2 === "count")) || (key2 === "minBits")) || (key2 === "options")) || (key2 === "policy"))){
 	validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 	return false;
 	}
 	}
-	if(_errs69 === errors){
+	if(_errs77 === errors){
 	if(data.mode !== undefined){
-	let data45 = data.mode;
-	const _errs70 = errors;
-	if(typeof data45 !== "string"){
+	let data53 = data.mode;
+	const _errs78 = errors;
+	if(typeof data53 !== "string"){
 	validate10.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 	return false;
 	}
-	if(!((data45 === "password") || (data45 === "passphrase"))){
+	if(!((data53 === "password") || (data53 === "passphrase"))){
 	validate10.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.mode.enum},message:"must be equal to one of the allowed values"}];
 	return false;
 	}
-	var valid13 = _errs70 === errors;
+	var valid13 = _errs78 === errors;
 	}
 	else {
 	var valid13 = true;
 	}
 	if(valid13){
 	if(data.count !== undefined){
-	let data46 = data.count;
-	const _errs72 = errors;
-	if(!(((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46))) && (isFinite(data46)))){
+	let data54 = data.count;
+	const _errs80 = errors;
+	if(!(((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54))) && (isFinite(data54)))){
 	validate10.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 	return false;
 	}
-	if(errors === _errs72){
-	if((typeof data46 == "number") && (isFinite(data46))){
-	if(data46 > 20 || isNaN(data46)){
+	if(errors === _errs80){
+	if((typeof data54 == "number") && (isFinite(data54))){
+	if(data54 > 20 || isNaN(data54)){
 	validate10.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"}];
 	return false;
 	}
 	else {
-	if(data46 < 1 || isNaN(data46)){
+	if(data54 < 1 || isNaN(data54)){
 	validate10.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 	return false;
 	}
 	}
 	}
 	}
-	var valid13 = _errs72 === errors;
+	var valid13 = _errs80 === errors;
 	}
 	else {
 	var valid13 = true;
 	}
 	if(valid13){
 	if(data.minBits !== undefined){
-	let data47 = data.minBits;
-	const _errs74 = errors;
-	if(errors === _errs74){
-	if((typeof data47 == "number") && (isFinite(data47))){
-	if(data47 > 256 || isNaN(data47)){
+	let data55 = data.minBits;
+	const _errs82 = errors;
+	if(errors === _errs82){
+	if((typeof data55 == "number") && (isFinite(data55))){
+	if(data55 > 256 || isNaN(data55)){
 	validate10.errors = [{instancePath:instancePath+"/minBits",schemaPath:"#/properties/minBits/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
 	return false;
 	}
 	else {
-	if(data47 < 0 || isNaN(data47)){
+	if(data55 < 0 || isNaN(data55)){
 	validate10.errors = [{instancePath:instancePath+"/minBits",schemaPath:"#/properties/minBits/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 	return false;
 	}
@@ -1566,18 +1814,18 @@ function requireValidator () {
 	return false;
 	}
 	}
-	var valid13 = _errs74 === errors;
+	var valid13 = _errs82 === errors;
 	}
 	else {
 	var valid13 = true;
 	}
 	if(valid13){
 	if(data.policy !== undefined){
-	let data48 = data.policy;
-	const _errs76 = errors;
-	if(errors === _errs76){
-	if(typeof data48 === "string"){
-	if(!pattern0.test(data48)){
+	let data56 = data.policy;
+	const _errs84 = errors;
+	if(errors === _errs84){
+	if(typeof data56 === "string"){
+	if(!pattern0.test(data56)){
 	validate10.errors = [{instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9._-]{0,63}$"+"\""}];
 	return false;
 	}
@@ -1587,7 +1835,7 @@ function requireValidator () {
 	return false;
 	}
 	}
-	var valid13 = _errs76 === errors;
+	var valid13 = _errs84 === errors;
 	}
 	else {
 	var valid13 = true;

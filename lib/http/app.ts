@@ -15,7 +15,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { describe } from '../service/describe.ts';
 import type { KeyVerifier } from '../keys/key-store.ts';
@@ -63,6 +63,8 @@ export interface App {
   readonly upgrade: (req: IncomingMessage, socket: Socket) => void;
   /** For 'clientError': malformed requests, oversized headers, timeouts. */
   readonly clientError: (error: NodeJS.ErrnoException, socket: Socket) => void;
+  /** For 'tlsClientError' (a server that speaks TLS): plain HTTP sent to it is answered. */
+  readonly tlsClientError: (error: NodeJS.ErrnoException, tlsSocket: Socket) => void;
   /** Set on shutdown: replies then carry `Connection: close`. */
   draining: boolean;
 }
@@ -151,6 +153,9 @@ export function createApp(options: AppOptions): App {
     },
     clientError: (error, socket) => {
       clientError(error, socket, reply, limits, logger);
+    },
+    tlsClientError: (error, tlsSocket) => {
+      plainHttpOnTls(error, tlsSocket, reply, limits, logger);
     },
   };
 }
@@ -369,6 +374,31 @@ function clientError(
   const id = newRequestId();
   reply.raw(socket, name, limits.peek(clientKeyOf(socket.remoteAddress ?? 'unknown')), id);
   logger.debug('client error', { id, code: error.code ?? 'unknown', status: ERRORS[name].status });
+}
+
+/**
+ * Plain HTTP sent to the TLS port: OpenSSL recognises a request line (GET, POST, HEAD, PUT)
+ * where a TLS record should start (ERR_SSL_HTTP_REQUEST). As nginx does, it gets a 400 in plain
+ * text that says the port speaks HTTPS, then the connection closes; any other failed handshake
+ * is closed by node:tls as before, without a word. The reply goes on the TCP socket the TLS
+ * socket wraps, which node:tls keeps as `_parent` and closes once this listener returns; the
+ * reply is written synchronously when the socket's buffer takes it (a few hundred bytes), and
+ * without `_parent` (a Node release that drops it) nothing is written and the connection closes
+ * as before.
+ */
+function plainHttpOnTls(
+  error: NodeJS.ErrnoException,
+  tlsSocket: Socket,
+  reply: Responder,
+  limits: ClientLimits,
+  logger: Logger,
+): void {
+  if (error.code !== 'ERR_SSL_HTTP_REQUEST') return;
+  const raw = (tlsSocket as unknown as { _parent?: unknown })._parent;
+  if (!(raw instanceof Socket)) return;
+  const id = newRequestId();
+  reply.raw(raw, 'plainHttpOnTls', limits.peek(clientKeyOf(raw.remoteAddress ?? 'unknown')), id);
+  logger.debug('client error', { id, code: error.code, status: ERRORS.plainHttpOnTls.status });
 }
 
 /** http.server.active_requests: from the request's arrival until its response closes (sent,

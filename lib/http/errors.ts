@@ -30,6 +30,7 @@ export const ERRORS = {
   headersTooLarge: { error: 'request header fields too large', status: 431 },
   badRequest: { error: 'bad request', status: 400 },
   upgradeRefused: { error: 'protocol upgrade not supported', status: 400 },
+  plainHttpOnTls: { error: 'this port speaks HTTPS: use https://, not http://', status: 400 },
   internal: { error: 'internal error', status: 500 },
   noKeyConfigured: { error: 'no API key configured on the server', status: 503 },
 } as const satisfies Record<string, ErrorBody>;
@@ -57,9 +58,14 @@ export function badJsonBody(line: number, column: number): ErrorBody {
   };
 }
 
-/** The 400 for a member name given twice in one object: parsers disagree on which wins. */
-export function duplicateMemberBody(path: string): ErrorBody {
-  return { error: `${path} is given more than once in the request body`, status: 400, field: path };
+/** The 400 for a member name given twice in one object: parsers disagree on which wins. It
+ * names the member only by a plain, short path (json-text.ts pathOf); otherwise it says a name
+ * is given twice, with `field` the plain start of the path, if any. */
+export function duplicateMemberBody(path: string, unnamed = false): ErrorBody {
+  if (!unnamed && path !== '')
+    return { error: `${path} is given more than once in the request body`, status: 400, field: path };
+  const error = 'a member name is given twice in the request body';
+  return path === '' ? { error, status: 400 } : { error, status: 400, field: path };
 }
 
 /** The errors written raw, on a socket node:http has let go of, with their status lines. */
@@ -68,6 +74,7 @@ export const STATUS_TEXT = {
   requestTimeout: 'Request Timeout',
   badRequest: 'Bad Request',
   upgradeRefused: 'Bad Request',
+  plainHttpOnTls: 'Bad Request',
 } as const satisfies Partial<Record<ErrorName, string>>;
 
 export type RawErrorName = keyof typeof STATUS_TEXT;

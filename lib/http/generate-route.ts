@@ -119,7 +119,10 @@ export class GenerateRoute {
 
   private admit(x: Exchange, auth: Authentication, rl: RateLimitState): void {
     if (!rl.allowed) {
-      x.keyId = null; // refused before the key counted: the log names no holder
+      // A valid key was checked before its own bucket refused: the log names it, so an operator
+      // sees whose client runs over. Refused by the no-key or failed-key bucket, no key was
+      // accepted, and the log names none (not even a revoked record's).
+      if (auth !== 'valid') x.keyId = null;
       x.reason = 'rateLimited';
       this.reply.refuseWith(x, rateLimitedBody(rl.retryAfterSeconds), rl);
       return;
@@ -196,9 +199,10 @@ export class GenerateRoute {
       // Parsed, but JSON.parse kept the last of two equal names: such a body is refused.
       const scan = checkJsonText(text);
       if (scan.kind === 'duplicate') {
+        const body = duplicateMemberBody(scan.path, scan.unnamed === true);
         x.reason = 'duplicateMember';
-        x.field = scan.path;
-        this.reply.errorWith(x, duplicateMemberBody(scan.path), rl);
+        x.field = body.field ?? null;
+        this.reply.errorWith(x, body, rl);
         return;
       }
       const outcome = generate(input, defaultRandom, this.settings);

@@ -3,36 +3,34 @@
  * response body or error body out. Never throws for any input.
  * @module
  */
-import { defaultRandom, type RandomSource } from '../core/random.ts';
-import { validateRequest, type ErrorBody, type Validation, type ValidRequest } from './validate.ts';
 import {
-  generatePasswords,
-  isPlan,
-  passwordPlanBytes,
-  passwordPlanKey,
-  planPassword,
-  type PasswordMetadata,
-  type PasswordPlan,
-} from '../core/password.ts';
-import {
+  defaultRandom,
   generatePassphrases,
+  generatePasswords,
   isPassphrasePlan,
+  isPlan,
   PASSPHRASE_PLAN_BYTES,
   passphrasePlanKey,
+  passwordPlanKey,
   planPassphrase,
+  planPassword,
+  type Entropy,
   type PassphraseMetadata,
   type PassphrasePlan,
-} from '../core/passphrase.ts';
+  type PasswordMetadata,
+  type PasswordPlan,
+  type RandomSource,
+} from '../core/index.ts';
+import { validateRequest, type ErrorBody, type Validation, type ValidRequest } from './validate.ts';
 import {
   generateRulesPasswords,
-  isRulesPasswordPlan,
+  isRulesPlan,
   planRulesRequest,
   type RulesMetadata,
-  type RulesPasswordPlan,
+  type RulesPlan,
 } from './password-rules.ts';
 import { floorError } from './_entropy-floor.ts';
-import type { Entropy } from '../core/entropy.ts';
-import { remember, type PlanStore } from './plan-store.ts';
+import { planBytes, remember, type PlanStore } from './plan-store.ts';
 
 export type { PlanStore };
 
@@ -93,10 +91,11 @@ export interface GenerateSettings {
 
 const NO_SETTINGS: GenerateSettings = Object.freeze({});
 
-type Plan = PasswordPlan | RulesPasswordPlan | PassphrasePlan;
+type Plan = PasswordPlan | RulesPlan | PassphrasePlan;
 
 // Made once, not per request (an arrow written in the call would be a new function each time).
 const passphraseBytes = () => PASSPHRASE_PLAN_BYTES;
+const passwordBytes = (plan: PasswordPlan | ErrorBody) => planBytes(plan, '');
 
 /** The request's plan (pool or rule tables, entropy, metadata), from the store when it holds
  * it; or the 400 of options nothing can be made for. */
@@ -108,16 +107,16 @@ function planOf(request: ValidRequest, store: PlanStore | undefined): Plan | Err
   }
   if (request.rules !== null) {
     const plan = planRulesRequest(request.rules, store);
-    return isRulesPasswordPlan(plan) ? plan : { ...plan };
+    return isRulesPlan(plan) ? plan : { ...plan };
   }
   const o = request.options;
-  const plan = remember(store, passwordPlanKey(o), o, planPassword, passwordPlanBytes);
+  const plan = remember(store, passwordPlanKey(o), o, planPassword, passwordBytes);
   return isPlan(plan) ? plan : { ...plan };
 }
 
 function valuesOf(plan: Plan, request: ValidRequest, random: RandomSource): string[] {
   if (request.mode === 'passphrase') return generatePassphrases(plan as PassphrasePlan, random, request.count);
-  if (request.rules !== null) return generateRulesPasswords(plan as RulesPasswordPlan, random, request.count);
+  if (request.rules !== null) return generateRulesPasswords(plan as RulesPlan, random, request.count);
   return generatePasswords(plan as PasswordPlan, random, request.count);
 }
 

@@ -6,12 +6,10 @@
  * instead of a parse and a plan.
  * @module
  */
-import { remember, type PlanStore } from './plan-store.ts';
-import { strength, type Entropy } from '../core/entropy.ts';
-import type { RandomSource } from '../core/random.ts';
+import { planBytes, remember, type PlanStore } from './plan-store.ts';
 import {
   checkPasswordRules,
-  generateRulesPassword,
+  generateRulesPasswords,
   isRulesPlan,
   parsePasswordRules,
   planPasswordRules,
@@ -23,15 +21,7 @@ import {
 } from '../core/rules/index.ts';
 import type { RulesRequest } from './validate.ts';
 
-export type { RulesMetadata };
-
-export interface RulesPasswordPlan {
-  readonly rules: RulesPlan;
-  /** log2 of the number of valid passwords, unrounded (the entropy floor's figure). */
-  readonly bits: number;
-  readonly entropy: Entropy;
-  readonly metadata: RulesMetadata;
-}
+export type { RulesMetadata, RulesPlan };
 
 /**
  * The plan store's keys (plan-store.ts). Parses by the text exactly as sent, so a repeated
@@ -53,37 +43,6 @@ const planKey = (rule: PasswordRules, length: number) =>
   // the key does as well.
   `rules ${String(length)}|${rule.unicodeAsAsciiPrintable ? 'u' : 'a'}|${rule.text}`;
 
-/**
- * The engine's tables keep `entries` coefficients (engine.ts, Machine.entries): an array slot
- * each, and a BigInt for every two (a piece's mirror places share one), of at most the bits of
- * |allowed|^length and on average half of them (a coefficient at step t has about t/L of
- * them). Checked against the heap kept by tests/core/rules/budget.test.ts.
- */
-const tableBytes = (entries: number, words: number) => entries * 8 + (entries / 2) * (16 + 8 * Math.ceil(words / 2));
-/** Bytes of the tables' index per required-set subset and allowed character (about 210 measured
- * on eight required sets over ascii-printable, whose tables are otherwise tiny; budget.test.ts). */
-export const TABLE_BYTES_PER_CELL = 320;
-
-/** An upper bound on a plan's memory: the key; a refusal's fixed allowance; a plan's rule, spec,
- * validity check and metadata (8,192 bytes and 48 a code of the allowed and required sets,
- * above what was measured in the same place); and on an exact plan the engine's tables
- * (tableBytes) and their index (TABLE_BYTES_PER_CELL). */
-export function planBytes(plan: RulesPasswordPlan | RulesError, key: string): number {
-  const fixed = 2048 + 2 * key.length;
-  if (!isRulesPasswordPlan(plan)) return fixed;
-  const p = plan.rules;
-  const n = p.spec.codes.length;
-  const rest = fixed + 8192 + 48 * p.spec.sets.reduce((sum, set) => sum + set.codes.length, n);
-  if (p.tables === null) return rest;
-  const words = Math.ceil((p.length * Math.log2(n) + 8) / 64);
-  const cells = TABLE_BYTES_PER_CELL * 2 ** p.spec.sets.length * n;
-  return rest + Math.ceil(tableBytes(p.tables.machine.entries, words)) + cells;
-}
-
-function wrap(rules: RulesPlan): RulesPasswordPlan {
-  return Object.freeze({ rules, bits: rules.bits, entropy: strength(rules.bits), metadata: rules.metadata });
-}
-
 interface PlanInput {
   readonly rule: PasswordRules;
   readonly length: number;
@@ -91,9 +50,8 @@ interface PlanInput {
 
 /** The plan for a rule at a resolved length, or why there is none (the rule and length passed
  * the checks, but max-sequential can leave no password, or the plan is over the budget). */
-function makePlan({ rule, length }: PlanInput): RulesPasswordPlan | RulesError {
-  const planned = planPasswordRules(rule, length);
-  return isRulesPlan(planned) ? wrap(planned) : planned;
+function makePlan({ rule, length }: PlanInput): RulesPlan | RulesError {
+  return planPasswordRules(rule, length);
 }
 
 /**
@@ -102,7 +60,7 @@ function makePlan({ rule, length }: PlanInput): RulesPasswordPlan | RulesError {
  * Every error keeps the field the rules module gives it (`options.passwordRules`, or
  * `options.length` for a length). Parses and plans are kept in `store` when there is one.
  */
-export function planRulesRequest(request: RulesRequest, store?: PlanStore): RulesPasswordPlan | RulesError {
+export function planRulesRequest(request: RulesRequest, store?: PlanStore): RulesPlan | RulesError {
   const parsed = remember(store, parseKey(request.text), request.text, parsePasswordRules, parseBytes);
   if (!parsed.ok) return parsed.error;
   const { rule } = parsed;
@@ -114,13 +72,4 @@ export function planRulesRequest(request: RulesRequest, store?: PlanStore): Rule
   return remember(store, key, { rule, length }, makePlan, (plan) => planBytes(plan, key));
 }
 
-export function isRulesPasswordPlan(p: RulesPasswordPlan | RulesError): p is RulesPasswordPlan {
-  return 'rules' in p;
-}
-
-/** `count` passwords, each drawn on its own from the plan's sampler (lib/core/rules/plan.ts). */
-export function generateRulesPasswords(plan: RulesPasswordPlan, random: RandomSource, count: number): string[] {
-  const values = new Array<string>(count);
-  for (let i = 0; i < count; i++) values[i] = generateRulesPassword(plan.rules, random);
-  return values;
-}
+export { generateRulesPasswords, isRulesPlan };

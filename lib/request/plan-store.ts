@@ -6,6 +6,8 @@
  * plan planning would give (tests/core/password.test.ts, "plan caches follow the schema").
  * @module
  */
+import type { SpecPlan } from '../core/index.ts';
+
 export interface PlanStore {
   /** What was stored under `key`, or undefined. Each call may count as a request for it. */
   get(key: string): object | undefined;
@@ -29,4 +31,26 @@ export function remember<A, V extends object>(
   const made = make(arg);
   store.offer(key, made, bytes(made));
   return made;
+}
+
+/**
+ * An upper bound on a plan's heap, which the memo counts it as: the key and a fixed allowance (all
+ * a refusal keeps); the spec, check and metadata (8,192 bytes and 48 a code of the allowed and
+ * counted sets, above what was measured in the same place); and for the exact sampler the engine's
+ * tables (engine.ts, Work: an array slot per entry and a BigInt for every two, as a piece's mirror
+ * places share one, of at most the count's bits and on average half of them, and each row's array)
+ * and their index (two Int32Array entries a cell, about 600 bytes a subset, and 200 a code for the
+ * compiled spec's maps and sets). Checked against the heap kept by tests/core/rules/budget.test.ts.
+ */
+export function planBytes(plan: SpecPlan | object, key: string): number {
+  const fixed = 2048 + 2 * key.length;
+  if (!('count' in plan)) return fixed;
+  const { spec, counted } = plan;
+  const rest = fixed + 8192 + 48 * spec.sets.reduce((sum, set) => sum + set.codes.length, spec.codes.length);
+  if (counted === null) return rest;
+  const { rows, entries, cells } = counted.compiled.work;
+  const subsets = counted.cells.length;
+  const words = Math.ceil((plan.bits + 8) / 64);
+  const tables = 80 * rows + entries * 8 + (entries / 2) * (24 + 8 * Math.ceil(words / 2));
+  return Math.ceil(rest + tables + 8 * cells + 600 * subsets + 200 * spec.codes.length);
 }

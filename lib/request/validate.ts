@@ -12,8 +12,14 @@
  */
 import validateSchema from '../generated/validator.generated.ts';
 import { requestSchema } from '../generated/schema.generated.ts';
-import type { ClassName } from '../core/charsets.ts';
-import type { ErrorBody } from '../core/error-body.ts';
+import {
+  CHARACTER_CLASSES,
+  didYouMean,
+  effectiveMinimum,
+  nearestNames,
+  type CharacterClass,
+  type ErrorBody,
+} from '../core/index.ts';
 import {
   withPassphraseOptionsDefaults,
   withPasswordOptionsDefaults,
@@ -58,8 +64,9 @@ const schemaValidator = validateSchema as unknown as SchemaValidator;
 
 type Json = { [key: string]: unknown };
 
-/** A field name is repeated in a message only if it is short and plain; anything else is not echoed. */
-const PLAIN_NAME = /^[A-Za-z_$][A-Za-z0-9_$-]{0,39}$/;
+/** A field name is repeated in a message only if it is short and plain; anything else is not
+ * echoed (here, and for a name given twice: lib/http/json-text.ts). */
+export const PLAIN_NAME = /^[A-Za-z_$][A-Za-z0-9_$-]{0,39}$/;
 
 export function invalid(error: string, field?: string): { ok: false; error: ErrorBody } {
   return { ok: false, error: field === undefined ? { error, status: 400 } : { error, status: 400, field } };
@@ -80,6 +87,53 @@ function listOf(values: readonly unknown[]): string {
 
 /** The request's own fields, as the message for an unusual top-level key lists them. */
 const TOP_LEVEL_FIELDS = Object.keys(requestSchema.properties).join(', ');
+
+/** Each mode's option names, from the schema's branches (one per mode, its options a $ref). */
+const OPTIONS_OF: Readonly<Record<string, readonly string[]>> = Object.freeze(
+  Object.fromEntries(
+    (requestSchema.oneOf as readonly Json[]).map((branch) => {
+      const properties = branch.properties as Json;
+      const options = resolvePointer((properties.options as Json).$ref as string).properties as Json;
+      return [(properties.mode as Json).const as string, Object.freeze(Object.keys(options))];
+    }),
+  ),
+);
+
+const modesWith = (name: string): string[] => Object.keys(OPTIONS_OF).filter((m) => OPTIONS_OF[m].includes(name));
+
+/**
+ * Help for an unknown option of mode `mode` (a plain name, see PLAIN_NAME), after the message:
+ * an option of another mode says so; else the nearest options of the mode, else of another mode
+ * (suggest.ts); else a field of the request sent inside options. '' when nothing is near.
+ */
+function optionHint(name: string, mode: string): string {
+  const elsewhere = modesWith(name).find((m) => m !== mode);
+  if (elsewhere !== undefined) return `: it is an option of mode ${elsewhere}`;
+  const own = nearestNames(name, OPTIONS_OF[mode] ?? []);
+  if (own.length > 0) return `: ${didYouMean(own)}`;
+  for (const other of Object.keys(OPTIONS_OF)) {
+    const near = other === mode ? [] : nearestNames(name, OPTIONS_OF[other]);
+    if (near.length > 0)
+      return `: did you mean ${near.join(' or ')}, ${near.length === 1 ? 'an option' : 'options'} of mode ${other}?`;
+  }
+  return Object.hasOwn(requestSchema.properties, name) ? ': it is a field of the request, beside options' : '';
+}
+
+/**
+ * Help for an unknown top-level member (a plain name): an option of the body's mode (of any
+ * mode, when the body has none) belongs in options; an option of another mode says which; else
+ * the nearest field or option of the request. '' when nothing is near.
+ */
+function fieldHint(name: string, mode: unknown): string {
+  const modes = typeof mode === 'string' && Object.hasOwn(OPTIONS_OF, mode) ? [mode] : Object.keys(OPTIONS_OF);
+  const owners = modesWith(name);
+  if (owners.some((m) => modes.includes(m))) return ': put it in options';
+  if (owners.length > 0) return `: it is an option of mode ${owners[0]}, in options`;
+  const fields = Object.keys(requestSchema.properties);
+  const near = nearestNames(name, [...fields, ...modes.flatMap((m) => OPTIONS_OF[m])]);
+  const shown = [...new Set(near.map((n) => (fields.includes(n) ? n : `options.${n}`)))];
+  return shown.length > 0 ? `: ${didYouMean(shown)}` : '';
+}
 
 /**
  * A `false` schema under `dependentSchemas/<name>/properties/<key>`: the field is refused
@@ -149,13 +203,17 @@ function describeError(err: AjvError, mode: unknown): Validation {
     case 'additionalProperties': {
       const name = String(err.params.additionalProperty);
       const plain = PLAIN_NAME.test(name);
+      // Only a plain name is echoed, and only known names are added to it.
       if (field === '') {
         return plain
-          ? invalid(`${name} is not a field of the request`, name)
+          ? invalid(`${name} is not a field of the request${fieldHint(name, mode)}`, name)
           : invalid(`the request has a field that is not allowed (allowed: ${TOP_LEVEL_FIELDS})`);
       }
       return plain
-        ? invalid(`${field}.${name} is not an option of mode ${String(mode)}`, `${field}.${name}`)
+        ? invalid(
+            `${field}.${name} is not an option of mode ${String(mode)}${optionHint(name, String(mode))}`,
+            `${field}.${name}`,
+          )
         : invalid(`${field} has a key that is not an option of mode ${String(mode)}`, field);
     }
     case 'enum':
@@ -191,9 +249,14 @@ function describeError(err: AjvError, mode: unknown): Validation {
  */
 function errorToReport(errors: readonly AjvError[], body: unknown): AjvError {
   const own = errors.find((e) => e.keyword !== 'oneOf' && !(e.keyword === 'const' && e.instancePath === '/mode'));
-  if (own !== undefined) return own;
-  // Every branch got as far as `mode`, past its `type: object`: the body is an object.
+  // A missing mode beside an unknown member is most likely that member mistyped (`mdoe`): the
+  // member is named first.
+  const mistyped = own?.keyword === 'required' && own.instancePath === '';
+  if (own !== undefined && !mistyped) return own;
+  // Every branch got as far as `mode`, past its `type: object` (or stopped at `required`, which
+  // an object only fails): the body is an object.
   const unknown = Object.keys(body as Json).find((key) => !Object.hasOwn(requestSchema.properties, key));
+  if (own !== undefined && unknown === undefined) return own;
   if (unknown !== undefined) {
     return {
       instancePath: '',
@@ -279,32 +342,6 @@ export function validateRequest(input: unknown): Validation {
   return { ok: true, request: { mode: 'password', count, minBits, options, rules } };
 }
 
-/** Each character class with the option that includes it and the option that sets its minimum,
- * in the order of the pool (lib/core/charsets.ts) and of the schema. */
-const CLASS_OPTIONS = Object.freeze([
-  Object.freeze({ name: 'lowercase', include: 'includeLowercase', min: 'minLowercase', noun: 'lowercase letters' }),
-  Object.freeze({ name: 'uppercase', include: 'includeUppercase', min: 'minUppercase', noun: 'uppercase letters' }),
-  Object.freeze({ name: 'numbers', include: 'includeNumbers', min: 'minNumbers', noun: 'digits' }),
-  Object.freeze({ name: 'symbols', include: 'includeSymbols', min: 'minSymbols', noun: 'symbols' }),
-] as const) satisfies readonly {
-  name: ClassName;
-  include: keyof PasswordOptions;
-  min: keyof PasswordOptions;
-  noun: string;
-}[];
-
-type ClassOptions = (typeof CLASS_OPTIONS)[number];
-
-/**
- * The effective minimum of an included class: the one given, else 1 (every included class
- * appears, the service's rule since 1.0), but 0 when minClasses is given (then only the
- * minimums sent apply). The schema states no default because of this dependency; the core
- * applies the same rule when it counts.
- */
-function effectiveMinimum(options: PasswordOptions, c: ClassOptions): number {
-  return options[c.min] ?? (options.minClasses === undefined ? 1 : 0);
-}
-
 /**
  * The 400 for password constraints that contradict each other, length or the included classes,
  * decided from the option values alone (the pool after avoidAmbiguous and excludedCharacters is
@@ -321,31 +358,67 @@ function constraintError(options: PasswordOptions): { ok: false; error: ErrorBod
     options.minUppercase === undefined &&
     options.minNumbers === undefined &&
     options.minSymbols === undefined &&
+    options.maxLowercase === undefined &&
+    options.maxUppercase === undefined &&
+    options.maxNumbers === undefined &&
+    options.maxSymbols === undefined &&
     options.minClasses === undefined &&
     options.firstCharacter === undefined &&
     options.lastCharacter === undefined
   ) {
     return null;
   }
-  const included = CLASS_OPTIONS.filter((c) => options[c.include]);
+  const included = CHARACTER_CLASSES.filter((c) => options[c.option]);
   if (included.length === 0) return null;
-  for (const c of CLASS_OPTIONS) {
-    const min = options[c.min];
-    if (min === undefined) continue;
-    if (!options[c.include]) {
+  for (const c of CHARACTER_CLASSES) {
+    for (const bound of [c.min, c.max]) {
+      if (options[bound] === undefined || options[c.option]) continue;
       return invalid(
-        `options.${c.min} asks for ${c.name}, which this request does not include: set options.${c.include} to true, or leave options.${c.min} out`,
-        `options.${c.min}`,
+        `options.${bound} asks for ${c.name}, which this request does not include: set options.${c.option} to true, or leave options.${bound} out`,
+        `options.${bound}`,
       );
     }
-    if (min > options.length) {
+    const min = options[c.min];
+    if (min !== undefined && min > options.length) {
       return invalid(
         `options.${c.min} must be at most options.length (${options.length}): a password of ${options.length} characters cannot hold ${min} ${c.noun}`,
         `options.${c.min}`,
       );
     }
+    const max = options[c.max];
+    if (max !== undefined && max < effectiveMinimum(options, c)) {
+      return invalid(
+        `options.${c.max} (${max}) is below the minimum of ${c.name} (${effectiveMinimum(options, c)}${options[c.min] === undefined ? ', its default' : ''}): raise options.${c.max} or lower the minimum`,
+        `options.${c.max}`,
+      );
+    }
   }
-  return minimumsError(options, included) ?? minClassesError(options, included) ?? endsError(options);
+  return (
+    minimumsError(options, included) ??
+    maximumsError(options, included) ??
+    minClassesError(options, included) ??
+    endsError(options)
+  );
+}
+
+/**
+ * The included classes' maximums leaving room for fewer characters than length (a class with no
+ * maximum holds any number). The option named is the last maximum given, in schema order.
+ */
+function maximumsError(
+  options: PasswordOptions,
+  included: readonly CharacterClass[],
+): { ok: false; error: ErrorBody } | null {
+  const bounded = included.filter((c) => options[c.max] !== undefined);
+  if (bounded.length === 0 || bounded.length < included.length) return null;
+  const room = bounded.reduce((sum, c) => sum + (options[c.max] as number), 0);
+  if (room >= options.length) return null;
+  const each = bounded.map((c) => `${c.name} ${options[c.max] as number}`).join(', ');
+  const last = bounded[bounded.length - 1];
+  return invalid(
+    `options.${last.max}: the included classes' maximums (${each}) leave room for ${room} characters, fewer than options.length (${options.length}): raise a maximum, include another class, or make the password shorter`,
+    `options.${last.max}`,
+  );
 }
 
 /**
@@ -355,7 +428,7 @@ function constraintError(options: PasswordOptions): { ok: false; error: ErrorBod
  */
 function minimumsError(
   options: PasswordOptions,
-  included: readonly ClassOptions[],
+  included: readonly CharacterClass[],
 ): { ok: false; error: ErrorBody } | null {
   let total = included.reduce((sum, c) => (options[c.min] === undefined ? sum + effectiveMinimum(options, c) : sum), 0);
   for (const c of included) {
@@ -383,7 +456,7 @@ function minimumsError(
  */
 function minClassesError(
   options: PasswordOptions,
-  included: readonly ClassOptions[],
+  included: readonly CharacterClass[],
 ): { ok: false; error: ErrorBody } | null {
   const k = options.minClasses;
   if (k === undefined) return null;
@@ -408,10 +481,10 @@ function minClassesError(
 function endsError(options: PasswordOptions): { ok: false; error: ErrorBody } | null {
   for (const key of ['firstCharacter', 'lastCharacter'] as const) {
     for (const name of options[key] ?? []) {
-      const c = CLASS_OPTIONS.find((d) => d.name === name);
-      if (c === undefined || options[c.include]) continue;
+      const c = CHARACTER_CLASSES.find((d) => d.name === name);
+      if (c === undefined || options[c.option]) continue;
       return invalid(
-        `options.${key} names ${name}, which this request does not include: set options.${c.include} to true, or leave ${name} out of options.${key}`,
+        `options.${key} names ${name}, which this request does not include: set options.${c.option} to true, or leave ${name} out of options.${key}`,
         `options.${key}`,
       );
     }

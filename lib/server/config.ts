@@ -107,7 +107,7 @@ function procLimits(): string | null {
 }
 
 /** HOST or METRICS_HOST: an address to listen on, loopback unless said otherwise. */
-function hostOf(env: Env, name: string): string {
+function hostOf(env: Env, name: 'HOST' | 'METRICS_HOST'): string {
   const host = read(env, name) ?? '127.0.0.1';
   if (isIP(host) === 0 && host !== 'localhost') {
     throw new ConfigError(name, `must be an IPv4 or IPv6 address or "localhost" (got ${shown(host)})`);
@@ -207,7 +207,7 @@ export function parseConfig(env: Env, cwd: string): Config {
 }
 
 /** A TLS file under the trust rule (lib/files/trusted-file.ts; security review S3). */
-function readPem(cwd: string, name: string, file: string): { pem: Buffer; stats: Stats } {
+function readPem(cwd: string, name: 'TLS_CERT_FILE' | 'TLS_KEY_FILE', file: string): { pem: Buffer; stats: Stats } {
   const read = readTlsFile(resolve(cwd, file));
   if (read.kind === 'missing') throw new ConfigError(name, `names a file that does not exist (${shown(file)})`);
   if (read.kind === 'refused')

@@ -5,11 +5,13 @@
  * @module
  */
 
+import type { VariableName } from './variables.ts';
+
 export type Env = Readonly<Record<string, string | undefined>>;
 
 export class ConfigError extends Error {
-  readonly variable: string;
-  constructor(variable: string, message: string) {
+  readonly variable: VariableName;
+  constructor(variable: VariableName, message: string) {
     super(`${variable} ${message}`);
     this.name = 'ConfigError';
     this.variable = variable;
@@ -24,12 +26,12 @@ export interface ConfigWarning {
 }
 
 /** Throws the ConfigError for a variable; typed `never` so callers read as guards. */
-export function fail(variable: string, message: string): never {
+export function fail(variable: VariableName, message: string): never {
   throw new ConfigError(variable, message);
 }
 
 /** Empty counts as unset: `PORT= npm start` should not be an error, nor silently port 0. */
-export function read(env: Env, name: string): string | undefined {
+export function read(env: Env, name: VariableName): string | undefined {
   const value = env[name];
   return value === undefined || value === '' ? undefined : value;
 }
@@ -40,7 +42,7 @@ export function shown(value: string): string {
 }
 
 /** An integer variable from min to max, or `fallback` when unset. */
-export function integer(env: Env, name: string, fallback: number, min: number, max: number, unit = ''): number {
+export function integer(env: Env, name: VariableName, fallback: number, min: number, max: number, unit = ''): number {
   const raw = read(env, name);
   if (raw === undefined) return fallback;
   // Digits only: Number() would accept "0x10", "1e3", " 5 " and "Infinity".

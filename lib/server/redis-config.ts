@@ -15,6 +15,7 @@ import type { RedisEndpoint, RedisTopology } from '../rate-limit/redis-links.ts'
 import { octal, readableByOthers, readTrustedFile, serverOwners } from '../files/trusted-file.ts';
 import type { RedisRateLimitConfig } from '../rate-limit/redis-store.ts';
 import { fail, integer, read, shown, type ConfigWarning, type Env } from './env.ts';
+import type { VariableName } from './variables.ts';
 
 export const REDIS_URL_VAR = 'RATE_LIMIT_REDIS_URL';
 export const REDIS_CLUSTER_NODES_VAR = 'RATE_LIMIT_REDIS_CLUSTER_NODES';
@@ -56,7 +57,7 @@ interface Address {
 
 /** The URL's parts, checked; every error names `variable`, then `where` ('' for the one URL,
  * 'entry 2 ' for a list's). */
-function parseUrl(raw: string, variable: string, where: string, form: string, defaultPort: number): Address {
+function parseUrl(raw: string, variable: VariableName, where: string, form: string, defaultPort: number): Address {
   const problem = (message: string): never => fail(variable, `${where}${message}`);
   let url: URL;
   try {
@@ -91,7 +92,7 @@ const bareHost = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
 /** One entry of a list: `host:port` (or `host`, `[v6]:port`), or a redis:// / rediss:// URL
  * without a database. */
-function parseEntry(raw: string, variable: string, index: number, defaultPort: number): Address {
+function parseEntry(raw: string, variable: VariableName, index: number, defaultPort: number): Address {
   const where = `entry ${index + 1} `;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
     const address = parseUrl(raw, variable, where, ENTRY_FORM, defaultPort);
@@ -111,7 +112,7 @@ function parseEntry(raw: string, variable: string, index: number, defaultPort: n
 
 /** A comma-separated list of entries, all with the same scheme and the same credentials
  * (node-redis applies one set to every node it discovers). */
-function parseList(variable: string, raw: string, defaultPort: number): Address[] {
+function parseList(variable: VariableName, raw: string, defaultPort: number): Address[] {
   const parts = raw.split(',').map((part) => part.trim());
   if (parts.length > MAX_REDIS_ENTRIES) fail(variable, `must have at most ${MAX_REDIS_ENTRIES} entries`);
   const entries = parts.map((part, i) => {
@@ -213,7 +214,7 @@ export function parseRedisConfig(
   const variable = topologyVariable(env);
   if (variable === null) {
     // A Redis setting without a Redis would be silently ignored: say so instead.
-    for (const name of [REDIS_PASSWORD_FILE_VAR, REDIS_PREFIX_VAR, REDIS_TIMEOUT_VAR]) {
+    for (const name of [REDIS_PASSWORD_FILE_VAR, REDIS_PREFIX_VAR, REDIS_TIMEOUT_VAR] as const) {
       if (read(env, name) !== undefined) fail(name, `is set but none of ${TOPOLOGY_VARS.join(', ')} is`);
     }
     return null;

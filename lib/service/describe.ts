@@ -12,20 +12,19 @@ import {
   CHARACTER_CLASSES,
   RANDOM_SEPARATORS,
   SEPARATORS,
+  REJECTION_ACCEPTANCE,
   STRENGTH_LEVELS,
   WORD_LISTS,
 } from '../core/index.ts';
 import { MAX_MIN_BITS } from '../request/index.ts';
 import {
   DEFAULT_RULES_LENGTH,
-  EXACT_SAMPLING_THRESHOLD,
   MAX_REQUIRED_SETS,
   MAX_RULES_LENGTH,
+  NAMED_SETS,
   SERVICE_MAX_LENGTH,
   SERVICE_MIN_LENGTH,
 } from '../core/rules/index.ts';
-// The rules tier's entry does not export its set names; the description lists them.
-import { NAMED_SETS } from '../core/rules/charset.ts';
 import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE } from './limits.ts';
 
 export interface DescribeSettings {
@@ -98,9 +97,9 @@ const EXCLUSIVE_WITH = Object.keys(requestSchema.$defs.PasswordOptions.dependent
 
 /** What the classes and the password constraints do, and what is a 400 (docs/api.md). */
 const PASSWORD_RULES = [
-  'every enabled class appears at least once (whole-password redraw, uniform over the valid set), unless the constraints below say otherwise',
-  'minLowercase, minUppercase, minNumbers, minSymbols: at least that many of the class (as left after avoidAmbiguous and excludedCharacters), only for an included class; omitted, 1 for an included class, but 0 when minClasses is given. minClasses: at least that many distinct included classes. firstCharacter, lastCharacter: the first (last) character from the union of the named classes, each included. maxRepeating: no character more than that many times in a row. maxSequential: no run longer than that of characters adjacent in ASCII order, up or down, within a-z, A-Z or 0-9',
-  'a 400 names the option at fault: a minimum or first/last class of a class not included, a minimum above length, minimums summing above length (the last minimum given that pushes the sum over), minClasses above the included classes or beyond the room the minimums leave, a class with a minimum of 1 or more emptied by exclusions, a first or last class left empty, or constraints no string meets',
+  'every enabled class appears at least once, unless the constraints below say otherwise; every password is uniform over exactly the strings that meet them (rejection sampling, or the exact walk where rejection would keep too few)',
+  'minLowercase, minUppercase, minNumbers, minSymbols: at least that many of the class (as left after avoidAmbiguous and excludedCharacters), only for an included class; omitted, 1 for an included class, but 0 when minClasses is given. maxLowercase, maxUppercase, maxNumbers, maxSymbols: at most that many of the class. minClasses: at least that many distinct included classes. firstCharacter, lastCharacter: the first (last) character from the union of the named classes, each included. maxRepeating: no character more than that many times in a row. maxSequential: no run longer than that of characters adjacent in ASCII order, up or down, within a-z, A-Z or 0-9',
+  'a 400 names the option at fault: a minimum, maximum or first/last class of a class not included, a minimum above length, a maximum below its minimum, minimums summing above length (the last minimum given that pushes the sum over), maximums leaving room for fewer than length characters, minClasses above the included classes or beyond the room the minimums leave, a class with a minimum of 1 or more emptied by exclusions, a first or last class left empty, or constraints no string meets',
   'no class enabled, an enabled class emptied by exclusions, or a pool under 2 characters is a 400',
   `passwordRules replaces the classes: combined with ${EXCLUSIVE_WITH.join(', ')} it is a 400 naming that option`,
 ] as const;
@@ -122,7 +121,7 @@ function passwordRulesDescription(): Json {
       `length, when given, must lie inside the rule's minlength-maxlength and ${SERVICE_MIN_LENGTH}-${SERVICE_MAX_LENGTH}; without it, ${DEFAULT_RULES_LENGTH} moved into those bounds`,
       'a rule the service cannot satisfy, a syntax error or an unknown token is a 400 that says why (field options.passwordRules)',
     ],
-    entropy: `bits = log2 of the exact number of strings the rule allows at the length (inclusion-exclusion over the required sets, exact counts under max-repeating and max-sequential); every one equally likely: rejection sampling while it needs at most ${EXACT_SAMPLING_THRESHOLD} attempts on average, exact unranking beyond`,
+    entropy: `bits = log2 of the exact number of strings the rule allows at the length (inclusion-exclusion over the required sets, exact counts under max-repeating and max-sequential); every one equally likely: rejection sampling while it needs at most ${1 / REJECTION_ACCEPTANCE} attempts on average, exact unranking beyond`,
   };
 }
 

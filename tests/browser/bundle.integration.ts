@@ -26,15 +26,14 @@ const DIST = new URL('../../dist/browser/', import.meta.url);
 const BUNDLE = new URL('service-api.js', DIST);
 const APP = new URL('app.js', DIST);
 
-/** Budgets with headroom over today's sizes (docs/api.md, The home page); a jump means the
- * ajv compiler, a word list twice or a Node polyfill got pulled in. service-api.js is about
- * 439 KB raw and 145 KB gzip (level 9), of which the eleven word lists are 211 KB raw and 95
- * KB gzip (the page has no network after load, so every list is in the bundle: 150 KB raw and
- * 75 KB gzip for the ten BIP-39 lists, composed to NFC, which is 25 KB less than as stored),
- * the passwordrules module (parser, plan, the core's exact engine and its two samplers) and
- * the validator of the request union about 62 KB (a fifth of it indentation, which gzip
- * removes). */
-const BUDGET = { serviceApiRaw: 470_000, serviceApiGzip: 160_000, appRaw: 64_000 };
+/** Budgets with headroom over today's sizes (docs/api.md, The home page, gives them, and
+ * tests/deploy/docs-figures.integration.ts holds that table to the build); a jump means the ajv
+ * compiler, a word list twice or a Node polyfill got pulled in. Most of service-api.js is the
+ * eleven word lists (the page has no network after load, so every list is in the bundle), then
+ * the request validator, the passwordrules module (parser, plan, the core's exact engine and
+ * its two samplers). app.js, the page's UI, grew with issue 41 (the rule in words, every
+ * refusal at its control, the step to Strong). */
+const BUDGET = { serviceApiRaw: 470_000, serviceApiGzip: 160_000, appRaw: 90_000 };
 
 function readBundle(url: URL): string {
   assert.ok(existsSync(url), `${url.pathname} is missing: run \`npm run build:dist\` first`);

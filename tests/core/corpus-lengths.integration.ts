@@ -11,8 +11,10 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import corpus from '../fixtures/password-rules/password-rules.json' with { type: 'json' };
 import pinned from '../fixtures/password-rules/counts.json' with { type: 'json' };
-import { isRulesPlan, parsePasswordRules, rulesLengthBounds } from '../../lib/core/rules/index.ts';
-import { PLAN_WORK_BUDGET, planPasswordRules } from '../../lib/core/rules/plan.ts';
+import { isRulesPlan, parsePasswordRules } from '../../lib/core/rules/index.ts';
+import { lengthBounds } from '../helpers/rule-plans.ts';
+import { planPasswordRules } from '../../lib/core/rules/plan.ts';
+import { PLAN_WORK_BUDGET } from '../../lib/core/sample.ts';
 
 const PINNED = pinned as Record<string, { min: number; max: number; counts: string }>;
 
@@ -31,7 +33,7 @@ it('every corpus rule accepted before the budget is accepted at every length wit
       assert.equal(expected, undefined, `${site} parsed before`);
       continue;
     }
-    const { min, max } = rulesLengthBounds(parsed.rule);
+    const { min, max } = lengthBounds(parsed.rule);
     assert.deepEqual([min, max], [expected.min, expected.max], site);
     const counts: string[] = [];
     for (let L = min; L <= max; L++) {

@@ -8,7 +8,9 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { compile, countTables, isValid, price, unrank, validity, type EngineSpec } from '../../lib/core/engine.ts';
+import { compile, count, type EngineSpec } from '../../lib/core/engine.ts';
+import { tablesOf, unrank } from '../../lib/core/unrank.ts';
+import { checkOf, isValid } from '../../lib/core/check.ts';
 import { seededRandom } from '../helpers/seeded.ts';
 
 /** Letters and digits in chains (so that sequences exist), and two codes outside every range. */
@@ -48,7 +50,8 @@ function judge(spec: EngineSpec, s: readonly number[]): boolean {
   if (spec.first && !spec.first.includes(s[0])) return false;
   if (spec.last && !spec.last.includes(s[s.length - 1])) return false;
   const hits = spec.sets.map((set) => s.filter((c) => set.codes.includes(c)).length);
-  if (spec.sets.some((set, i) => hits[i] < set.min)) return false;
+  if (spec.sets.some((set, i) => hits[i] < set.min || (set.max !== undefined && set.max !== null && hits[i] > set.max)))
+    return false;
   return spec.sets.filter((set, i) => set.min === 0 && hits[i] > 0).length >= (spec.minSets ?? 0);
 }
 
@@ -58,11 +61,23 @@ function strings(codes: readonly number[], length: number): number[][] {
   return out;
 }
 
-type Kind = 'sets' | 'minimums' | 'minSets' | 'first' | 'last' | 'maxRepeating' | 'maxSequential' | 'all';
+type Kind =
+  | 'sets'
+  | 'minimums'
+  | 'minSets'
+  | 'first'
+  | 'last'
+  | 'maxRepeating'
+  | 'maxSequential'
+  | 'all'
+  | 'several minimums'
+  | 'maximums'
+  | 'cut chains';
 
 /** A random spec exercising `kind`. Class-like sets (whole classes) for minimums, minSets and
  * first/last, as the password compiler makes them; arbitrary sets of min 1 as site rules do. */
 function randomSpec(kind: Kind): EngineSpec {
+  if (kind === 'several minimums' || kind === 'maximums' || kind === 'cut chains') return moreSpec(kind);
   const classes = CLASSES.map((c) => pick(c, 3)).filter((c) => c.length > 0);
   const alphabet = classes.join('') || 'ab';
   const codes = codesOf(alphabet);
@@ -93,18 +108,60 @@ function randomSpec(kind: Kind): EngineSpec {
   };
 }
 
+/** Specs the first kinds leave rare: several sets with minimums of 2 or 3 at once; maximums (with
+ * minimums, some 0, and the other limits); and whole chains cut by arbitrary required sets under a
+ * sequence limit, as site rules make them. */
+function moreSpec(kind: 'several minimums' | 'maximums' | 'cut chains'): EngineSpec {
+  if (kind === 'cut chains') {
+    const alphabet = pick('abcde', 5) + pick('0123', 4) + pick('#!', 2) || 'abc';
+    const codes = codesOf(alphabet);
+    const length = 1 + below(codes.length <= 4 ? 5 : codes.length <= 6 ? 4 : 3);
+    const sets = [0, 1, 2]
+      .slice(0, 1 + below(3))
+      .map(() => ({ codes: codesOf(pick(alphabet, 2) || alphabet[0]), min: 1 }));
+    return { codes, sets, length, maxRepeating: below(2) === 0 ? 1 + below(2) : null, maxSequential: 1 + below(3) };
+  }
+  const classes = CLASSES.map((c) => pick(c, 3)).filter((c) => c.length > 0);
+  const codes = codesOf(classes.join('') || 'ab');
+  const length = 1 + below(codes.length <= 3 ? 5 : codes.length <= 6 ? 4 : 3);
+  let room = length;
+  const sets = classes.map((c) => {
+    // Minimums that fit together, so that most specs allow some string.
+    const min = kind === 'several minimums' ? below(Math.min(4, room + 1)) : below(2);
+    room -= min;
+    const max = kind === 'maximums' && below(3) > 0 ? min + below(length - min + 1) : null;
+    return { codes: codesOf(c), min, max };
+  });
+  const optional = sets.filter((set) => set.min === 0).length;
+  const any = (most: number) => (below(3) === 0 ? 1 + below(most) : null);
+  return {
+    codes,
+    sets,
+    minSets: optional > 0 && below(3) === 0 ? below(optional + 1) : 0,
+    first: null,
+    last: null,
+    length,
+    maxRepeating: kind === 'maximums' ? any(3) : null,
+    maxSequential: kind === 'maximums' ? any(3) : null,
+  };
+}
+
 function check(spec: EngineSpec): number {
   const label = JSON.stringify(spec);
-  const check = validity(spec);
+  const check = checkOf(spec);
   const valid = (s: readonly number[]) => isValid(check, s);
   const judged = strings(spec.codes, spec.length).filter((s) => {
     const verdict = judge(spec, s);
     assert.equal(valid(s), verdict, `${label}: validity and the judge disagree on ${String.fromCharCode(...s)}`);
     return verdict;
   });
-  const tables = countTables(spec);
+  const compiled = compile(spec);
+  const tables = tablesOf(compiled);
+  assert.equal(count(compiled, 'series'), BigInt(judged.length), `${label}: by the series`);
+  assert.equal(count(compiled, 'recurrence'), BigInt(judged.length), `${label}: by the recurrence`);
+  assert.equal(count(compiled), BigInt(judged.length), label);
   assert.equal(tables.count, BigInt(judged.length), label);
-  assert.ok(price(spec) > 0, label);
+  assert.ok(compiled.work.count > 0, label);
   if (judged.length <= 120) {
     const seen = new Set<string>();
     for (let rank = 0n; rank < tables.count; rank++) {
@@ -113,6 +170,17 @@ function check(spec: EngineSpec): number {
       seen.add(String.fromCharCode(...s));
     }
     assert.equal(seen.size, judged.length, `${label}: unranking is not one-to-one`);
+  } else {
+    // Too many to unrank all: the first, the last and 40 seeded ranks give valid strings, distinct.
+    const ranks = [0n, tables.count - 1n, ...Array.from({ length: 40 }, () => BigInt(below(judged.length)))];
+    const seen = new Map<string, bigint>();
+    for (const rank of ranks) {
+      const s = unrank(tables, rank);
+      assert.ok(valid(s), `${label}: rank ${rank} gave an invalid string`);
+      const key = String.fromCharCode(...s);
+      assert.ok((seen.get(key) ?? rank) === rank, `${label}: ranks ${seen.get(key)} and ${rank} gave ${key}`);
+      seen.set(key, rank);
+    }
   }
   return judged.length;
 }
@@ -127,6 +195,9 @@ describe('the exact engine against enumeration', () => {
     'maxRepeating',
     'maxSequential',
     'all',
+    'several minimums',
+    'maximums',
+    'cut chains',
   ] as const) {
     it(`${kind}: 1,000 random specs, count and unranking`, () => {
       let nonzero = 0;

@@ -1,5 +1,5 @@
 /**
- * Issue 30's constraints in mode password (minimums, minClasses, first and last character,
+ * The constraints of mode password (minimums, maximums, minClasses, first and last character,
  * maxRepeating, maxSequential), compiled to the engine by lib/core/password.ts:
  * - counts against enumeration on small pools, for every option alone and in random
  *   combinations, judged by a reading of the options written here from their definitions
@@ -28,6 +28,10 @@ interface Constraints {
   minUppercase?: number;
   minNumbers?: number;
   minSymbols?: number;
+  maxLowercase?: number;
+  maxUppercase?: number;
+  maxNumbers?: number;
+  maxSymbols?: number;
   minClasses?: number;
   firstCharacter?: ClassName[];
   lastCharacter?: ClassName[];
@@ -40,6 +44,12 @@ const MIN = {
   uppercase: 'minUppercase',
   numbers: 'minNumbers',
   symbols: 'minSymbols',
+} as const;
+const MAX = {
+  lowercase: 'maxLowercase',
+  uppercase: 'maxUppercase',
+  numbers: 'maxNumbers',
+  symbols: 'maxSymbols',
 } as const;
 
 /** Options whose included classes keep the given characters (the rest excluded). */
@@ -68,6 +78,7 @@ function allowed(o: Options, s: string): boolean {
   for (const name of included) {
     const min = o[MIN[name]] ?? (o.minClasses === undefined ? 1 : 0);
     if ((counts.get(name) ?? 0) < min) return false;
+    if ((counts.get(name) ?? 0) > (o[MAX[name]] ?? Infinity)) return false;
   }
   if (o.minClasses !== undefined && included.filter((name) => (counts.get(name) ?? 0) > 0).length < o.minClasses)
     return false;
@@ -106,7 +117,7 @@ function randomPool(): Partial<Record<ClassName, string>> {
   return kept;
 }
 
-type Kind = keyof Constraints | 'all';
+type Kind = keyof Constraints | 'all' | 'maximums';
 function randomConstraints(kind: Kind, kept: Partial<Record<ClassName, string>>, length: number): Constraints {
   const present = NAMES.filter((n) => kept[n] !== undefined);
   const some = () =>
@@ -127,6 +138,16 @@ function randomConstraints(kind: Kind, kept: Partial<Record<ClassName, string>>,
   if (on('lastCharacter')) c.lastCharacter = pickSome();
   if (on('maxRepeating')) c.maxRepeating = 1 + below(3);
   if (on('maxSequential')) c.maxSequential = 1 + below(3);
+  if (kind === 'maximums') {
+    // Some classes at most 0 to length characters, a minimum beside some (never above the maximum).
+    for (const name of present) {
+      if (below(2) === 0) continue;
+      c[MAX[name]] = below(length + 1);
+      if (below(3) === 0) c[MIN[name]] = below((c[MAX[name]] as number) + 1);
+      else if ((c[MAX[name]] as number) === 0) c[MIN[name]] = 0;
+    }
+    if (below(3) === 0) c.maxRepeating = 1 + below(3);
+  }
   return c;
 }
 
@@ -142,6 +163,7 @@ describe('password constraints: counts against enumeration', () => {
     'maxRepeating',
     'maxSequential',
     'all',
+    'maximums',
   ];
   for (const kind of kinds) {
     it(`${kind}: 150 random small pools, the exact count and bits`, () => {
@@ -199,6 +221,19 @@ describe('password constraints: both samplers uniform, with teeth', () => {
       const plan = planPassword(o, sampler);
       assert.ok(isPlan(plan) && plan.sampler === sampler);
       assert.ok(uniformity(plan, o, real, 10_000) > ALPHA);
+    });
+  }
+  // Maximums: at most one digit and at most two symbols, a symbol at least.
+  const capped = optionsOf({ lowercase: 'ab', numbers: '01', symbols: '!#' }, 4, {
+    maxNumbers: 1,
+    minSymbols: 1,
+    maxSymbols: 2,
+  });
+  for (const sampler of ['rejection', 'exact'] as const) {
+    it(`${sampler}, with maximums: chi-square over every allowed string`, () => {
+      const plan = planPassword(capped, sampler);
+      assert.ok(isPlan(plan) && plan.sampler === sampler);
+      assert.ok(uniformity(plan, capped, real, 10_000) > ALPHA);
     });
   }
   it('teeth: placing the required characters first, then shuffling, fails', () => {

@@ -2,7 +2,6 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from '../../lib/request/generate.ts';
 import {
-  generatePassword,
   generatePasswords,
   isPlan,
   passwordPlanKey,
@@ -10,6 +9,7 @@ import {
   type PasswordPlan,
 } from '../../lib/core/password.ts';
 import { createRandom } from '../../lib/core/random.ts';
+import { classBits } from '../helpers/pool-classes.ts';
 import { validateRequest, type PassphraseOptions, type PasswordOptions } from '../../lib/request/validate.ts';
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES } from '../../lib/core/charsets.ts';
 import { scriptedFill, seededFill, seededRandom } from '../helpers/seeded.ts';
@@ -181,7 +181,7 @@ describe('generatePassword', () => {
       const words = seededWords(7);
       const p = plan({ length });
       for (let i = 0; i < 20; i++)
-        assert.equal(generatePassword(p, rng), decodeWords(POOL_62, length, words, hasAll), `length ${length}, #${i}`);
+        assert.equal(generatePasswords(p, rng, 1)[0], decodeWords(POOL_62, length, words, hasAll), `length ${length}, #${i}`);
     }
   });
 
@@ -189,7 +189,7 @@ describe('generatePassword', () => {
     for (const length of [24, 9]) {
       const p = plan({ length });
       const single = seededRandom(5);
-      const expected = Array.from({ length: 20 }, () => generatePassword(p, single));
+      const expected = Array.from({ length: 20 }, () => generatePasswords(p, single, 1)[0]);
       assert.deepEqual(generatePasswords(p, seededRandom(5), 20), expected);
     }
   });
@@ -198,7 +198,7 @@ describe('generatePassword', () => {
     // Pool "0123456789!@#..." (numbers + symbols, 33: 6 bits per draw, 33 to 63 redrawn).
     const p = plan({ includeLowercase: false, includeUppercase: false, includeSymbols: true, length: 8 });
     const random = createRandom(scriptedFill([0, 10, 33, 63, 32, 1, 2, 3, 64 + 4, 5]), 10);
-    assert.equal(generatePassword(p, random), '0!?12345');
+    assert.equal(generatePasswords(p, random, 1)[0], '0!?12345');
   });
 
   it('redraws the whole password when a class is missing (never patches it)', () => {
@@ -206,7 +206,7 @@ describe('generatePassword', () => {
     const digitsOnly = [0, 1, 2, 3, 4, 5, 6, 7];
     const mixed = [10, 1, 2, 3, 4, 5, 6, 7];
     const random = createRandom(scriptedFill([...digitsOnly, ...mixed]), 16);
-    assert.equal(generatePassword(p, random), '!1234567');
+    assert.equal(generatePasswords(p, random, 1)[0], '!1234567');
   });
 
   it('always holds every enabled class, only pool characters, and the exact length', () => {
@@ -222,14 +222,14 @@ describe('generatePassword', () => {
       const p = plan(given);
       for (const v of [
         ...generatePasswords(p, rng, 20),
-        ...Array.from({ length: 100 }, () => generatePassword(p, rng)),
+        ...Array.from({ length: 100 }, () => generatePasswords(p, rng, 1)[0]),
       ]) {
         assert.equal(v.length, p.length);
         const classesSeen = new Set<number>();
         for (const ch of v) {
           const j = p.pool.indexOf(ch);
           assert.ok(j >= 0, `character outside the pool: ${ch}`);
-          classesSeen.add(p.classBit[j]);
+          classesSeen.add(classBits(p)[j]);
         }
         assert.equal(classesSeen.size, p.metadata.classes.length);
       }

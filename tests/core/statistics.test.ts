@@ -19,9 +19,9 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { generatePassword, isPlan, planPassword, type PasswordPlan } from '../../lib/core/password.ts';
+import { generatePasswords, isPlan, planPassword, type PasswordPlan } from '../../lib/core/password.ts';
+import { allClasses, classBits } from '../helpers/pool-classes.ts';
 import {
-  generatePassphrase,
   generatePassphrases,
   isPassphrasePlan,
   planPassphrase,
@@ -93,7 +93,7 @@ function positionProbabilities(p: PasswordPlan): number[] {
       total,
     ),
   );
-  return [...p.pool].map((_, idx) => perClass[Math.log2(p.classBit[idx])]);
+  return [...p.pool].map((_, idx) => perClass[Math.log2(classBits(p)[idx])]);
 }
 
 /** Exact distribution of the number of characters of class `j` in a password from V. */
@@ -114,7 +114,7 @@ function classCountProbabilities(p: PasswordPlan, j: number): number[] {
 }
 
 type PasswordSource = (p: PasswordPlan) => string;
-const realPassword: PasswordSource = (p) => generatePassword(p, defaultRandom);
+const realPassword: PasswordSource = (p) => generatePasswords(p, defaultRandom, 1)[0];
 
 /** Mutant: the classic modulo bias, one byte per character, each-class redraw kept. */
 const moduloPassword: PasswordSource = (p) => {
@@ -125,10 +125,10 @@ const moduloPassword: PasswordSource = (p) => {
     let out = '';
     for (const b of bytes) {
       const j = b % p.pool.length;
-      seen |= p.classBit[j];
+      seen |= classBits(p)[j];
       out += p.pool[j];
     }
-    if (seen === p.allClasses) return out;
+    if (seen === allClasses(p)) return out;
   }
 };
 
@@ -137,7 +137,7 @@ const placeThenShuffle: PasswordSource = (p) => {
   const chars: string[] = [];
   const classes = p.metadata.classes.length;
   for (let c = 0; c < classes; c++) {
-    const members = [...p.pool].filter((_, i) => p.classBit[i] === 1 << c);
+    const members = [...p.pool].filter((_, i) => classBits(p)[i] === 1 << c);
     chars.push(members[defaultRandom.below(members.length)]);
   }
   while (chars.length < p.length) chars.push(p.pool[defaultRandom.below(p.pool.length)]);
@@ -175,7 +175,7 @@ function classCountTest(p: PasswordPlan, source: PasswordSource, passwords: numb
   for (let i = 0; i < passwords; i++) {
     const v = source(p);
     const perClass = new Array<number>(classes).fill(0);
-    for (const ch of v) perClass[Math.log2(p.classBit[p.pool.indexOf(ch)])]++;
+    for (const ch of v) perClass[Math.log2(classBits(p)[p.pool.indexOf(ch)])]++;
     perClass.forEach((k, c) => counts[c][k]++);
   }
   let minP = 1;
@@ -309,7 +309,7 @@ describe('the sampler, step by step (alpha = 1e-6 per test), each step with the 
   });
   it('teeth: folding fails the pooled character test through the password generator (a-z: a-f twice as likely)', () => {
     const lower = plan({ includeUppercase: false, includeNumbers: false, length: 16 });
-    const p = pooledCharacterTest(lower, (q) => generatePassword(q, folded), 16_000);
+    const p = pooledCharacterTest(lower, (q) => generatePasswords(q, folded, 1)[0], 16_000);
     assert.ok(report('mutant folded, pooled characters (a-z)', p) < ALPHA);
   });
 
@@ -338,7 +338,7 @@ describe('the sampler, step by step (alpha = 1e-6 per test), each step with the 
   });
   it('teeth: a draw used for two characters fails the joint test of positions (0, 1)', () => {
     last = -1;
-    const p = jointTest(lower(), (q) => generatePassword(q, reused), 0, 1);
+    const p = jointTest(lower(), (q) => generatePasswords(q, reused, 1)[0], 0, 1);
     assert.ok(report('mutant draw used twice, joint positions (0, 1)', p) < ALPHA);
   });
 
@@ -347,7 +347,7 @@ describe('the sampler, step by step (alpha = 1e-6 per test), each step with the 
   const patched: PasswordSource = (p) => {
     const chars = Array.from({ length: p.length }, () => p.pool[defaultRandom.below(p.pool.length)]);
     p.metadata.classes.forEach((_, c) => {
-      const members = [...p.pool].filter((_, i) => p.classBit[i] === 1 << c);
+      const members = [...p.pool].filter((_, i) => classBits(p)[i] === 1 << c);
       if (!chars.some((ch) => members.includes(ch)))
         chars[defaultRandom.below(chars.length)] = members[defaultRandom.below(members.length)];
     });
@@ -376,7 +376,7 @@ describe('passphrase words and numbers (alpha = 1e-6 per test)', () => {
     const queue: number[] = [];
     const draw = () => {
       if (queue.length === 0)
-        for (const w of generatePassphrase(p, defaultRandom).split(' ')) queue.push(wordIndex.get(w)!);
+        for (const w of generatePassphrases(p, defaultRandom, 1)[0].split(' ')) queue.push(wordIndex.get(w)!);
       return queue.pop()!;
     };
     assert.ok(report('passphrase word indices', wordTest(draw)) > ALPHA);
@@ -385,7 +385,7 @@ describe('passphrase words and numbers (alpha = 1e-6 per test)', () => {
   it('the two-digit number is uniform over 00-99 (chi-square, 40,000 numbers)', () => {
     const p = passphrasePlan({ wordCount: 4, separator: 'dot', capitalize: false, addNumber: true });
     const counts = new Array<number>(100).fill(0);
-    for (let i = 0; i < 40_000; i++) counts[Number(generatePassphrase(p, defaultRandom).split('.')[4])]++;
+    for (let i = 0; i < 40_000; i++) counts[Number(generatePassphrases(p, defaultRandom, 1)[0].split('.')[4])]++;
     const pValue = chiSquareTest(
       counts,
       counts.map(() => 0.01),

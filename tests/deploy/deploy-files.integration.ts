@@ -102,6 +102,19 @@ describe('systemd unit', () => {
     verify(UNIT);
   });
 
+  it("docs/deploy.md says that verify needs the Node at the unit's path, with the message it gives without (issue 41)", (t) => {
+    const docs = readFileSync(join(ROOT, 'docs', 'deploy.md'), 'utf8');
+    const message = `Command ${UNIT_NODE} is not executable: No such file or directory`;
+    assert.ok(docs.replace(/\s+/g, ' ').includes(message), 'docs/deploy.md quotes the message');
+    if (existsSync(UNIT_NODE)) {
+      t.diagnostic(`${UNIT_NODE} is installed here: the shipped unit verifies as it is`);
+      return;
+    }
+    const r = spawnSync('systemd-analyze', ['verify', UNIT], { encoding: 'utf8' });
+    assert.notEqual(r.status, 0, 'the shipped unit fails verify without its Node');
+    assert.ok(r.stderr.includes(message), r.stderr);
+  });
+
   it("runs the supported Node that docs/deploy.md installs, not the distribution's", () => {
     assert.match(
       readFileSync(UNIT, 'utf8'),

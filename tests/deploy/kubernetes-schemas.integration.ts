@@ -1,33 +1,40 @@
 /**
- * The Kubernetes manifests (deploy/kubernetes/) against the Kubernetes API's own OpenAPI
- * schemas, offline: kubernetes-models (a devDependency, test-only) carries each resource's
- * schema compiled to a validator, so every field name, type and required field of every
- * resource is checked as the API server's schema would check it, with no cluster and no
- * network. tests/deploy/kubernetes.test.ts checks what the schemas cannot: the restricted
- * level, references between the objects, the overlay's patch target. An integration test
- * because kubernetes-models declares Node 22 or later, and the integration run is on the
- * newest LTS line.
+ * The Kubernetes manifests (deploy/kubernetes/) as Kubernetes gets them: every kustomization
+ * (the base and each overlay) rendered by a real `kubectl kustomize`, the tool
+ * `kubectl apply -k` runs, and what it renders checked (issue 41: the Redis overlay, nested in
+ * its own base, did not build at all while the checks that followed it by hand passed).
  *
- * What is validated: every resource of the base, and the Redis overlay's own resources. The
- * overlay's patch is a fragment of a Deployment, so it is validated merged into the base's
- * (containers, env, volumes and mounts merged by name, as a strategic merge patch does).
+ * Each rendered object is validated against the Kubernetes API's own OpenAPI schemas, offline:
+ * kubernetes-models (a devDependency, test-only) carries each resource's schema compiled to a
+ * validator, so every field name, type and required field is checked as the API server's schema
+ * would check it, with no cluster and no network. Then the rendered set gets the checks
+ * tests/deploy/kubernetes.test.ts makes of the files (tests/helpers/kubernetes.ts): references
+ * between the objects and the restricted level. An integration test because kubernetes-models
+ * declares Node 22 or later, and the integration run is on the newest LTS line, and because it
+ * needs kubectl.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ROOT } from '../helpers/server.ts';
+import {
+  checkAll,
+  checkRestricted,
+  KUBERNETES,
+  kustomizations,
+  kustomizeMissing,
+  load,
+  render,
+  type Obj,
+} from '../helpers/kubernetes.ts';
 
-const yaml = createRequire(import.meta.url)('js-yaml') as { loadAll(text: string): unknown[] };
-
-type Obj = Record<string, unknown>;
 interface Validating {
   validate(): void;
 }
 type ModelClass = new (data: Obj) => Validating;
 
-const DIR = join(ROOT, 'deploy', 'kubernetes');
+const skip = kustomizeMissing();
 
 /** The model of each kind the manifests use, by apiVersion and kind. */
 const MODELS: Record<string, string> = {
@@ -47,15 +54,6 @@ async function modelOf(obj: Obj): Promise<ModelClass> {
   return model;
 }
 
-function load(file: string): Obj[] {
-  return yaml.loadAll(readFileSync(file, 'utf8')).filter((d): d is Obj => d !== null && typeof d === 'object');
-}
-
-function resourcesOf(dir: string): string[] {
-  const k = load(join(dir, 'kustomization.yaml'))[0] as { resources?: string[] };
-  return (k.resources ?? []).filter((r) => r.endsWith('.yaml')).map((r) => join(dir, r));
-}
-
 /** Why `obj` fails its schema, or null. */
 async function schemaError(obj: Obj): Promise<string | null> {
   const Model = await modelOf(obj);
@@ -67,62 +65,71 @@ async function schemaError(obj: Obj): Promise<string | null> {
   }
 }
 
-/** A strategic merge of `patch` into `base` for the fields the overlay patches: maps merged
- * key by key, lists of named items merged by name, other lists and values replaced. */
-function merge(base: unknown, patch: unknown): unknown {
-  if (Array.isArray(base) && Array.isArray(patch)) {
-    const named = (x: unknown): x is Obj & { name: string } =>
-      x !== null && typeof x === 'object' && typeof (x as Obj).name === 'string';
-    if (!patch.every(named) || !base.every(named)) return patch;
-    const out = base.map((item) => {
-      const over = patch.find((p) => p.name === item.name);
-      return over === undefined ? item : merge(item, over);
-    });
-    return [...out, ...patch.filter((p) => !base.some((b) => b.name === p.name))];
-  }
-  if (base !== null && patch !== null && typeof base === 'object' && typeof patch === 'object') {
-    const out: Obj = { ...(base as Obj) };
-    for (const [k, v] of Object.entries(patch as Obj)) out[k] = k in out ? merge(out[k], v) : v;
-    return out;
-  }
-  return patch;
+/** Renders a kustomization (relative to deploy/kubernetes), failing with kustomize's message. */
+function rendered(dir: string): Obj[] {
+  const out = render(join(KUBERNETES, dir));
+  assert.ok(out.ok, `kubectl kustomize ${dir}: ${out.ok ? '' : out.error}`);
+  return out.objects;
 }
 
-describe('Kubernetes manifests against the Kubernetes API schemas (offline)', () => {
-  it('every resource of the base validates', async () => {
-    const files = resourcesOf(DIR);
-    assert.ok(files.length >= 5, 'the base lists its resources');
-    let checked = 0;
-    for (const file of files) {
-      for (const obj of load(file)) {
-        assert.equal(await schemaError(obj), null, `${file}: ${String(obj.kind)}`);
-        checked++;
+describe('Kubernetes manifests rendered by kubectl kustomize', { skip: skip ?? false }, () => {
+  it('finds the base and the Redis overlay', () => {
+    assert.deepEqual(kustomizations(), ['base', 'overlays/redis']);
+  });
+
+  for (const dir of skip === null ? kustomizations() : []) {
+    it(`${dir}: renders, every object validates against its schema, references resolve, restricted`, async () => {
+      const objects = rendered(dir);
+      assert.ok(objects.length >= 5, `${dir} renders the base's five objects at least`);
+      for (const obj of objects) {
+        assert.equal(await schemaError(obj), null, `${dir}: ${String(obj.kind)}/${String(obj.metadata?.name)}`);
       }
-    }
-    assert.ok(checked >= 5);
+      checkAll(objects);
+      checkRestricted(objects.find((o) => o.kind === 'Deployment')!.spec.template.spec);
+      for (const obj of objects) {
+        assert.equal(obj.metadata.labels?.['app.kubernetes.io/part-of'], 'credential-generator', 'the base label');
+      }
+    });
+  }
+
+  it('the Redis overlay renders the patch merged into the base Deployment, and its egress', () => {
+    const objects = rendered('overlays/redis');
+    const deployments = objects.filter((o) => o.kind === 'Deployment');
+    assert.equal(deployments.length, 1, 'one Deployment: the patch merged, not added');
+    const pod = deployments[0].spec.template.spec;
+    const env = Object.fromEntries(pod.containers[0].env.map((e: Obj) => [e.name, e.value]));
+    assert.equal(env.API_KEYS_FILE, '/keys/keys.json', "the base's variables kept");
+    assert.match(env.RATE_LIMIT_REDIS_URL, /^redis:\/\//);
+    assert.equal(env.RATE_LIMIT_REDIS_PASSWORD_FILE, '/redis/password');
+    assert.deepEqual(pod.volumes.map((v: Obj) => v.name).sort(), ['keys', 'redis-password']);
+    const egress = objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'credential-generator-redis');
+    assert.ok(egress?.spec.egress.some((e: Obj) => e.ports.some((p: Obj) => p.port === 6379)));
   });
 
-  it('the Redis overlay: its own resources, and the Deployment with its patch merged in', async () => {
-    const overlay = join(DIR, 'overlays', 'redis');
-    for (const file of resourcesOf(overlay)) {
-      for (const obj of load(file)) assert.equal(await schemaError(obj), null, `${file}: ${String(obj.kind)}`);
-    }
-    const k = load(join(overlay, 'kustomization.yaml'))[0] as { patches?: { path: string }[] };
-    const base = load(join(DIR, 'deployment.yaml'))[0];
-    for (const { path } of k.patches ?? []) {
-      const merged = merge(base, load(join(overlay, path))[0]) as Obj;
-      assert.equal(await schemaError(merged), null, `${path} merged into deployment.yaml`);
-    }
-  });
-
-  it('the schemas find faults: a wrong type, an unknown kind of value, a missing required field', async () => {
-    const deployment = load(join(DIR, 'deployment.yaml'))[0] as { spec: Obj };
-    const wrongType = { ...deployment, spec: { ...deployment.spec, replicas: 'two' } };
-    assert.notEqual(await schemaError(wrongType), null, 'replicas as a string');
-    const service = load(join(DIR, 'service.yaml'))[0] as { spec: { ports: Obj[] } };
+  it('the checks find faults in rendered output: a wrong type, a malformed port, a missing field', async () => {
+    const deployment = load(join(KUBERNETES, 'base', 'deployment.yaml'))[0];
+    assert.notEqual(await schemaError({ ...deployment, spec: { ...deployment.spec, replicas: 'two' } }), null);
+    const service = load(join(KUBERNETES, 'base', 'service.yaml'))[0];
     const badPort = { ...service, spec: { ...service.spec, ports: [{ ...service.spec.ports[0], port: '80x' }] } };
     assert.notEqual(await schemaError(badPort), null, 'a port that is not a number');
     const noSelector = { ...deployment, spec: { ...deployment.spec, selector: undefined, template: undefined } };
-    assert.notEqual(await schemaError(JSON.parse(JSON.stringify(noSelector)) as Obj), null, 'no selector, no template');
+    assert.notEqual(await schemaError(JSON.parse(JSON.stringify(noSelector)) as Obj), null);
+  });
+
+  it("a failed render is reported with kustomize's message: an overlay nested in its base", () => {
+    // The layout issue 41 found: deploy/kubernetes was the base and held overlays/redis.
+    const dir = mkdtempSync(join(tmpdir(), 'cg-kustomize-'));
+    try {
+      const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n';
+      writeFileSync(join(dir, 'cm.yaml'), cm);
+      writeFileSync(join(dir, 'kustomization.yaml'), 'resources:\n  - cm.yaml\n');
+      mkdirSync(join(dir, 'overlays', 'o'), { recursive: true });
+      writeFileSync(join(dir, 'overlays', 'o', 'kustomization.yaml'), 'resources:\n  - ../..\n');
+      const out = render(join(dir, 'overlays', 'o'));
+      assert.equal(out.ok, false);
+      assert.match(out.ok ? '' : out.error, /cycle detected/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -60,7 +60,81 @@ export const ERROR_CASES: readonly ErrorCase[] = [
   {
     name: 'unknown top-level field',
     input: { mode: 'password', length: 12 },
-    expected: e('length is not a field of the request', 'length'),
+    expected: e('length is not a field of the request: put it in options', 'length'),
+  },
+  // Typos get help (issue 41): the nearest known names by edit distance, an unknown top-level
+  // member named before a missing mode, an option at the top level sent to options. Only the
+  // unknown name itself is echoed, and only a plain, short one.
+  {
+    name: 'unknown top-level field, mode missing: the field first, with the nearest name',
+    input: { mdoe: 'password' },
+    expected: e('mdoe is not a field of the request: did you mean mode?', 'mdoe'),
+  },
+  {
+    name: 'an option at the top level, mode missing',
+    input: { wordCount: 6 },
+    expected: e('wordCount is not a field of the request: put it in options', 'wordCount'),
+  },
+  {
+    name: 'an option of the other mode at the top level',
+    input: { mode: 'passphrase', length: 20 },
+    expected: e('length is not a field of the request: it is an option of mode password, in options', 'length'),
+  },
+  {
+    name: 'a mistyped option at the top level',
+    input: { mode: 'password', lenght: 20 },
+    expected: e('lenght is not a field of the request: did you mean options.length?', 'lenght'),
+  },
+  {
+    name: 'a mistyped top-level field beside a valid mode',
+    input: { mode: 'password', cuont: 2 },
+    expected: e('cuont is not a field of the request: did you mean count?', 'cuont'),
+  },
+  {
+    name: 'a top-level field far from every name: no suggestion',
+    input: { mode: 'password', zebra: 1 },
+    expected: e('zebra is not a field of the request', 'zebra'),
+  },
+  {
+    name: 'a long unknown top-level field, mode missing: not echoed',
+    input: { ['m'.repeat(41)]: 1 },
+    expected: e('the request has a field that is not allowed (allowed: mode, count, minBits, options, policy)'),
+  },
+  {
+    name: 'a mistyped option: lenght',
+    input: pw({ lenght: 20 }),
+    expected: e('options.lenght is not an option of mode password: did you mean length?', 'options.lenght'),
+  },
+  {
+    name: 'a mistyped option: minNumber',
+    input: pw({ minNumber: 2 }),
+    expected: e('options.minNumber is not an option of mode password: did you mean minNumbers?', 'options.minNumber'),
+  },
+  {
+    name: 'a mistyped option: first_character',
+    input: pw({ first_character: ['lowercase'] }),
+    expected: e(
+      'options.first_character is not an option of mode password: did you mean firstCharacter?',
+      'options.first_character',
+    ),
+  },
+  {
+    name: 'a mistyped option: wordcount',
+    input: pp({ wordcount: 6 }),
+    expected: e('options.wordcount is not an option of mode passphrase: did you mean wordCount?', 'options.wordcount'),
+  },
+  {
+    name: 'an option of the other mode, mistyped',
+    input: pw({ wordcount: 6 }),
+    expected: e(
+      'options.wordcount is not an option of mode password: did you mean wordCount, an option of mode passphrase?',
+      'options.wordcount',
+    ),
+  },
+  {
+    name: 'a mistyped option with a control character: no suggestion, not echoed',
+    input: pw({ 'lenght\u0007': 20 }),
+    expected: e('options has a key that is not an option of mode password', 'options'),
   },
   {
     name: 'own __proto__ key',
@@ -135,12 +209,18 @@ export const ERROR_CASES: readonly ErrorCase[] = [
   {
     name: 'passphrase option in password mode',
     input: pw({ wordCount: 5 }),
-    expected: e('options.wordCount is not an option of mode password', 'options.wordCount'),
+    expected: e(
+      'options.wordCount is not an option of mode password: it is an option of mode passphrase',
+      'options.wordCount',
+    ),
   },
   {
     name: 'password option in passphrase mode',
     input: pp({ length: 20 }),
-    expected: e('options.length is not an option of mode passphrase', 'options.length'),
+    expected: e(
+      'options.length is not an option of mode passphrase: it is an option of mode password',
+      'options.length',
+    ),
   },
   {
     name: 'unknown option',
@@ -214,7 +294,7 @@ export const ERROR_CASES: readonly ErrorCase[] = [
   {
     name: 'passwordRules in passphrase mode',
     input: pp({ passwordRules: 'minlength: 8' }),
-    expected: e('options.passwordRules is not an option of mode passphrase', RULES),
+    expected: e('options.passwordRules is not an option of mode passphrase: it is an option of mode password', RULES),
   },
   {
     name: 'passwordRules with includeLowercase',
@@ -259,7 +339,7 @@ export const ERROR_CASES: readonly ErrorCase[] = [
   {
     name: 'passwordRules unknown class',
     input: pw({ passwordRules: 'required: lowercase' }),
-    expected: rulesError('options.passwordRules: unknown character class "lowercase" at position 10'),
+    expected: rulesError('options.passwordRules: unknown character class "lowercase" at position 10: use lower'),
   },
   {
     name: 'passwordRules a range in a class',
@@ -342,7 +422,10 @@ export const ERROR_CASES: readonly ErrorCase[] = [
   {
     name: 'minBits in options',
     input: pw({ minBits: 64 }),
-    expected: e('options.minBits is not an option of mode password', 'options.minBits'),
+    expected: e(
+      'options.minBits is not an option of mode password: it is a field of the request, beside options',
+      'options.minBits',
+    ),
   },
   {
     name: 'minBits above a passphrase (51.70 bits)',
@@ -411,12 +494,18 @@ export const ERROR_CASES: readonly ErrorCase[] = [
   {
     name: 'maxLength in password mode',
     input: pw({ maxLength: 16 }),
-    expected: e('options.maxLength is not an option of mode password', 'options.maxLength'),
+    expected: e(
+      'options.maxLength is not an option of mode password: it is an option of mode passphrase',
+      'options.maxLength',
+    ),
   },
   {
     name: 'wordList in password mode',
     input: pw({ wordList: 'bip39-english' }),
-    expected: e('options.wordList is not an option of mode password', 'options.wordList'),
+    expected: e(
+      'options.wordList is not an option of mode password: it is an option of mode passphrase',
+      'options.wordList',
+    ),
   },
   {
     name: 'minLength above maxLength',
@@ -457,6 +546,10 @@ export const ERROR_CASES: readonly ErrorCase[] = [
       'minUppercase',
       'minNumbers',
       'minSymbols',
+      'maxLowercase',
+      'maxUppercase',
+      'maxNumbers',
+      'maxSymbols',
       'minClasses',
       'firstCharacter',
       'lastCharacter',
@@ -468,7 +561,18 @@ export const ERROR_CASES: readonly ErrorCase[] = [
     input: pw({ passwordRules: 'minlength: 12', [option]: option.endsWith('Character') ? ['lowercase'] : 1 }),
     expected: combined(option),
   })),
-  ...(['minLowercase', 'minUppercase', 'minNumbers', 'minSymbols'] as const).flatMap((option) => [
+  ...(
+    [
+      'minLowercase',
+      'minUppercase',
+      'minNumbers',
+      'minSymbols',
+      'maxLowercase',
+      'maxUppercase',
+      'maxNumbers',
+      'maxSymbols',
+    ] as const
+  ).flatMap((option) => [
     {
       name: `${option} -1`,
       input: pw({ [option]: -1 }),
@@ -534,7 +638,10 @@ export const ERROR_CASES: readonly ErrorCase[] = [
   {
     name: 'minNumbers not an option of mode passphrase',
     input: pp({ minNumbers: 1 }),
-    expected: e('options.minNumbers is not an option of mode passphrase', 'options.minNumbers'),
+    expected: e(
+      'options.minNumbers is not an option of mode passphrase: it is an option of mode password',
+      'options.minNumbers',
+    ),
   },
   {
     name: 'minSymbols without includeSymbols (false by default)',
@@ -550,6 +657,38 @@ export const ERROR_CASES: readonly ErrorCase[] = [
     expected: e(
       'options.minLowercase asks for lowercase, which this request does not include: set options.includeLowercase to true, or leave options.minLowercase out',
       'options.minLowercase',
+    ),
+  },
+  {
+    name: 'maxSymbols without includeSymbols (false by default)',
+    input: pw({ maxSymbols: 2 }),
+    expected: e(
+      'options.maxSymbols asks for symbols, which this request does not include: set options.includeSymbols to true, or leave options.maxSymbols out',
+      'options.maxSymbols',
+    ),
+  },
+  {
+    name: 'maxNumbers below the minimum given',
+    input: pw({ minNumbers: 3, maxNumbers: 2 }),
+    expected: e(
+      'options.maxNumbers (2) is below the minimum of numbers (3): raise options.maxNumbers or lower the minimum',
+      'options.maxNumbers',
+    ),
+  },
+  {
+    name: 'maxLowercase 0 below the default minimum of 1',
+    input: pw({ maxLowercase: 0 }),
+    expected: e(
+      'options.maxLowercase (0) is below the minimum of lowercase (1, its default): raise options.maxLowercase or lower the minimum',
+      'options.maxLowercase',
+    ),
+  },
+  {
+    name: "the included classes' maximums leave room for fewer characters than length",
+    input: pw({ length: 16, maxLowercase: 5, maxUppercase: 5, maxNumbers: 5 }),
+    expected: e(
+      "options.maxNumbers: the included classes' maximums (lowercase 5, uppercase 5, numbers 5) leave room for 15 characters, fewer than options.length (16): raise a maximum, include another class, or make the password shorter",
+      'options.maxNumbers',
     ),
   },
   {

@@ -14,19 +14,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
+import { onPath } from './on-path.ts';
 import { portBelowEphemeralRange } from './ports.ts';
-
-function onPath(name: string, variable: string): string {
-  return (
-    process.env[variable] ??
-    (process.env.PATH ?? '')
-      .split(delimiter)
-      .map((dir) => join(dir, name))
-      .find((path) => isAbsolute(path) && existsSync(path)) ??
-    `/usr/bin/${name}`
-  );
-}
 
 export const PROMETHEUS = onPath('prometheus', 'PROMETHEUS');
 export const PROMTOOL = onPath('promtool', 'PROMTOOL');

@@ -17,23 +17,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import { createClient } from 'redis';
 import type { Logger } from '../../lib/log/logger.ts';
 import { RateLimiter } from '../../lib/rate-limit/token-bucket.ts';
 import { parseRedisConfig } from '../../lib/server/redis-config.ts';
 import { RedisRateLimitStore } from '../../lib/rate-limit/redis-store.ts';
 import { captureLogger } from './log-capture.ts';
+import { onPath } from './on-path.ts';
 import { portBelowEphemeralRange } from './ports.ts';
 
 /** REDIS_SERVER, else the first redis-server on PATH, else Debian's path. */
-export const REDIS_SERVER =
-  process.env.REDIS_SERVER ??
-  (process.env.PATH ?? '')
-    .split(delimiter)
-    .map((dir) => join(dir, 'redis-server'))
-    .find((path) => isAbsolute(path) && existsSync(path)) ??
-  '/usr/bin/redis-server';
+export const REDIS_SERVER = onPath('redis-server', 'REDIS_SERVER');
 
 /** Why the Redis tests cannot run here, or null when they can. */
 export function redisMissing(): string | null {

@@ -160,12 +160,25 @@ describe('X-Request-Id on every reply, and in the log line', () => {
           reason: 'invalidRequest',
           field: 'options.length',
         },
-        { method: 'POST', route: '/generate', status: 429, keyId: null, reason: 'rateLimited', field: undefined },
+        // The key was checked before its own bucket refused: its id is logged (issue 41).
+        { method: 'POST', route: '/generate', status: 429, keyId: 'env', reason: 'rateLimited', field: undefined },
         { method: 'POST', route: '/generate', status: 401, keyId: null, reason: 'missingKey', field: undefined },
         { method: 'POST', route: '/generate', status: 401, keyId: null, reason: 'duplicateKey', field: undefined },
       ],
     );
     assert.ok(typeof line(ok)!.ms === 'number');
+    // A 429 of the failed-key bucket names no key: no key was accepted.
+    const wrong = { localAddress: '127.0.0.11', headers: { 'x-api-key': `${key}x` } };
+    const refused = [];
+    for (let i = 0; i < 3; i++) refused.push(await post(server.url, null, { mode: 'password' }, wrong));
+    assert.deepEqual(
+      refused.map((r) => r.status),
+      [401, 401, 429],
+    );
+    const lastRefused = String(refused[2].headers['x-request-id']);
+    await server.waitForOutput(new RegExp(`"id":"${lastRefused}"`));
+    const limitedLine = linesById(server.output()).get(lastRefused)!;
+    assert.deepEqual([limitedLine.status, limitedLine.key, limitedLine.reason], [429, null, 'rateLimited']);
     assert.ok(!server.output().includes((ok.json as { value: string }).value), 'never a generated value');
     assert.ok(!server.output().includes(key), 'never a key');
   });

@@ -8,10 +8,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { generate } from '../../lib/request/generate.ts';
-import { isRulesPasswordPlan, planRulesRequest } from '../../lib/request/password-rules.ts';
+import { isRulesPlan, planRulesRequest } from '../../lib/request/password-rules.ts';
 import type { RulesRequest } from '../../lib/request/validate.ts';
 import { mapStore } from '../helpers/map-store.ts';
-import { countTables } from '../../lib/core/engine.ts';
+import { compile, count as countOf } from '../../lib/core/engine.ts';
 import { parsePasswordRules } from '../../lib/core/rules/index.ts';
 import { ruleSpec } from '../../lib/core/rules/plan.ts';
 import { log2BigInt } from '../../lib/core/entropy.ts';
@@ -87,7 +87,7 @@ describe('passwordRules through generate(): the hand vectors', () => {
     assert.equal(body.entropy.bits, Math.round(log2BigInt(count) * 100) / 100);
     const parsed = parsePasswordRules(text);
     assert.ok(parsed.ok);
-    const repeatsOnly = countTables(ruleSpec({ ...parsed.rule, maxSequential: null }, 10)).count;
+    const repeatsOnly = countOf(compile(ruleSpec({ ...parsed.rule, maxSequential: null }, 10)));
     assert.equal(repeatsOnly, oracleCount(oracleInput({ ...readRule(text), maxSequential: Infinity }, 10)));
     assert.ok(count < repeatsOnly);
   });
@@ -130,7 +130,7 @@ describe('passwordRules: length', () => {
   it('a length 24 and no length share one plan when 24 is the default (keyed by the length used)', () => {
     const a = cachedPlanRules({ text: 'minlength: 9', length: undefined });
     const b = cachedPlanRules({ text: 'minlength: 9', length: 24 });
-    assert.ok(isRulesPasswordPlan(a));
+    assert.ok(isRulesPlan(a));
     assert.equal(a, b);
   });
 });
@@ -161,7 +161,7 @@ describe('passwordRules: caches', () => {
       'required: upper; required: digit; required: upper, digit',
     ];
     const plans = spellings.map((text) => cachedPlanRules({ text, length: 12 }));
-    assert.ok(isRulesPasswordPlan(plans[0]));
+    assert.ok(isRulesPlan(plans[0]));
     // The order of required sets is kept, so the third spelling is its own canonical text.
     assert.equal(plans[1], plans[0]);
     assert.equal(plans[3], plans[0]);
@@ -175,20 +175,20 @@ describe('passwordRules: caches', () => {
         text: `minlength: ${8 + (i % 100)}; required: [${String.fromCharCode(33 + (i % 90))}]; allowed: lower`,
         length: undefined,
       });
-      assert.ok(isRulesPasswordPlan(plan));
+      assert.ok(isRulesPlan(plan));
       assert.equal(plan.metadata.length, Math.max(24, 8 + (i % 100)));
     }
     // An exact-sampler plan (a table of its own) is kept in the same store and found there again.
     const sparse = { text: 'required: [a]; required: [b]; required: [c]; allowed: ascii-printable', length: 8 };
     const first = cachedPlanRules(sparse);
-    assert.ok(isRulesPasswordPlan(first) && first.rules.sampler === 'exact');
+    assert.ok(isRulesPlan(first) && first.sampler === 'exact');
     assert.equal(cachedPlanRules(sparse), first);
     const fresh = planRulesRequest(sparse);
     const again = planRulesRequest(sparse);
-    assert.ok(isRulesPasswordPlan(fresh) && isRulesPasswordPlan(again));
+    assert.ok(isRulesPlan(fresh) && isRulesPlan(again));
     assert.notEqual(fresh, again);
     assert.deepEqual(fresh.metadata, first.metadata);
-    assert.equal(fresh.rules.count, first.rules.count);
+    assert.equal(fresh.count, first.count);
   });
 
   it('a rule that said unicode and one that said ascii-printable share a canonical text but not a plan (the metadata differs)', () => {

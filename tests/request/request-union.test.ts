@@ -28,6 +28,16 @@ describe('the request union reports the same first error as before', () => {
       bad('the request has a field that is not allowed (allowed: mode, count, minBits, options, policy)'),
     ],
     [
+      'no mode beside an unknown field: the field, named before the missing mode (issue 41)',
+      { count: 2, extra: 1 },
+      bad('extra is not a field of the request', 'extra'),
+    ],
+    [
+      'no mode beside a bad count and no unknown field: mode is required',
+      { count: 0 },
+      bad('mode is required', 'mode'),
+    ],
+    [
       'an unknown mode beside a bad count: the mode',
       { mode: 'pin', count: 0 },
       bad('mode must be one of "password", "passphrase"', 'mode'),
@@ -45,12 +55,15 @@ describe('the request union reports the same first error as before', () => {
     [
       'a passphrase with an option of the other mode and an unknown field: the option',
       { mode: 'passphrase', extra: 1, options: { length: 20 } },
-      bad('options.length is not an option of mode passphrase', 'options.length'),
+      bad('options.length is not an option of mode passphrase: it is an option of mode password', 'options.length'),
     ],
     [
       'a password with an option of the other mode and a bad minBits: the option',
       { mode: 'password', minBits: -1, options: { wordCount: 5 } },
-      bad('options.wordCount is not an option of mode password', 'options.wordCount'),
+      bad(
+        'options.wordCount is not an option of mode password: it is an option of mode passphrase',
+        'options.wordCount',
+      ),
     ],
     [
       'a passphrase with good options and an unknown field: the field',

@@ -1,7 +1,7 @@
 /**
- * The import graph of lib/ (issue 29): no cycle; imports run downwards only between folders;
- * a `_`-prefixed module is internal to its folder; and tier 1 of the core (the closure of
- * lib/core/tier1.ts) reaches into the site-rules tier only for the shared big-number draw.
+ * The import graph of lib/: no cycle; imports run downwards only between folders; a `_`-prefixed
+ * module is internal to its folder; and the core has one public face: outside lib/core a module
+ * imports the core only through an entry point (lib/core/index.ts, or a tier's index.ts).
  * Imports are read from the source text (static `import`/`export ... from` and `import()`),
  * type-only ones included: a reviewer follows those too.
  */
@@ -79,22 +79,10 @@ const graph = new Map<string, string[]>(
   sourceFiles(join(ROOT, 'lib')).map((f) => [f, importsOf(f, readFileSync(join(ROOT, f), 'utf8'))]),
 );
 
-function closure(start: string): Set<string> {
-  const seen = new Set<string>();
-  const todo = [start];
-  while (todo.length > 0) {
-    const f = todo.pop()!;
-    if (seen.has(f)) continue;
-    seen.add(f);
-    todo.push(...(graph.get(f) ?? []));
-  }
-  return seen;
-}
-
 describe('the import graph of lib/', () => {
   it('reads the imports (a module that imports nothing is rare; the core entry imports its parts)', () => {
     assert.ok(graph.size > 50, `${graph.size} modules`);
-    assert.ok(graph.get('lib/core/index.ts')!.includes('lib/core/tier1.ts'));
+    assert.ok(graph.get('lib/core/index.ts')!.includes('lib/core/password.ts'));
     assert.ok(graph.get('lib/request/index.ts')!.includes('lib/request/generate.ts'));
     for (const [file, imports] of graph)
       for (const target of imports) assert.ok(graph.has(target), `${file} imports ${target}, which is not there`);
@@ -128,23 +116,17 @@ describe('the import graph of lib/', () => {
     assert.deepEqual(outside, []);
   });
 
-  it('tier 1 reaches no site-rules module, and not the request layer', () => {
-    const tier1 = closure('lib/core/tier1.ts');
-    const reached = [...tier1].filter(
-      (f) => f.startsWith('lib/core/rules/') || f.startsWith('lib/request/') || f === 'lib/core/index.ts',
+  it('the core has one public face: outside lib/core, only its entry points are imported', () => {
+    const bypassing = [...graph].flatMap(([file, imports]) =>
+      folderOf(file) === 'core'
+        ? []
+        : imports.filter((t) => folderOf(t) === 'core' && !t.endsWith('/index.ts')).map((t) => `${file} -> ${t}`),
     );
-    assert.deepEqual(reached, []);
-    const lines = [...tier1]
-      .filter((f) => f.startsWith('lib/core/'))
-      .reduce(
-        (n, f) =>
-          n +
-          readFileSync(join(ROOT, f), 'utf8')
-            .split('\n')
-            .filter((l) => l.trim() !== '').length,
-        0,
-      );
-    console.log(`tier 1: ${tier1.size} modules, ${lines} non-blank lines in lib/core`);
+    assert.deepEqual(bypassing, []);
+    const lines = [...graph.keys()]
+      .filter((f) => folderOf(f) === 'core')
+      .reduce((n, f) => n + readFileSync(join(ROOT, f), 'utf8').split('\n').filter((l) => l.trim() !== '').length, 0);
+    console.log(`lib/core: ${[...graph.keys()].filter((f) => folderOf(f) === 'core').length} modules, ${lines} non-blank lines`);
   });
 
   it('the checker finds a cycle, and reads every form of import', () => {

@@ -66,6 +66,7 @@ describe('Postman collection', () => {
       'POST /generate password  inherit',
       'POST /generate password 3 inherit',
       'POST /generate password  inherit',
+      'POST /generate password 3 inherit',
     ]);
     for (const item of requests) {
       assert.equal(item.request.url.raw, `{{baseUrl}}/${item.request.url.path.join('/')}`);
@@ -83,6 +84,7 @@ describe('Postman collection', () => {
       'password constraints: minimums and a letter first',
     );
     assert.equal(bodyOf(requests[15]).options.minSymbols, 6, 'minimums above length');
+    assert.equal(bodyOf(requests[16]).options.maxSymbols, 2, 'password constraints: maximums');
   });
 
   it('checks status and body shape in every request, and headers after every request', () => {
@@ -104,6 +106,7 @@ describe('Postman collection', () => {
     assert.match(testCode(requests[13]), /body\.field\)\.to\.eql\('policy'\)/);
     assert.match(testCode(requests[14]), /metadata\.constraints\)\.to\.eql/);
     assert.match(testCode(requests[15]), /body\.field\)\.to\.eql\('options\.minSymbols'\)/);
+    assert.match(testCode(requests[16]), /maximums: \{ numbers: 3, symbols: 2 \}/);
     const common = testCode(collection);
     for (const h of [
       'Cache-Control',

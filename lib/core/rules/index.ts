@@ -8,25 +8,22 @@ export {
   parsePasswordRules,
   formatPasswordRules,
   MAX_RULES_LENGTH,
-  MAX_RULES_NUMBER,
   RULES_FIELD,
   type PasswordRules,
   type RulesError,
   type RulesParse,
 } from './parse.ts';
+export { NAMED_SETS } from './charset.ts';
 export {
   checkPasswordRules,
   resolveRulesLength,
-  rulesLengthBounds,
   planPasswordRules,
-  generateRulesPassword,
+  generateRulesPasswords,
   isRulesPlan,
   DEFAULT_RULES_LENGTH,
-  EXACT_SAMPLING_THRESHOLD,
   MAX_REQUIRED_SETS,
   SERVICE_MIN_LENGTH,
   SERVICE_MAX_LENGTH,
   type RulesPlan,
   type RulesMetadata,
-  type RulesSampler,
 } from './plan.ts';

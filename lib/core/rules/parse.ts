@@ -24,6 +24,7 @@
  * @module
  */
 import { requestSchema } from '../../generated/schema.generated.ts';
+import { didYouMean, nearestNames } from '../suggest.ts';
 import { bitOf, charactersOf, formatSet, maskOf, NAMED_SETS, PRINTABLE_MASK } from './charset.ts';
 
 /** The longest rule accepted, in code points: the request schema's `maxLength` for
@@ -33,7 +34,7 @@ import { bitOf, charactersOf, formatSet, maskOf, NAMED_SETS, PRINTABLE_MASK } fr
 export const MAX_RULES_LENGTH: number = requestSchema.$defs.PasswordOptions.properties.passwordRules.maxLength;
 
 /** The largest number a length or a limit may be written with. */
-export const MAX_RULES_NUMBER = 9999;
+const MAX_RULES_NUMBER = 9999;
 
 export const RULES_FIELD = 'options.passwordRules';
 
@@ -106,6 +107,34 @@ const PROPERTY_NAMES: ReadonlySet<string> = new Set([
   'minlength',
   'maxlength',
 ]);
+
+/** Other names people give the named classes (the request's own class names among them),
+ * answered with the identifier to use. */
+const CLASS_ALIASES: Readonly<Record<string, string>> = Object.freeze({
+  lowercase: 'lower',
+  uppercase: 'upper',
+  digits: 'digit',
+  number: 'digit',
+  numbers: 'digit',
+  numeric: 'digit',
+  symbol: 'special',
+  symbols: 'special',
+  specials: 'special',
+  punctuation: 'special',
+  ascii: 'ascii-printable',
+  printable: 'ascii-printable',
+});
+
+/** Help after an unknown property or class name: the identifier to use for a known other name,
+ * else the nearest known names (lib/core/suggest.ts); '' for none, or for a token that is not a
+ * plain word (a suggestion then guesses at more than a typo). */
+function hint(token: string, known: Iterable<string>, aliases: Readonly<Record<string, string>> = {}): string {
+  if (!/^[A-Za-z0-9_-]{1,40}$/.test(token)) return '';
+  const lower = token.toLowerCase();
+  if (Object.hasOwn(aliases, lower)) return `: use ${aliases[lower]}`;
+  const near = nearestNames(token, known);
+  return near.length > 0 ? `: ${didYouMean(near)}` : '';
+}
 
 /** Why a limit of 0 is refused: what it would forbid. */
 const ZERO_LIMIT: Readonly<Record<string, string>> = Object.freeze({
@@ -243,7 +272,8 @@ class RuleReader {
     const namePos = this.pos;
     const name = this.tokenAt(this.pos);
     if (endsWord(this.code(this.pos))) this.unexpected(this.pos, 'a property name');
-    if (!PROPERTY_NAMES.has(name)) this.fail(`unknown property ${quoteToken(name)} at position ${this.pos}`);
+    if (!PROPERTY_NAMES.has(name))
+      this.fail(`unknown property ${quoteToken(name)} at position ${this.pos}${hint(name, PROPERTY_NAMES)}`);
     this.pos += name.length;
     if (this.pos >= this.end || this.code(this.pos) !== 0x3a)
       this.fail(`expected ":" right after "${name}" at position ${this.pos}`);
@@ -317,7 +347,10 @@ class RuleReader {
         // ASCII case folding only: toLowerCase() would also fold e.g. the Kelvin sign into "k".
         const identifier = word.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
         const named = NAMED_SETS.get(identifier);
-        if (named === undefined) this.fail(`unknown character class ${quoteToken(word)} at position ${this.pos}`);
+        if (named === undefined) {
+          const help = hint(word, NAMED_SETS.keys(), CLASS_ALIASES);
+          this.fail(`unknown character class ${quoteToken(word)} at position ${this.pos}${help}`);
+        }
         if (identifier === 'unicode') this.raw.unicode = true;
         mask |= named;
         this.pos += word.length;

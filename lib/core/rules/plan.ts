@@ -6,25 +6,16 @@
  * are the core's (../sample.ts).
  * @module
  */
-import {
-  compile,
-  countTables,
-  PLAN_WORK_BUDGET,
-  validity,
-  type Check,
-  type EngineSpec,
-  type Tables,
-} from '../engine.ts';
-import { log2BigInt } from '../entropy.ts';
+import { MAX_SETS, type EngineSpec } from '../engine.ts';
+import { strength, type Entropy } from '../entropy.ts';
 import type { RandomSource } from '../random.ts';
-import { drawByRejection, drawExactly } from '../sample.ts';
+import { drawValues, isSpecPlan, planSpec, PLAN_WORK_BUDGET, type Sampler, type SpecPlan } from '../sample.ts';
 import { quoteToken, RULES_FIELD, rulesError, type PasswordRules, type RulesError } from './parse.ts';
 
-/** The most required sets (after normalisation) a rule may have: the engine's inclusion-
- * exclusion runs over their 2^8 = 256 subsets, and the corpus of 434 real rules needs 5. It
- * also guarantees that the required sets fit in any length the service allows (>= 8): one
- * character of each set is always possible. */
-export const MAX_REQUIRED_SETS = 8;
+/** The most required sets (after normalisation) a rule may have: the engine's limit (the corpus of
+ * 434 real rules needs 5). It also guarantees that the required sets fit in any length the
+ * service allows (>= 8): one character of each set is always possible. */
+export const MAX_REQUIRED_SETS = MAX_SETS;
 
 /** The service's password lengths. */
 export const SERVICE_MIN_LENGTH = 8;
@@ -33,26 +24,7 @@ export const SERVICE_MAX_LENGTH = 128;
 /** The length used when the request gives none: this, moved into the rule's bounds. */
 export const DEFAULT_RULES_LENGTH = 24;
 
-/**
- * Rejection is used while it needs at most this many attempts on average (acceptance
- * probability >= 1/32), the exact sampler beyond. Rejection is the simpler path (no table, a
- * few lines to audit) and below the threshold it costs at most 32 x length draws on average,
- * within a small factor of the exact sampler (bench/rules.ts; docs/benchmark.md). Past it the
- * cost of rejection grows with 1/acceptance without bound (three required letters at length
- * 8: 2,762 attempts on average; four: 52,777) while the exact sampler's cost does not depend
- * on the acceptance. Its tail stays short too: more than 700 attempts happen with probability
- * (31/32)^700 < 2e-10.
- */
-export const EXACT_SAMPLING_THRESHOLD = 32;
-
 const LENGTH_FIELD = 'options.length';
-
-/**
- * Both uniform over the same set V, the strings the engine counts (../sample.ts):
- * - rejection: every character uniform over the allowed set, the attempt kept when valid;
- * - exact: one uniform integer below |V|, unranked by the engine.
- */
-export type RulesSampler = 'rejection' | 'exact';
 
 export interface RulesMetadata {
   readonly entropyMode: 'uniform-rules';
@@ -64,24 +36,12 @@ export interface RulesMetadata {
   readonly unicodeAsAsciiPrintable: boolean;
 }
 
-export interface RulesPlan {
+/** A rule's plan at one length: the engine's plan (../sample.ts) with the response's entropy and
+ * metadata. */
+export interface RulesPlan extends SpecPlan {
   readonly rule: PasswordRules;
   readonly length: number;
-  /** What the rule compiles to at this length: the engine's input. */
-  readonly spec: EngineSpec;
-  /** The exact number of passwords the rule allows at this length (all equally likely). */
-  readonly count: bigint;
-  /** log2(count): the entropy in bits, unrounded. */
-  readonly bits: number;
-  /** count / |allowed|^length: the chance that one rejection attempt is kept. */
-  readonly acceptance: number;
-  readonly sampler: RulesSampler;
-  /** Work units of the plan (the engine's price): at most the budget it was planned under. */
-  readonly work: number;
-  /** The engine's check of the spec (isValid), which rejection keeps attempts by. */
-  readonly check: Check;
-  /** The engine's tables, kept for the exact sampler only (null on rejection). */
-  readonly tables: Tables | null;
+  readonly entropy: Entropy;
   readonly metadata: RulesMetadata;
 }
 
@@ -118,21 +78,14 @@ export function checkPasswordRules(rule: PasswordRules): RulesError | null {
   return null;
 }
 
-/** The lengths the rule and the service both allow (non-empty once checkPasswordRules passed). */
-export function rulesLengthBounds(rule: PasswordRules): { readonly min: number; readonly max: number } {
-  return {
-    min: Math.max(SERVICE_MIN_LENGTH, rule.minLength ?? 0),
-    max: Math.min(SERVICE_MAX_LENGTH, rule.maxLength ?? SERVICE_MAX_LENGTH),
-  };
-}
-
 /**
  * The length to generate: `given` when it lies inside the rule's and the service's bounds
  * (else an error naming the bound it breaks), or DEFAULT_RULES_LENGTH moved into the bounds
  * when the request gives none.
  */
 export function resolveRulesLength(rule: PasswordRules, given: number | undefined): number | RulesError {
-  const { min, max } = rulesLengthBounds(rule);
+  const min = Math.max(SERVICE_MIN_LENGTH, rule.minLength ?? 0);
+  const max = Math.min(SERVICE_MAX_LENGTH, rule.maxLength ?? SERVICE_MAX_LENGTH);
   if (given === undefined) return Math.min(max, Math.max(min, DEFAULT_RULES_LENGTH));
   if (!Number.isInteger(given) || given < SERVICE_MIN_LENGTH || given > SERVICE_MAX_LENGTH) {
     return rulesError(`${LENGTH_FIELD} must be between ${SERVICE_MIN_LENGTH} and ${SERVICE_MAX_LENGTH}`, LENGTH_FIELD);
@@ -155,9 +108,6 @@ export function resolveRulesLength(rule: PasswordRules, given: number | undefine
 export function isRulesPlan(p: RulesPlan | RulesError): p is RulesPlan {
   return 'count' in p;
 }
-
-/** The engine's work budget (engine.ts), which rules plans share with mode password. */
-export { PLAN_WORK_BUDGET };
 
 /** The engine's input for a rule at length L: every required set must be hit once. */
 export function ruleSpec(rule: PasswordRules, L: number): EngineSpec {
@@ -196,15 +146,14 @@ function noPassword(rule: PasswordRules, L: number): RulesError {
 
 /**
  * The plan for a rule and a requested length (undefined: the default), or the error that
- * explains why there is none. `sampler` forces a sampler (tests and benchmarks: both are
- * uniform over the same set, only their cost differs); by default rejection is chosen while
- * it needs at most EXACT_SAMPLING_THRESHOLD attempts on average, else the exact sampler. A plan
- * whose work units (the engine's price) exceed `budget` is refused before that work is done.
+ * explains why there is none. `sampler` forces a sampler (tests and benchmarks: both are uniform
+ * over the same set, only their cost differs). A plan whose work units exceed `budget` is refused
+ * before that work is done.
  */
 export function planPasswordRules(
   rule: PasswordRules,
   length?: number,
-  sampler?: RulesSampler,
+  sampler?: Sampler,
   budget: number = PLAN_WORK_BUDGET,
 ): RulesPlan | RulesError {
   const infeasible = checkPasswordRules(rule);
@@ -213,38 +162,24 @@ export function planPasswordRules(
   if (typeof resolved !== 'number') return resolved;
   const L = resolved;
   const spec = ruleSpec(rule, L);
-  const machine = compile(spec, budget);
-  const work = machine.work;
-  if (work > budget) return overBudget(rule, L, work, budget);
-  const tables = countTables(spec, machine);
-  if (tables.count === 0n) return noPassword(rule, L);
-  const n = spec.codes.length;
-  const bits = log2BigInt(tables.count);
-  const acceptance = 2 ** (bits - log2BigInt(BigInt(n) ** BigInt(L)));
-  const chosen = sampler ?? (acceptance * EXACT_SAMPLING_THRESHOLD >= 1 ? 'rejection' : 'exact');
+  const plan = planSpec(spec, sampler, budget);
+  if (!isSpecPlan(plan)) return plan.kind === 'budget' ? overBudget(rule, L, plan.work, budget) : noPassword(rule, L);
   return Object.freeze({
+    ...plan,
     rule,
     length: L,
-    spec,
-    count: tables.count,
-    bits,
-    acceptance,
-    sampler: chosen,
-    work,
-    check: validity(spec),
-    tables: chosen === 'exact' ? tables : null,
+    entropy: strength(plan.bits),
     metadata: Object.freeze({
       entropyMode: 'uniform-rules',
       passwordRules: rule.text,
-      allowedSize: n,
+      allowedSize: spec.codes.length,
       length: L,
       unicodeAsAsciiPrintable: rule.unicodeAsAsciiPrintable,
     }),
   });
 }
 
-/** One password, uniform over the plan's strings, by the plan's sampler (../sample.ts). */
-export function generateRulesPassword(plan: RulesPlan, random: RandomSource): string {
-  if (plan.tables !== null) return drawExactly(plan.tables, random);
-  return drawByRejection(plan.spec.codes, plan.check, random, 1)[0];
+/** `count` passwords, each uniform over the plan's strings, by the plan's sampler (../sample.ts). */
+export function generateRulesPasswords(plan: RulesPlan, random: RandomSource, count: number): string[] {
+  return drawValues(plan, random, count);
 }

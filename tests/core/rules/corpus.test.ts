@@ -11,17 +11,17 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import corpus from '../../fixtures/password-rules/password-rules.json' with { type: 'json' };
 import {
-  generateRulesPassword,
+  generateRulesPasswords,
   isRulesPlan,
   parsePasswordRules,
   planPasswordRules,
-  rulesLengthBounds,
   type RulesPlan,
 } from '../../../lib/core/rules/index.ts';
 import { defaultRandom } from '../../../lib/core/random.ts';
-import { PLAN_WORK_BUDGET } from '../../../lib/core/rules/plan.ts';
+import { PLAN_WORK_BUDGET } from '../../../lib/core/sample.ts';
 import { generate } from '../../../lib/request/generate.ts';
 import { readRule, violation } from '../../helpers/rules-checker.ts';
+import { lengthBounds } from '../../helpers/rule-plans.ts';
 
 const RULES: [string, string][] = Object.entries(corpus as Record<string, { 'password-rules': string }>).map(
   ([site, v]) => [site, v['password-rules']],
@@ -112,7 +112,7 @@ describe('the corpus of 434 real rules', () => {
       }
       assert.equal(reason, undefined, `${site} is listed as refused but was planned`);
       acceptance.push(atDefault.acceptance);
-      const { min, max } = rulesLengthBounds(rule);
+      const { min, max } = lengthBounds(rule);
       const plans: [keyof typeof exactPlans, RulesPlan][] = [['default', atDefault]];
       for (const [which, length] of [
         ['min', min],
@@ -128,7 +128,7 @@ describe('the corpus of 434 real rules', () => {
         assert.ok(p.work * 2.5 <= PLAN_WORK_BUDGET, `${site} (${which} length ${p.length}): ${p.work} work units`);
         if (p.sampler === 'exact') exactPlans[which]++;
         for (let i = 0; i < PER_LENGTH; i++) {
-          const password = generateRulesPassword(p, defaultRandom);
+          const password = generateRulesPasswords(p, defaultRandom, 1)[0];
           passwords++;
           assert.equal(password.length, p.length);
           assert.equal(

@@ -15,7 +15,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import {
-  generateRulesPassword,
+  generateRulesPasswords,
   isRulesPlan,
   parsePasswordRules,
   planPasswordRules,
@@ -167,7 +167,7 @@ it(`${RUNS.toLocaleString('en')} fuzzed rule strings, directly and through gener
       parsed = parsePasswordRules(input.text);
       if (parsed.ok) {
         planned = planPasswordRules(parsed.rule, length);
-        if (isRulesPlan(planned)) password = generateRulesPassword(planned, random);
+        if (isRulesPlan(planned)) password = generateRulesPasswords(planned, random, 1)[0];
       }
     } catch (e) {
       assert.fail(`threw on input ${i} (seed ${seed}): ${JSON.stringify(input.text)}: ${String(e)}`);
@@ -236,7 +236,7 @@ it(`${RUNS.toLocaleString('en')} fuzzed rule strings, directly and through gener
           const parsed = parsePasswordRules(text);
           if (!parsed.ok) return;
           const planned = planPasswordRules(parsed.rule, length);
-          if (isRulesPlan(planned)) generateRulesPassword(planned, random);
+          if (isRulesPlan(planned)) generateRulesPasswords(planned, random, 1)[0];
         }),
       );
     }

@@ -53,7 +53,10 @@ describe('the named classes', () => {
 
   it('identifiers are ASCII case-insensitive, property names are not', () => {
     assert.equal(rule('allowed: Upper, DIGIT').allowed, DIGIT + UPPER);
-    assert.equal(error('Allowed: upper'), 'options.passwordRules: unknown property "Allowed" at position 0');
+    assert.equal(
+      error('Allowed: upper'),
+      'options.passwordRules: unknown property "Allowed" at position 0: did you mean allowed?',
+    );
     // The Kelvin sign folds to "k" under toLowerCase(); it must not make an identifier.
     assert.match(error('allowed: \u212aunicode'), /unknown character class "\\u212aunicode" at position 9/);
   });
@@ -217,7 +220,7 @@ describe('errors name the token and its 0-based position', () => {
     ['', 'the rule is empty (expected e.g. "minlength: 12; required: digit")'],
     [' \t\n', 'the rule is empty (expected e.g. "minlength: 12; required: digit")'],
     ['minlength: 8; foo: 1', 'unknown property "foo" at position 14'],
-    ['min_length: 8', 'unknown property "min_length" at position 0'],
+    ['min_length: 8', 'unknown property "min_length" at position 0: did you mean minlength?'],
     ['minlength : 8', 'expected ":" right after "minlength" at position 9'],
     ['minlength', 'expected ":" right after "minlength" at position 9'],
     ['minlength: ', '"minlength" has no value at position 0'],
@@ -238,7 +241,7 @@ describe('errors name the token and its 0-based position', () => {
       'max-sequential 0 would allow no letter or digit at all (it must be at least 1), at position 30',
     ],
     ['max-sequence: 2', 'unknown property "max-sequence" at position 0'],
-    ['max-Repeating: 2', 'unknown property "max-Repeating" at position 0'],
+    ['max-Repeating: 2', 'unknown property "max-Repeating" at position 0: did you mean max-repeating?'],
     ['maxlength: 10000', 'maxlength "10000" is out of range (at most 9999) at position 11'],
     [
       'maxlength: 99999999999999999999999999',
@@ -248,7 +251,20 @@ describe('errors name the token and its 0-based position', () => {
     ['required: lower upper', 'unexpected "upper" at position 16 (expected "," or ";")'],
     ['required: lower,', 'missing character class after "," at position 16'],
     ['required: lower, ;', 'missing character class after "," at position 17'],
-    ['required: lowercase', 'unknown character class "lowercase" at position 10'],
+    ['required: lowercase', 'unknown character class "lowercase" at position 10: use lower'],
+    // Typos and other names for the classes get help (issue 41); only known names are added.
+    ['required: UPPERCASE', 'unknown character class "UPPERCASE" at position 10: use upper'],
+    ['required: digits', 'unknown character class "digits" at position 10: use digit'],
+    ['required: numbers', 'unknown character class "numbers" at position 10: use digit'],
+    ['allowed: lower, symbols', 'unknown character class "symbols" at position 16: use special'],
+    ['allowed: ascii', 'unknown character class "ascii" at position 9: use ascii-printable'],
+    ['required: lowr', 'unknown character class "lowr" at position 10: did you mean lower?'],
+    ['required: speical', 'unknown character class "speical" at position 10: did you mean special?'],
+    ['require: upper', 'unknown property "require" at position 0: did you mean required?'],
+    ['minLength: 8', 'unknown property "minLength" at position 0: did you mean minlength?'],
+    ['max-consecutiv: 2', 'unknown property "max-consecutiv" at position 0: did you mean max-consecutive?'],
+    ['required: zzzzzz', 'unknown character class "zzzzzz" at position 10'],
+    ['required: constructor', 'unknown character class "constructor" at position 10'],
     ['required: !@#', 'unknown character class "!@#" at position 10'],
     ['required: ,lower', 'unexpected "," at position 10 (expected a character class after "required:")'],
     ['allowed: ]', 'unexpected "]" at position 9 (expected a character class after "allowed:")'],

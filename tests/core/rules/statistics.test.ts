@@ -25,13 +25,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  generateRulesPassword,
+  generateRulesPasswords,
   isRulesPlan,
   planPasswordRules,
   type RulesPlan,
-  type RulesSampler,
 } from '../../../lib/core/rules/index.ts';
-import { isValid, unrank } from '../../../lib/core/engine.ts';
+import type { Sampler } from '../../../lib/core/sample.ts';
+import { unrank } from '../../../lib/core/unrank.ts';
+import { isValid } from '../../../lib/core/check.ts';
 import { defaultRandom } from '../../../lib/core/random.ts';
 import { generate as generateRequest } from '../../../lib/request/generate.ts';
 import { readRule, violation } from '../../helpers/rules-checker.ts';
@@ -80,7 +81,7 @@ function uniformityTest(
 }
 
 /** The real generator: the plan's sampler, through the public entry point. */
-const generate: Source = (p) => generateRulesPassword(p, defaultRandom);
+const generate: Source = (p) => generateRulesPasswords(p, defaultRandom, 1)[0];
 
 /** Mutant 1: one random character of each required set, the rest uniform over the allowed
  * set, then a Fisher-Yates shuffle (max-consecutive ignored: the rule used has none). */
@@ -112,7 +113,7 @@ const redrawLast: Source = (p) => {
 /** Mutant 3: the exact sampler with its rank a 32-bit word modulo the count, the classic
  * modulo bias: with a count c < 2^32, ranks below 2^32 mod c come once more often. */
 const moduloRank: Source = (p) =>
-  String.fromCharCode(...unrank(p.tables!, BigInt(defaultRandom.below(2 ** 32)) % p.count));
+  String.fromCharCode(...unrank(p.counted!, BigInt(defaultRandom.below(2 ** 32)) % p.count));
 
 const FOUR_CLASSES = 'required: upper; required: lower; required: digit; required: special';
 const RUNS = 'max-consecutive: 2; required: [ab]; required: [0]; allowed: [cd1]';
@@ -125,7 +126,7 @@ const NEIGHBOURS = 'required: [0]; required: [3]; allowed: [0123]; max-sequentia
 const SEQUENCES = 'max-sequential: 2; allowed: [abcdef]; required: [a]';
 
 describe(`passwordrules output is uniform over the allowed strings (alpha = ${ALPHA} per test)`, () => {
-  const cases: [string, string, number, RulesSampler][] = [
+  const cases: [string, string, number, Sampler][] = [
     ['4 classes of ascii-printable, length 12 (acceptance 0.70)', FOUR_CLASSES, 12, 'rejection'],
     ['4 classes of ascii-printable, length 12, forced', FOUR_CLASSES, 12, 'exact'],
     ['max-consecutive 2 over 6 characters, length 10 (acceptance 0.69)', RUNS, 10, 'rejection'],
@@ -176,7 +177,7 @@ function throughGenerate(text: string): Source {
 }
 
 describe(`passwordRules through generate() is uniform over the allowed strings (alpha = ${ALPHA} per test)`, () => {
-  const cases: [string, string, number, RulesSampler][] = [
+  const cases: [string, string, number, Sampler][] = [
     ['4 classes of ascii-printable, length 12', FOUR_CLASSES, 12, 'rejection'],
     ['max-consecutive 2 over 6 characters, length 10', RUNS, 10, 'rejection'],
     ['three single letters required, max-consecutive 1, length 8', SPARSE, 8, 'exact'],
@@ -229,7 +230,7 @@ describe('the tests have teeth: biased generators are rejected', () => {
     const wider = planPasswordRules({ ...p.rule, maxSequential: null }, 8, 'exact');
     assert.ok(isRulesPlan(wider) && wider.count > p.count);
     const passwords = 60_000;
-    const r = uniformityTest(SEQUENCES, p, () => generateRulesPassword(wider, defaultRandom), passwords);
+    const r = uniformityTest(SEQUENCES, p, () => generateRulesPasswords(wider, defaultRandom, 1)[0], passwords);
     process.stdout.write(
       `rules statistics: sequence rule ignored: ${r.invalid} of ${passwords} passwords invalid, rejected with p = ${r.p.toExponential(2)}\n`,
     );
