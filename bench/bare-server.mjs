@@ -7,6 +7,7 @@
 // Any other path (GET /health too) gets the smallest body. Prints the same one listening line
 // as server.ts, with the URL, and exits 0 on SIGTERM/SIGINT.
 import { createServer } from 'node:http';
+import { serve } from './listening.mjs';
 
 /** A JSON object of exactly `bytes` bytes: {"fixed":"xxxx..."}. */
 function fixedJson(bytes) {
@@ -28,17 +29,4 @@ const server = createServer((req, res) => {
   req.on('end', reply);
 });
 
-server.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1', () => {
-  const { address, port, family } = server.address();
-  const url = `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
-  process.stdout.write(
-    `${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `listening on ${url}`, url })}\n`,
-  );
-});
-
-for (const signal of ['SIGTERM', 'SIGINT']) {
-  process.on(signal, () => {
-    server.close(() => process.exit(0));
-    server.closeAllConnections();
-  });
-}
+serve(server);

@@ -21,16 +21,15 @@
 //
 // Prints the same listening line as server.ts, with the URL, and exits 0 on SIGTERM/SIGINT.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import rateLimit from '@fastify/rate-limit';
 import Fastify from 'fastify';
 import nextVocabulary from 'ajv/dist/vocabularies/next.js';
 import generator from 'generate-password';
+import { exitOnSignals, printListening } from './listening.mjs';
+import { PASSWORD_DEFAULTS, REQUEST_SCHEMA } from './password-defaults.mjs';
 
-const { $schema, $id, ...SCHEMA } = JSON.parse(
-  readFileSync(new URL('../spec/generate-request.schema.json', import.meta.url), 'utf8'),
-);
+const { $schema, $id, ...SCHEMA } = REQUEST_SCHEMA;
 void $schema;
 void $id;
 
@@ -43,15 +42,7 @@ const SETS = {
   symbols: '!@#$%^&*()+_-=}{[]|:;"/?.><,`~',
 };
 const AMBIGUOUS = '0O1Il5S8B';
-const SUPPORTED = new Set([
-  'length',
-  'includeLowercase',
-  'includeUppercase',
-  'includeNumbers',
-  'includeSymbols',
-  'avoidAmbiguous',
-  'excludedCharacters',
-]);
+const SUPPORTED = new Set(Object.keys(PASSWORD_DEFAULTS));
 
 function strength(bits) {
   if (bits >= 100) return { label: 'Excellent', level: 4 };
@@ -99,16 +90,7 @@ export async function buildPeer({ apiKey, rateLimitPerMinute = 20, logLevel = 's
       reply.code(400);
       return { error: 'only mode password with its basic options is offered', status: 400 };
     }
-    const o = {
-      length: 24,
-      includeLowercase: true,
-      includeUppercase: true,
-      includeNumbers: true,
-      includeSymbols: false,
-      avoidAmbiguous: false,
-      excludedCharacters: '',
-      ...options,
-    };
+    const o = { ...PASSWORD_DEFAULTS, ...options };
     const exclude = o.excludedCharacters + (o.avoidAmbiguous ? AMBIGUOUS : '');
     const classes = [];
     for (const [name, option] of [
@@ -159,15 +141,10 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     logLevel: process.env.LOG_LEVEL ?? 'info',
   });
   await app.listen({ port: Number(process.env.PORT ?? 0), host: process.env.HOST ?? '127.0.0.1' });
-  const { address, port, family } = app.server.address();
-  const url = `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
-  process.stdout.write(
-    `${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `listening on ${url}`, url })}\n`,
-  );
-  for (const signal of ['SIGTERM', 'SIGINT']) {
-    process.on(signal, () => {
-      app.close().then(() => process.exit(0));
-      app.server.closeAllConnections();
-    });
-  }
+  printListening(app.server.address());
+  exitOnSignals(() => {
+    const closed = app.close();
+    app.server.closeAllConnections();
+    return closed;
+  });
 }

@@ -32,6 +32,8 @@ import { getRandomValues, hash, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { clearTimeout, setTimeout } from 'node:timers';
+import { serve } from './listening.mjs';
+import { PASSWORD_DEFAULTS as DEFAULTS } from './password-defaults.mjs';
 
 const BODY_LIMIT = 16_384;
 const KEY_DIGEST = hash('sha256', process.env.API_KEY ?? '', 'buffer');
@@ -140,15 +142,6 @@ function password(plan) {
   }
 }
 
-const DEFAULTS = {
-  length: 24,
-  includeLowercase: true,
-  includeUppercase: true,
-  includeNumbers: true,
-  includeSymbols: false,
-  avoidAmbiguous: false,
-  excludedCharacters: '',
-};
 const DEFAULT_PLAN = planOf(DEFAULTS);
 const plans = new Map();
 
@@ -349,18 +342,4 @@ const server = createServer((req, res) => {
   });
 });
 
-server.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1', () => {
-  const { address, port, family } = server.address();
-  const url = `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
-  process.stdout.write(
-    `${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `listening on ${url}`, url })}\n`,
-  );
-});
-
-for (const signal of ['SIGTERM', 'SIGINT']) {
-  process.on(signal, () => {
-    flush();
-    server.close(() => process.exit(0));
-    server.closeAllConnections();
-  });
-}
+serve(server, flush);

@@ -8,15 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { validatorAt } from '../helpers/contract.ts';
-
-/** A 200 body of POST /generate, as far as these checks read it. */
-interface Reply {
-  value: string;
-  entropy: unknown;
-  metadata: unknown;
-  results: { value: string }[];
-}
+import { validatorAt, type GenerateReply } from '../helpers/contract.ts';
 
 describe('the Fastify peer (bench/fastify-peer.mjs)', () => {
   const KEY = 'bench-smoke-key-0123456789';
@@ -43,7 +35,7 @@ describe('the Fastify peer (bench/fastify-peer.mjs)', () => {
   it('answers a valid request with a contract body, no-store and the rate-limit numbers', async () => {
     const reply = await post({ mode: 'password', count: 3, options: { length: 12 } });
     assert.equal(reply.status, 200);
-    const body: Reply = await reply.json();
+    const body: GenerateReply = await reply.json();
     const isResponse = validatorAt('/components/schemas/GenerateResponse');
     const valid = isResponse(body); // not as a type guard: it would narrow body to unknown
     assert.ok(valid, JSON.stringify(isResponse.errors));

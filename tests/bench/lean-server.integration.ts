@@ -12,7 +12,7 @@ import { once } from 'node:events';
 import { request } from 'node:http';
 import { LEAN_SERVER } from '../../bench/procs.ts';
 import { generate } from '../../lib/request/index.ts';
-import { validatorAt } from '../helpers/contract.ts';
+import { validatorAt, type GenerateReply } from '../helpers/contract.ts';
 
 const KEY = 'bench-lean-key-0123456789';
 const CLASSES: Record<string, RegExp> = {
@@ -46,14 +46,6 @@ function send(
     req.on('error', reject);
     req.end(body);
   });
-}
-
-/** A 200 body of POST /generate, as far as these checks read it. */
-interface Reply {
-  value: string;
-  entropy: unknown;
-  metadata: unknown;
-  results: { value: string }[];
 }
 
 describe('the lean limit (bench/lean-server.mjs)', () => {
@@ -94,7 +86,7 @@ describe('the lean limit (bench/lean-server.mjs)', () => {
       const input = options === undefined ? { mode: 'password', count: 5 } : { mode: 'password', count: 5, options };
       const reply = await send(url, JSON.stringify(input));
       assert.equal(reply.status, 200, reply.body);
-      const body: Reply = JSON.parse(reply.body);
+      const body: GenerateReply = JSON.parse(reply.body);
       assert.ok(isResponse(body), JSON.stringify(isResponse.errors));
       assert.equal(reply.headers['cache-control'], 'no-store');
       assert.equal(reply.headers['x-ratelimit-limit'], '30');

@@ -89,6 +89,14 @@ export function matchPath(path: string): string | undefined {
   return undefined;
 }
 
+/** A 200 body of POST /generate, as far as the peers' tests (tests/bench) read it. */
+export interface GenerateReply {
+  value: string;
+  entropy: unknown;
+  metadata: unknown;
+  results: { value: string }[];
+}
+
 export interface DocumentedResponse {
   /** JSON pointer of the response object in openapi.json (after following $refs). */
   pointer: string;
