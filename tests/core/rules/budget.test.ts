@@ -132,9 +132,9 @@ describe('planBytes: what the memo counts a plan as', () => {
       12,
     ],
     [
-      'three required letters among 64 under max-sequential 1 at 32',
+      'three required letters among 64 under max-sequential 1 at 28',
       'allowed: lower, upper, digit, [-!]; required: [b]; required: [e]; required: [j]; max-sequential: 1',
-      32,
+      28,
       3,
     ],
   ] as const) {
