@@ -41,7 +41,8 @@ export function createService({ app, logger, tls, connections, slots }: ServiceO
           { ...options, ...secureContextOptions(tls), handshakeTimeout: LIMITS.headersTimeout },
           handle,
         );
-  // Socket inactivity: ends a connection whose client stopped reading its replies (S1).
+  // Socket inactivity: ends a connection whose client stopped reading its replies, so they
+  // are not held for as long as it stays open.
   server.timeout = LIMITS.socketIdleTimeout;
   // One field more than the limit reaches req.headers, so app.ts can see an excess and refuse
   // it with 431 (Node's own cap drops the excess silently, framing headers included).
