@@ -14,13 +14,13 @@
  * server's floor without asking the server (the page makes no network request).
  *
  * Every file is served identity, gzip or brotli, as the client's Accept-Encoding says
- * (accept-encoding.ts), with `Vary: Accept-Encoding`: `no-store` makes every visit pay for
- * the page in full (docs/api.md, Headers on every reply, gives a visit's bytes each way). The
+ * (accept-encoding.ts), with `Vary: Accept-Encoding`: `no-store` makes every visit pay for the
+ * page in full (docs/api.md, Headers on every reply, gives a visit's bytes each way). The
  * page's scripts and CSS are compressed at build time (browser/rollup.config.mjs leaves
- * `<file>.gz` and `<file>.br` beside them: brotli at its best quality takes over a second for
- * service-api.js); the home page (written to at load) and the JSON documents are compressed
- * here, with settings that take milliseconds. The single file carries only the brotli copies and gets identity by
- * decompressing them here (deploy/rollup.config.mjs).
+ * `<file>.gz` and `<file>.br` beside them: brotli at its best quality is too slow for a start;
+ * docs/benchmark.md, The page compressed at build time); the home page (written to at load) and
+ * the JSON documents are compressed here, with quicker settings. The single file carries only
+ * the brotli copies and gets identity by decompressing them here (deploy/rollup.config.mjs).
  * @module
  */
 import { existsSync, readFileSync } from 'node:fs';

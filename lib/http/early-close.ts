@@ -4,10 +4,10 @@
  * a next request (docs/security.md, Connections and memory).
  *
  * A plain close with unread bytes makes the kernel send a reset, and a client still writing its
- * body then loses the reply it has not read yet (measured: a client pushing a 10 GB body got no
- * reply at all). So the close goes in stages (RFC 9112 9.6): FIN after the reply, reading
- * stopped at once (what still arrives waits in the kernel's receive buffer, a few MB at most),
- * and the socket destroyed LINGER_MS later, by which time the client has had the reply.
+ * body then loses the reply it has not read yet (docs/benchmark.md, Closing after an early
+ * reply). So the close goes in stages (RFC 9112 9.6): FIN after the reply, reading stopped at
+ * once (what still arrives waits in the kernel's receive buffer, a few MB at most), and the
+ * socket destroyed LINGER_MS later, by which time the client has had the reply.
  *
  * Two Node internals do the work, both in node-internals.ts (checked at start), which says
  * which: one stops the reading, the other, replaced on that one socket, puts the staged close

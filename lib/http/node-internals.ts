@@ -35,8 +35,8 @@ type WithHandle = { _handle?: { readStop?: () => unknown } | null };
  * a reply ends its connection with the request's body unread, node:http first resumes that body
  * (lib/_http_server.js, resOnFinish: `req._dump()`, then `socket.destroySoon()`); when the body
  * had filled its buffer (the socket was paused), the socket's 'resume' event, a tick later,
- * starts the handle reading again (onSocketResume; seen on Node 20: a client pushed 64 MB after
- * the stop). So the stop is made again on every 'resume' from now on, by a listener that runs
+ * starts the handle reading again (onSocketResume; seen on Node 20: docs/security.md,
+ * Connections and memory). So the stop is made again on every 'resume' from now on, by a listener that runs
  * after node's own. False when the handle has no readStop (a destroyed socket has no handle).
  */
 export function stopReading(socket: Socket): boolean {
