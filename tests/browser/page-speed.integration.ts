@@ -16,6 +16,13 @@ import { it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, describeInChromium } from '../helpers/chromium.ts';
+import {
+  ARRAY_OPTIONS as ARRAYS,
+  costliestPath,
+  withMove,
+  type Move,
+  type Options,
+} from '../helpers/costliest-options.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 import { planPassword } from '../../lib/core/password.ts';
 import { PLAN_WORK_BUDGET } from '../../lib/core/sample.ts';
@@ -24,58 +31,10 @@ import { withPasswordOptionsDefaults } from '../../lib/generated/options.generat
 /** The target: a change's CPU time in the page, in ms. */
 const CHANGE_MS = 50;
 
-type Value = number | boolean | string;
-type Move = readonly [name: string, value: Value];
-type Options = Record<string, Value | string[]>;
-
-const CLASSES = ['Lowercase', 'Uppercase', 'Numbers', 'Symbols'] as const;
-
-/** The single changes a person makes on the Requirements panel, from the cheap to the costly end
- * of each option's range (an array option: one class ticked). */
-const MOVES: readonly Move[] = [
-  ...[32, 64, 96, 128].map((n): Move => ['length', n]),
-  ...CLASSES.map((c): Move => [`include${c}`, true]),
-  ...CLASSES.flatMap((c) => [0, 2, 3, 4].map((n): Move => [`min${c}`, n])),
-  ...[2, 3, 4].flatMap((n): Move[] => [
-    ['maxRepeating', n],
-    ['maxSequential', n],
-  ]),
-  ...CLASSES.flatMap((c): Move[] => [
-    ['firstCharacter', c.toLowerCase()],
-    ['lastCharacter', c.toLowerCase()],
-  ]),
-];
-
-const ARRAYS = new Set(['firstCharacter', 'lastCharacter']);
-
-function withMove(options: Options, [name, value]: Move): Options {
-  return { ...options, [name]: ARRAYS.has(name) ? [value as string] : value };
-}
-
 /** The work of the options' plan, or -1 when they are refused (over the budget, or no password). */
 function workOf(options: Options): number {
   const plan = planPassword(withPasswordOptionsDefaults(options));
   return 'work' in plan ? plan.work : -1;
-}
-
-/** The path of single changes from the defaults to the costliest served options found. */
-function costliestPath(): { path: Move[]; work: number } {
-  const path: Move[] = [];
-  let options: Options = {};
-  let work = workOf(options);
-  for (;;) {
-    let best: { move: Move; work: number } | null = null;
-    for (const move of MOVES) {
-      if (ARRAYS.has(move[0]) && options[move[0]] !== undefined) continue;
-      if (options[move[0]] === move[1]) continue;
-      const w = workOf(withMove(options, move));
-      if (w > (best?.work ?? work)) best = { move, work: w };
-    }
-    if (best === null) return { path, work };
-    path.push(best.move);
-    options = withMove(options, best.move);
-    work = best.work;
-  }
 }
 
 /** Makes one change on the page and returns the CPU ms of its `input` dispatch, from the trace. */
@@ -121,7 +80,7 @@ describeInChromium(
     });
 
     it(`shows each change's result within ${CHANGE_MS} ms of CPU, the costliest change included`, async (t) => {
-      const { path, work } = costliestPath();
+      const { path, work } = costliestPath(workOf);
       // The search must reach the expensive end: a plan near the budget, or the test proves little.
       assert.ok(work > PLAN_WORK_BUDGET / 2, `the costliest path found reaches ${work} work units`);
       const rounds: number[][] = [];
