@@ -81,21 +81,8 @@ export const COMPRESSED: readonly Compressed[] = ['br', 'gzip'];
 /** What the build leaves beside a file (and the single file embeds): `<file>.br`, `<file>.gz`. */
 export const compressedFile = (file: string, coding: Compressed): string => `${file}.${coding === 'br' ? 'br' : 'gz'}`;
 
-/** What `compress` made last for each coding, by the identity bytes: a process that loads the
- * same files again (the tests start many services) compresses them once. */
-const made = new Map<string, { readonly identity: Buffer; readonly coded: Buffer }>();
-
 /** Compression at load time (files the build did not compress): milliseconds, not seconds. */
-function compress(file: string, body: Buffer, coding: Compressed): Buffer {
-  const key = `${coding} ${file}`;
-  const last = made.get(key);
-  if (last?.identity.equals(body) === true) return last.coded;
-  const coded = compressNow(body, coding);
-  made.set(key, { identity: body, coded });
-  return coded;
-}
-
-function compressNow(body: Buffer, coding: Compressed): Buffer {
+function compress(body: Buffer, coding: Compressed): Buffer {
   if (coding === 'gzip') return gzipSync(body, { level: 9 });
   return brotliCompressSync(body, {
     params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
@@ -191,7 +178,7 @@ function loadFile(
   if (!asBuilt) body = withFloor(body, page);
   const identity = body;
   const coded = (coding: Compressed, built: Buffer | null): Buffer =>
-    asBuilt && built !== null ? built : compress(file, identity, coding);
+    asBuilt && built !== null ? built : compress(identity, coding);
   const encoded = Object.freeze({ br: coded('br', br), gzip: coded('gzip', read(compressedFile(file, 'gzip'))) });
   return { body, encoded };
 }
@@ -212,7 +199,7 @@ export function assetReply(
 export function withPoliciesAsset(asset: Asset, policies: ReadonlyMap<string, PagePolicy>): Asset {
   const body = withPolicies(asset.body, policies);
   if (body === asset.body) return asset;
-  const encoded = Object.freeze({ br: compressNow(body, 'br'), gzip: compressNow(body, 'gzip') });
+  const encoded = Object.freeze({ br: compress(body, 'br'), gzip: compress(body, 'gzip') });
   return Object.freeze({ ...asset, body, encoded });
 }
 
