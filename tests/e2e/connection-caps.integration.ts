@@ -14,7 +14,6 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +22,7 @@ import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { LIMITS } from '../../lib/http/limits.ts';
 import { selfSignedPair } from '../helpers/certificates.ts';
 import { procStats, sleep } from '../helpers/hardening-kit.ts';
+import { statusOfOneRequest } from '../helpers/http.ts';
 import { randomApiKey, startServer, type RunningServer } from '../helpers/server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cg-conn-caps-'));
@@ -61,34 +61,8 @@ function stall(port: number, from: string, bytes: string): Promise<TLSSocket> {
 }
 
 /** One request on a fresh connection from `from`: its status, or the error's code. */
-function ask(port: number, from: string, method: 'GET' | 'POST', path: string, body?: string): Promise<string> {
-  return new Promise((resolve) => {
-    const req = httpsRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method,
-        ca,
-        localAddress: from,
-        agent: false,
-        headers: {
-          connection: 'close',
-          ...(body === undefined ? {} : { 'content-type': 'application/json', 'x-api-key': KEY }),
-        },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(String(res.statusCode)));
-        res.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
-      },
-    );
-    // Only bounds a failure: a reply that takes this long counts as not answered.
-    req.setTimeout(10_000, () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
-    req.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
-    req.end(body);
-  });
-}
+const ask = (port: number, from: string, method: 'GET' | 'POST', path: string, body?: string): Promise<string> =>
+  statusOfOneRequest({ port, ca, localAddress: from, key: KEY }, method, path, body);
 
 /** The other client: fetches the bundle and generates, one request at a time, until stopped. */
 function otherClient(port: number): { stop(): Promise<Record<string, number>> } {

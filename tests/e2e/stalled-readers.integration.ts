@@ -15,8 +15,6 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { connect as netConnect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +23,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { LIMITS } from '../../lib/http/limits.ts';
 import { selfSignedPair } from '../helpers/certificates.ts';
 import { heapAfterGc, procStats, sleep, type ProcStats } from '../helpers/hardening-kit.ts';
+import { statusOfOneRequest } from '../helpers/http.ts';
 import { randomApiKey, ROOT, startServer, type RunningServer } from '../helpers/server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cg-stalled-'));
@@ -75,30 +74,7 @@ function transport(tls: boolean): Transport {
         // Closed by the server as the requests arrive (past the cap): sent all the same.
         socket.once('close', () => resolve(socket));
       }),
-    ask: (port, method, path, body) =>
-      new Promise((resolve) => {
-        const options = {
-          host: '127.0.0.1',
-          port,
-          path,
-          method,
-          agent: false as const,
-          headers: {
-            connection: 'close',
-            ...(body === undefined ? {} : { 'content-type': 'application/json', 'x-api-key': KEY }),
-          },
-          ...(ca === undefined ? {} : { ca }),
-        };
-        const req = (ca === undefined ? httpRequest : httpsRequest)(options, (res) => {
-          res.resume();
-          res.on('end', () => resolve(String(res.statusCode)));
-          res.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
-        });
-        // Only bounds a failure: a reply that takes this long counts as not answered.
-        req.setTimeout(10_000, () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
-        req.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
-        req.end(body);
-      }),
+    ask: (port, method, path, body) => statusOfOneRequest({ port, ca, key: KEY }, method, path, body),
   };
 }
 

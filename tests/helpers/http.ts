@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
 
 export interface Reply {
@@ -59,6 +60,43 @@ export function request(base: string, path: string, options: RequestOptions = {}
     );
     req.on('error', reject);
     req.end(options.body);
+  });
+}
+
+/**
+ * One request on a fresh connection (`connection: close`, no agent) to 127.0.0.1:`port`, over
+ * TLS when `ca` is given, from `localAddress` when given; a body goes as JSON with `key`. Its
+ * status as text, or the error's code: the caps' suites count what was answered and what was
+ * refused. A reply not done in 10 s counts as `TIMEOUT` (that only bounds a failure).
+ */
+export function statusOfOneRequest(
+  to: { readonly port: number; readonly ca?: Buffer; readonly localAddress?: string; readonly key: string },
+  method: 'GET' | 'POST',
+  path: string,
+  body?: string,
+): Promise<string> {
+  return new Promise((resolve) => {
+    const options = {
+      host: '127.0.0.1',
+      port: to.port,
+      path,
+      method,
+      agent: false as const,
+      headers: {
+        connection: 'close',
+        ...(body === undefined ? {} : { 'content-type': 'application/json', 'x-api-key': to.key }),
+      },
+      ...(to.ca === undefined ? {} : { ca: to.ca }),
+      ...(to.localAddress === undefined ? {} : { localAddress: to.localAddress }),
+    };
+    const req = (to.ca === undefined ? httpRequest : httpsRequest)(options, (res) => {
+      res.resume();
+      res.on('end', () => resolve(String(res.statusCode)));
+      res.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
+    });
+    req.setTimeout(10_000, () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
+    req.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
+    req.end(body);
   });
 }
 
