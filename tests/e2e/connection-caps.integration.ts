@@ -22,7 +22,7 @@ import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { LIMITS } from '../../lib/http/limits.ts';
 import { selfSignedPair } from '../helpers/certificates.ts';
 import { procStats, sleep } from '../helpers/hardening-kit.ts';
-import { statusOfOneRequest } from '../helpers/http.ts';
+import { steadyClient } from '../helpers/http.ts';
 import { randomApiKey, startServer, type RunningServer } from '../helpers/server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cg-conn-caps-'));
@@ -60,32 +60,9 @@ function stall(port: number, from: string, bytes: string): Promise<TLSSocket> {
   });
 }
 
-/** One request on a fresh connection from `from`: its status, or the error's code. */
-const ask = (port: number, from: string, method: 'GET' | 'POST', path: string, body?: string): Promise<string> =>
-  statusOfOneRequest({ port, ca, localAddress: from, key: KEY }, method, path, body);
-
 /** The other client: fetches the bundle and generates, one request at a time, until stopped. */
-function otherClient(port: number): { stop(): Promise<Record<string, number>> } {
-  const got: Record<string, number> = {};
-  let running = true;
-  const loop = (async () => {
-    for (let i = 0; running; i++) {
-      const status =
-        i % 2 === 0
-          ? await ask(port, OTHER, 'POST', '/generate', '{"mode":"password"}')
-          : await ask(port, OTHER, 'GET', '/service-api.js');
-      got[status] = (got[status] ?? 0) + 1;
-      await sleep(20);
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return got;
-    },
-  };
-}
+const otherClient = (port: number): { stop(): Promise<Record<string, number>> } =>
+  steadyClient({ port, ca, localAddress: OTHER, key: KEY }, '/service-api.js', 20);
 
 /** Replies of `/service-api.js` the server has logged since output offset `from`. */
 const logged = (server: RunningServer, from: number): number =>

@@ -100,6 +100,37 @@ export function statusOfOneRequest(
   });
 }
 
+/**
+ * A client that generates (POST /generate) and fetches `asset` by turns, each on a fresh
+ * connection (statusOfOneRequest), `pauseMs` apart, until stopped: how many replies of each
+ * status (or error code) it got, the caps' suites' measure of a client that is not the attack.
+ */
+export function steadyClient(
+  to: Parameters<typeof statusOfOneRequest>[0],
+  asset: string,
+  pauseMs: number,
+): { stop(): Promise<Record<string, number>> } {
+  const got: Record<string, number> = {};
+  let running = true;
+  const loop = (async () => {
+    for (let i = 0; running; i++) {
+      const status =
+        i % 2 === 0
+          ? await statusOfOneRequest(to, 'POST', '/generate', '{"mode":"password"}')
+          : await statusOfOneRequest(to, 'GET', asset);
+      got[status] = (got[status] ?? 0) + 1;
+      await sleep(pauseMs);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return got;
+    },
+  };
+}
+
 /** POST /generate with a key and a JSON body. */
 export function post(base: string, key: string | null, body: unknown, extra: RequestOptions = {}): Promise<Reply> {
   const headers: OutgoingHttpHeaders = { 'content-type': 'application/json', ...extra.headers };
