@@ -1,6 +1,6 @@
 /**
  * The generator core's one public face: every module outside lib/core imports the core from here
- * or from the site-rules tier's entry (lib/core/rules/index.ts); tests/spec/import-graph.test.ts
+ * or from the site rules' own entry (lib/core/rules/index.ts); tests/spec/import-graph.test.ts
  * holds that. The core is generation only and browser-safe (no `node:` imports): the random
  * source, the exact engine and its plan path (engine.ts, sample.ts; docs/engine.md), passwords,
  * passphrases with their word lists and length bounds, and their entropy. Interpreting a request

@@ -60,7 +60,7 @@ export function wordLengths(words: readonly string[], maxWords: number): WordLen
   const longest = groups[groups.length - 1].length;
   // W(j, s) row by row, each row kept as its prefix sums.
   let exact: bigint[] = [1n];
-  const atMost: bigint[][] = [];
+  const atMost: (readonly bigint[])[] = [];
   for (let j = 0; j <= maxWords; j++) {
     if (j > 0) {
       const next = new Array<bigint>(j * longest + 1).fill(0n);
@@ -70,9 +70,14 @@ export function wordLengths(words: readonly string[], maxWords: number): WordLen
       exact = next;
     }
     let running = 0n;
-    atMost.push(exact.map((ways) => (running += ways)));
+    atMost.push(Object.freeze(exact.map((ways) => (running += ways))));
   }
-  return Object.freeze({ groups: Object.freeze(groups), shortest: groups[0].length, longest, atMost });
+  return Object.freeze({
+    groups: Object.freeze(groups),
+    shortest: groups[0].length,
+    longest,
+    atMost: Object.freeze(atMost),
+  });
 }
 
 /** The number of sequences of j words with lo to hi letters in all (0 for an empty range). */

@@ -109,16 +109,14 @@ export function isPassphrasePlan(plan: PassphrasePlan | ErrorBody): plan is Pass
 
 const refuse = (error: string, field: string): ErrorBody => ({ error, status: 400, field });
 
-/** Word-length tables, one per list, made on first use (lengths do not change with capitalize). */
-const tables = new Map<WordListId, WordLengths>();
-function tableOf(list: WordList): WordLengths {
-  let table = tables.get(list.id);
-  if (table === undefined) {
-    table = wordLengths(list.words, MAX_WORDS);
-    tables.set(list.id, table);
-  }
-  return table;
-}
+/** The word-length table of each list, made as the module loads (lengths do not change with
+ * capitalize). */
+const TABLES: Readonly<Record<WordListId, WordLengths>> = Object.freeze(
+  Object.fromEntries(Object.values(WORD_LISTS).map((list) => [list.id, wordLengths(list.words, MAX_WORDS)])) as Record<
+    WordListId,
+    WordLengths
+  >,
+);
 
 /** `19 to 75 characters`, or `7 characters` when the options make one length only. */
 const lengthsText = (shortest: number, longest: number): string =>
@@ -173,7 +171,7 @@ export function planPassphrase(o: PassphraseOptions): PassphrasePlan | ErrorBody
   }
   let letters: LetterRange | null = null;
   if (o.minLength !== undefined || o.maxLength !== undefined) {
-    const range = letterRange(o, tableOf(list));
+    const range = letterRange(o, TABLES[list.id]);
     if (!('sequences' in range)) return range;
     letters = range;
   }

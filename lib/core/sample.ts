@@ -10,7 +10,7 @@
  * per attempt and the attempts are independent, so the kept string is uniform over V. An attempt
  * is kept with probability p = |V| / |A|^L; rejection is used while p >= 1/32
  * (REJECTION_ACCEPTANCE), so a value costs at most 32 x L draws on average and more than 700
- * attempts happen with probability (31/32)^700 < 2e-10.
+ * attempts happen with probability at most (31/32)^700, about 2.2e-10.
  *
  * Exact. One integer uniform below |V| (uniformBigIntBelow, itself rejection on whole bit
  * strings), mapped to a string by `unrank`, a bijection from [0, |V|) onto V (engine.ts, (E18)):

@@ -31,6 +31,9 @@ export interface WordList {
   /** The words drawn from (NFC, file order) and those left out. */
   readonly words: readonly string[];
   readonly excludedWords: readonly string[];
+  /** The words with `capitalize` applied, same order (the words themselves for a list without
+   * letter case, where `capitalize` is refused). */
+  readonly capitalizedWords: readonly string[];
   /** False when no word has a letter with an upper case (Chinese, Japanese, Korean):
    * `capitalize` would change nothing, so it is refused (passphrase.ts). */
   readonly letterCase: boolean;
@@ -67,6 +70,7 @@ function wordListOf(id: WordListId): WordList {
   const words = Object.freeze(all.filter((w) => !holdsGapCharacter(w)));
   const eff = id === 'eff-large';
   const language = eff ? 'English' : BIP39_LANGUAGES[id.slice('bip39-'.length)];
+  const letterCase = words.some((w) => w !== w.toUpperCase());
   return Object.freeze({
     id,
     name: eff ? 'EFF large wordlist' : `BIP-39 ${language}`,
@@ -76,7 +80,8 @@ function wordListOf(id: WordListId): WordList {
     sourceSize: all.length,
     words,
     excludedWords: Object.freeze(all.filter(holdsGapCharacter)),
-    letterCase: words.some((w) => w !== w.toUpperCase()),
+    capitalizedWords: letterCase ? Object.freeze(words.map(capitalized)) : words,
+    letterCase,
     space: id === 'bip39-japanese' ? IDEOGRAPHIC_SPACE : ' ',
     license: eff ? 'CC BY 3.0 US' : 'MIT',
     source: eff ? 'EFF large wordlist by the Electronic Frontier Foundation, https://www.eff.org/dice' : BIP39_SOURCE,
@@ -97,16 +102,7 @@ export function capitalized(word: string): string {
   return first.toUpperCase() + word.slice(first.length);
 }
 
-// Constant tables built once, on first use: one frozen capitalised copy per list, never replaced.
-const capitalizedLists = new Map<WordListId, readonly string[]>();
-
-/** The list's words with `capitalize` applied or not, same order; made on first use. */
+/** The list's words with `capitalize` applied or not, same order. */
 export function wordsOf(list: WordList, capitalize: boolean): readonly string[] {
-  if (!capitalize) return list.words;
-  let words = capitalizedLists.get(list.id);
-  if (words === undefined) {
-    words = Object.freeze(list.words.map(capitalized));
-    capitalizedLists.set(list.id, words);
-  }
-  return words;
+  return capitalize ? list.capitalizedWords : list.words;
 }

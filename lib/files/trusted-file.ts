@@ -1,8 +1,8 @@
 /**
- * When a file that decides whom the server trusts, or who it is, may be used: the API key file
- * (docs/security-review-keys.md, F3 and F4), the TLS certificate and private key, and the Redis
- * password file (docs/security.md, S3). After sshd's StrictModes: whoever can write such a
- * file, or rename things in a directory on its path, decides what it says.
+ * When a file that decides whom the server trusts, or who it is, may be used: the API key file,
+ * the TLS certificate and private key, the Redis password file and the policies file
+ * (docs/security.md, Files). After sshd's StrictModes: whoever can write such a file, or
+ * rename things in a directory on its path, decides what it says.
  *
  * - The file is read through a descriptor opened with O_NOFOLLOW and O_NONBLOCK, and judged by
  *   fstat of that descriptor, so what is checked is what is read (no check-then-open race): it

@@ -14,13 +14,13 @@
  * server's floor without asking the server (the page makes no network request).
  *
  * Every file is served identity, gzip or brotli, as the client's Accept-Encoding says
- * (accept-encoding.ts), with `Vary: Accept-Encoding` (issue 31: the page is 514 KB a visit
- * uncompressed, and `no-store` makes every visit pay it). The page's scripts and CSS are
- * compressed at build time (browser/rollup.config.mjs leaves `<file>.gz` and `<file>.br`
- * beside them: brotli at its best quality takes over a second for service-api.js); the home
- * page (written to at load) and the JSON documents are compressed here, with settings that
- * take milliseconds. The single file carries only the brotli copies and gets identity by
- * decompressing them here (deploy/rollup.config.mjs).
+ * (accept-encoding.ts), with `Vary: Accept-Encoding`: `no-store` makes every visit pay for the
+ * page in full (docs/api.md, Headers on every reply, gives a visit's bytes each way). The
+ * page's scripts and CSS are compressed at build time (browser/rollup.config.mjs leaves
+ * `<file>.gz` and `<file>.br` beside them: brotli at its best quality is too slow for a start;
+ * docs/benchmark.md, The page compressed at build time); the home page (written to at load) and
+ * the JSON documents are compressed here, with quicker settings. The single file carries only
+ * the brotli copies and gets identity by decompressing them here (deploy/rollup.config.mjs).
  * @module
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -81,21 +81,8 @@ export const COMPRESSED: readonly Compressed[] = ['br', 'gzip'];
 /** What the build leaves beside a file (and the single file embeds): `<file>.br`, `<file>.gz`. */
 export const compressedFile = (file: string, coding: Compressed): string => `${file}.${coding === 'br' ? 'br' : 'gz'}`;
 
-/** What `compress` made last for each coding, by the identity bytes: a process that loads the
- * same files again (the tests start many services) compresses them once. */
-const made = new Map<string, { readonly identity: Buffer; readonly coded: Buffer }>();
-
 /** Compression at load time (files the build did not compress): milliseconds, not seconds. */
-function compress(file: string, body: Buffer, coding: Compressed): Buffer {
-  const key = `${coding} ${file}`;
-  const last = made.get(key);
-  if (last?.identity.equals(body) === true) return last.coded;
-  const coded = compressNow(body, coding);
-  made.set(key, { identity: body, coded });
-  return coded;
-}
-
-function compressNow(body: Buffer, coding: Compressed): Buffer {
+function compress(body: Buffer, coding: Compressed): Buffer {
   if (coding === 'gzip') return gzipSync(body, { level: 9 });
   return brotliCompressSync(body, {
     params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
@@ -191,7 +178,7 @@ function loadFile(
   if (!asBuilt) body = withFloor(body, page);
   const identity = body;
   const coded = (coding: Compressed, built: Buffer | null): Buffer =>
-    asBuilt && built !== null ? built : compress(file, identity, coding);
+    asBuilt && built !== null ? built : compress(identity, coding);
   const encoded = Object.freeze({ br: coded('br', br), gzip: coded('gzip', read(compressedFile(file, 'gzip'))) });
   return { body, encoded };
 }
@@ -212,7 +199,7 @@ export function assetReply(
 export function withPoliciesAsset(asset: Asset, policies: ReadonlyMap<string, PagePolicy>): Asset {
   const body = withPolicies(asset.body, policies);
   if (body === asset.body) return asset;
-  const encoded = Object.freeze({ br: compressNow(body, 'br'), gzip: compressNow(body, 'gzip') });
+  const encoded = Object.freeze({ br: compress(body, 'br'), gzip: compress(body, 'gzip') });
   return Object.freeze({ ...asset, body, encoded });
 }
 

@@ -8,10 +8,10 @@
  *
  * The limit counts decoded body bytes, which leaves out the framing of a chunked body: a
  * client may send one body byte per chunk behind a chunk extension of up to 16 KB (Node's cap
- * per chunk), and the limit was reached only after 266 MB read (security review T5). So the
- * bytes read on the socket since the body was wanted are bounded too, framing included: at
- * most 4 times the limit, plus one socket read (libuv reads 64 KB at a time, and the read that
- * ends a body may carry the next pipelined requests). Past that it is 'too-large' as well.
+ * per chunk), so a limit on body bytes alone leaves the framing unbounded (docs/security.md,
+ * The body). So the bytes read on the socket since the body was wanted are bounded too, framing
+ * included: at most 4 times the limit, plus one socket read (libuv reads 64 KB at a time, and the
+ * read that ends a body may carry the next pipelined requests). Past that it is 'too-large' too.
  * @module
  */
 import type { IncomingMessage } from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * Which bucket a request belongs to (docs/security-review-http.md, F12): the socket address,
+ * Which bucket a request belongs to (docs/security.md, The limiter): the socket address,
  * with every IPv6 form that carries an IPv4 address folded to that address (one host must not
  * own two buckets, and one IPv4 host must not own 65,536 of them), link-local addresses per
  * address, and other IPv6 grouped by /56 (one subscriber usually holds a /56 or /64;

@@ -1,17 +1,17 @@
 /**
  * Closing a connection whose request was answered before its body was read (a 401, a 413, a
  * 404 with a body ...), so that the unread rest is neither read and thrown away nor parsed as
- * a next request (security review F5, F6; docs/security-review-http.md).
+ * a next request (docs/security.md, Connections and memory).
  *
  * A plain close with unread bytes makes the kernel send a reset, and a client still writing its
- * body then loses the reply it has not read yet (measured: a client pushing a 10 GB body got no
- * reply at all). So the close goes in stages (RFC 9112 9.6): FIN after the reply, reading
- * stopped at once (what still arrives waits in the kernel's receive buffer, a few MB at most),
- * and the socket destroyed LINGER_MS later, by which time the client has had the reply.
+ * body then loses the reply it has not read yet (docs/benchmark.md, Closing after an early
+ * reply). So the close goes in stages (RFC 9112 9.6): FIN after the reply, reading stopped at
+ * once (what still arrives waits in the kernel's receive buffer, a few MB at most), and the
+ * socket destroyed LINGER_MS later, by which time the client has had the reply.
  *
  * Two Node internals do the work, both in node-internals.ts (checked at start), which says
- * which: one stops the reading (F5), the other, replaced on that one socket, puts the staged
- * close where node:http ends a `Connection: close` socket (F6).
+ * which: one stops the reading, the other, replaced on that one socket, puts the staged close
+ * where node:http ends a `Connection: close` socket.
  * @module
  */
 import type { Socket } from 'node:net';

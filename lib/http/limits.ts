@@ -14,12 +14,12 @@ import type { ServerOptions } from 'node:http';
  * keepAliveTimeout 5 s frees idle sockets (raise it above a load balancer's idle timeout if
  * one sits in front). 8 KB of headers is plenty for this API (Node allows 16 KB).
  *
- * None of those covers a reply the client does not read (security review S1,
- * docs/security.md): the request is complete and the connection is not idle. socketIdleTimeout
- * is node's socket inactivity timer (every socket, whatever it is doing) and the longest a
- * connection with replies outstanding may go without one of them being taken
- * (outstanding-replies.ts, which also caps them at maxOutstandingReplies). 15 s is above
- * requestTimeout plus its check and scheduling slack, so a silent body still gets its 408 first.
+ * None of those covers a reply the client does not read (docs/security.md, Connections and
+ * memory): the request is complete and the connection is not idle. socketIdleTimeout is node's
+ * socket inactivity timer (every socket, whatever it is doing) and the longest a connection
+ * with replies outstanding may go without one of them being taken (outstanding-replies.ts,
+ * which also caps them at maxOutstandingReplies). 15 s is above requestTimeout plus its check
+ * and scheduling slack, so a silent body still gets its 408 first.
  */
 export const LIMITS = {
   headersTimeout: 5_000,

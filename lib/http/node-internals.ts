@@ -1,13 +1,14 @@
 /**
- * The one boundary between this service and Node's internals (security review T6): every use
- * of an undocumented property or behaviour of node:net and node:http is a function here, and
- * nowhere else in lib/. Each says which Node behaviour it relies on and which protection needs
- * it. None of them is covered by Node's semver promise, so a Node release may rename one and
- * the protection would go with it, silently: `checkNodeInternals` proves at start, over a
- * loopback connection, that each still exists and still works, and server.ts refuses to start
- * naming the first that does not (fail closed). tests/http/node-internals.test.ts exercises
- * the protections on every Node line CI runs, and tests/server/node-internals.integration.ts
- * removes each hook in a child process and sees the start refused.
+ * The one boundary between this service and Node's internals (docs/security.md, Connections and
+ * memory): every use of an undocumented property or behaviour of node:net and node:http is a
+ * function here, and nowhere else in lib/. Each says which Node behaviour it relies on and
+ * which protection needs it. None of them is covered by Node's semver promise, so a Node
+ * release may rename one and the protection would go with it, silently: `checkNodeInternals`
+ * proves at start, over a loopback connection, that each still exists and still works, and
+ * server.ts refuses to start naming the first that does not (fail closed).
+ * tests/http/node-internals.test.ts exercises the protections on every Node line CI runs, and
+ * tests/server/node-internals.integration.ts removes each hook in a child process and sees the
+ * start refused.
  * @module
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -28,15 +29,15 @@ export type Hook = (typeof HOOKS)[keyof typeof HOOKS];
 type WithHandle = { _handle?: { readStop?: () => unknown } | null };
 
 /**
- * Stops reading `socket`, for good (F5, early-close.ts). node:http feeds the socket's libuv
- * handle straight into its parser, so `socket.pause()` does not stop the reading; only the
- * handle's own readStop does. And when a reply ends its connection with the request's body
- * unread, node:http first resumes that body (lib/_http_server.js, resOnFinish: `req._dump()`,
- * then `socket.destroySoon()`); when the body had filled its buffer (the socket was paused),
- * the socket's 'resume' event, a tick later, starts the handle reading again (onSocketResume;
- * seen on Node 20: a client pushed 64 MB after the stop). So the stop is made again on every
- * 'resume' from now on, by a listener that runs after node's own. False when the handle has no
- * readStop (a destroyed socket has no handle).
+ * Stops reading `socket`, for good, so an unread body is neither read in nor parsed as a next
+ * request (early-close.ts). node:http feeds the socket's libuv handle straight into its parser,
+ * so `socket.pause()` does not stop the reading; only the handle's own readStop does. And when
+ * a reply ends its connection with the request's body unread, node:http first resumes that body
+ * (lib/_http_server.js, resOnFinish: `req._dump()`, then `socket.destroySoon()`); when the body
+ * had filled its buffer (the socket was paused), the socket's 'resume' event, a tick later,
+ * starts the handle reading again (onSocketResume; seen on Node 20: docs/security.md,
+ * Connections and memory). So the stop is made again on every 'resume' from now on, by a listener that runs
+ * after node's own. False when the handle has no readStop (a destroyed socket has no handle).
  */
 export function stopReading(socket: Socket): boolean {
   if (!readStop(socket)) return false;
@@ -54,10 +55,10 @@ function readStop(socket: Socket): boolean {
 }
 
 /**
- * Has `end` run in place of the socket's `destroySoon` (F6, early-close.ts): node:http ends a
- * `Connection: close` socket by calling `socket.destroySoon()` once the reply is written
- * (lib/_http_server.js, resOnFinish), after it has resumed the unread body; replacing it on
- * that one socket puts the staged close there, and so after that resume.
+ * Has `end` run in place of the socket's `destroySoon`, for the staged close (early-close.ts):
+ * node:http ends a `Connection: close` socket by calling `socket.destroySoon()` once the reply
+ * is written (lib/_http_server.js, resOnFinish), after it has resumed the unread body; replacing
+ * it on that one socket puts the staged close there, and so after that resume.
  */
 export function replaceDestroySoon(socket: Socket, end: (socket: Socket) => void): void {
   socket.destroySoon = function destroySoon(this: Socket): void {
@@ -84,7 +85,8 @@ export function lastReplyOfConnection(res: ServerResponse): void {
 }
 
 /**
- * Stops node's parser where it is in the current read (S1, outstanding-replies.ts).
+ * Stops node's parser where it is in the current read, so a connection past its cap of
+ * outstanding replies makes no more of them (outstanding-replies.ts).
  * Destroying the socket does not: the parser goes on through the rest of the read, making a
  * request and a response for each head. `onIncoming` is the function node:http calls with each
  * parsed head, and its return value goes back to llhttp; 2 is what node returns for an

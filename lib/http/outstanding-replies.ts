@@ -1,6 +1,6 @@
 /**
  * The replies a connection may have outstanding, and for how long none of them may be taken
- * (security review S1, docs/security.md).
+ * (docs/security.md, Connections and memory).
  *
  * node:http answers pipelined requests in order, so a reply waits in memory until every reply
  * before it is written, and a client that never reads keeps all of them. Node stops reading

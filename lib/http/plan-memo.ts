@@ -1,7 +1,7 @@
 /**
  * The server's plan memo: the one place plans live between requests (the core keeps none,
  * lib/request/plan-store.ts). Bounded in bytes, and not flushable by one client at the others'
- * expense (security finding T4).
+ * expense (docs/security.md, Plans and CPU).
  *
  * A plan is a pure function of its key, so a hit skips the planning work (up to the work
  * budget of lib/core/rules/plan.ts) and the reply's JSON of its entropy and metadata

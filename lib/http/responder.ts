@@ -23,8 +23,8 @@ import { declaresBody } from './request-checks.ts';
 export const WRITE_CHUNK = 16 * 1024;
 
 /**
- * Writes `body` in chunks of `chunk` bytes, each once the reply has drained (security finding
- * T1). `res.end(body)` hands a whole file to the socket at once, and over TLS that is a whole
+ * Writes `body` in chunks of `chunk` bytes, each once the reply has drained (docs/security.md,
+ * Connections and memory). `res.end(body)` hands a whole file to the socket at once, and over TLS that is a whole
  * encrypted copy (432 KB for service-api.js) held until the client reads it; a client that
  * never reads then pins one per connection. Chunks are views of the asset's one buffer, so a
  * pipelined reply waiting its turn holds at most a high-water mark of views, no copy. A

@@ -50,7 +50,7 @@ export function newKey(id: string): string {
 /**
  * True when the text has the key shape and a correct check. This is the offline test a secret
  * scanner runs on a match of KEY_PATTERN (and tests use). The server does not
- * (docs/security-review-keys.md, F13): the digest comparison already refuses every key that was
+ * (docs/security.md, Keys): the digest comparison already refuses every key that was
  * not issued, look-alike or not; API_KEY need not have this shape; and checking first would
  * cost every good key about half of the hash it saves on a bad one, while making a refusal's
  * timing depend on the form of what was sent.

@@ -9,7 +9,7 @@
  * renamed over it under the lock of key-lock.ts, so the running server never reads half a
  * file, still can read the new one, and two commands cannot lose each other's change. A key
  * file or directory that others can write, a symbolic link or anything but a regular file is
- * refused (lib/files/trusted-file.ts). See docs/security-review-keys.md (F1 to F3, F11, F13).
+ * refused (lib/files/trusted-file.ts). See docs/security.md, Keys and Files.
  * @module
  */
 import { randomBytes } from 'node:crypto';
@@ -122,7 +122,7 @@ function newFileOwnership(dir: string, created: Stats): Ownership {
   return { uid: created.uid, gid: created.gid, mode: 0o600 };
 }
 
-/** Gives the open temp file `target`'s owner, group and mode, or refuses (F1): a file the
+/** Gives the open temp file `target`'s owner, group and mode, or refuses: a file the
  * server cannot read would leave it on the old keys, a revoked key still working. */
 function giveOwnership(fd: number, file: string, target: Ownership): void {
   fchmodSync(fd, target.mode & 0o777);
@@ -208,8 +208,7 @@ interface Session {
   readonly usage: string;
   /** Reads, changes and writes the file under the lock; `change` returns what to report, or
    * null for "nothing to write". `created` says whether this write creates the file, judged
-   * under the lock (security review S5: checked before it, two of six concurrent commands
-   * each said they had created it). */
+   * under the lock, so of concurrent commands exactly one says it created the file. */
   update<T>(change: (store: KeyFile, created: boolean) => T | null): T | null;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The lock file that keeps two key commands from losing each other's change
- * (docs/security-review-keys.md, F2). No Node API gives an advisory kernel lock, so the lock is
+ * (docs/security.md, Keys). No Node API gives an advisory kernel lock, so the lock is
  * a file, made so that it cannot be held twice:
  *
  * - Taking it: the holder's record (pid, host, a 128-bit nonce, time) is written to a file

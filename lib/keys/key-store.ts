@@ -6,7 +6,7 @@
  * A file that stops parsing, disappears, or can no longer be trusted keeps the last good keys
  * and is logged at error level once per bad version, with its path and the reason.
  *
- * Trusted means (lib/files/trusted-file.ts, docs/security-review-keys.md F4): a regular file, not a
+ * Trusted means (lib/files/trusted-file.ts; docs/security.md, Files): a regular file, not a
  * symbolic link, that neither it nor any directory on its path lets group or others write,
  * all owned by this server's user or root. Anyone else able to write it could add a key.
  * @module

@@ -4,19 +4,16 @@
  * name, status, duration, key id, a masked address and, for an error, its reason and field,
  * never a key, a body or a generated value.
  *
- * Off the critical path: a write to stdout costs a syscall and Node's stream machinery (about
- * 20,000 instructions, measured with callgrind: more than the rest of the request log), so
+ * Off the critical path: a write to stdout costs a syscall and Node's stream machinery (more
+ * than the rest of the request log: docs/benchmark.md, The request log in byte batches), so
  * lines are collected and written in batches: when 16 KB are pending, else by a timer at most
  * 100 ms after the first pending line. flush() writes what is left, and the server calls it on
  * every exit (process 'exit' fires for signals handled, process.exit and uncaught errors), so
  * nothing is lost when the process ends; a SIGKILL loses at most the last 100 ms.
  *
  * A batch is bytes, not a string: each line is copied into one reused buffer as it is logged,
- * so the line's string dies with its request. Collected as a string (`pending += line`), the
- * pending lines outlived V8's young-generation collections, and under load those survivors made
- * V8 double the young generation and fill the old one: in 8 s at 32 connections the server's
- * RSS rose from 54 to 80 MiB, against 68 MiB with the log off and 69 MiB with byte batches (Node
- * 20; docs/benchmark.md, RSS under load).
+ * so the line's string dies with its request; pending strings outlived V8's young-generation
+ * collections and grew the heap under load (the same section).
  * @module
  */
 

@@ -13,7 +13,7 @@
  *
  * Replies that take no token (GETs, errors before the key check) carry the numbers of the
  * client's own bucket as this instance sees it, and never reach a shared store; nor does a POST
- * this instance saw refused: only one that may take a token calls Redis (docs/security.md, T2).
+ * this instance saw refused: only one that may take a token calls Redis (docs/security.md, The limiter).
  * @module
  */
 import { FAILED_KEY_MARKER, NO_KEY_MARKER } from './redis-keys.ts';
@@ -127,7 +127,7 @@ export class SharedLimits implements ClientLimits {
 
   /**
    * A refusal this instance can decide from its own view costs no store call (docs/security.md,
-   * T2). The view is the last answer the store gave here for the bucket, refilled since, and
+   * The limiter). The view is the last answer the store gave here for the bucket, refilled since, and
    * other instances can only take more from the shared bucket: when the view is empty the
    * shared bucket is at least as empty, so the 429 is the store's own answer, with this
    * instance's numbers. The gate is checked first, as the script does, so while this instance

@@ -45,8 +45,8 @@ export class RateLimiter {
   /**
    * Each bucket as one number: the time (on `clock`) at which it will be full again, the
    * "theoretical arrival time" of GCRA, the form the shared Redis store keeps too. One number
-   * instead of a (tokens, timestamp) pair is a third less heap per tracked client (measured:
-   * about 99 bytes per keyed client with its key and the Map's slot, against 140). In least-recently-used order
+   * instead of a (tokens, timestamp) pair is a third less heap per tracked client
+   * (docs/benchmark.md, The rate limiter's buckets as one number). In least-recently-used order
    * (Map keeps insertion order; touching re-inserts).
    */
   private readonly buckets = new Map<string, number>();
@@ -154,10 +154,10 @@ export class RateLimiter {
   }
 
   /**
-   * At the cap the least recently used bucket goes. If it had refilled to full that loses
-   * nothing; otherwise that client gets a fresh bucket next time, so a flood of distinct
-   * addresses can reset the oldest clients' limits early. The cap trades exactness for bounded
-   * memory (100,000 buckets is about 10 MB) rather than refusing new clients outright.
+   * At the cap the least recently used bucket goes. If it had refilled to full that loses nothing;
+   * otherwise that client gets a fresh bucket next time, so a flood of distinct addresses can reset
+   * the oldest clients' limits early. The cap trades exactness for bounded memory rather than
+   * refusing new clients outright (docs/benchmark.md, The rate limiter's buckets as one number).
    */
   private makeRoom(now: number): void {
     const [key, fullAt] = this.buckets.entries().next().value as [string, number];

@@ -48,7 +48,7 @@ function shownBelow(bits: number, floor: number): string {
  * the service's `service` floor, or null when it is not. The message names the floor that
  * refused: the service's when it is at least the request's (it would refuse on its own). A
  * refusal on the service's floor does not open with `minBits:`, since the client may never
- * have sent one: it says what the service requires (issue 31). `field` stays `minBits` either
+ * have sent one: it says what the service requires. `field` stays `minBits` either
  * way: it names the rule that refused.
  */
 export function floorError(bits: number, requested: number, service: number): ErrorBody | null {

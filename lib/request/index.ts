@@ -4,7 +4,8 @@
  * named policy, applies the entropy floor (`minBits` and the service's), keeps plans in the
  * caller's store, and draws `count` values: `generate()`, the one entry point the server and the
  * browser's `window.ServiceAPI` share. It is not in lib/core because the core is generation
- * only (tier 1 and the site-rules tier, lib/core/index.ts); it is browser-safe like the core.
+ * only (lib/core/index.ts, and the site rules' lib/core/rules/index.ts); it is browser-safe like
+ * the core.
  * @module
  */
 export {

@@ -206,7 +206,7 @@ export function parseConfig(env: Env, cwd: string): Config {
   };
 }
 
-/** A TLS file under the trust rule (lib/files/trusted-file.ts; security review S3). */
+/** A TLS file under the trust rule (lib/files/trusted-file.ts): whoever can write it decides who the server is. */
 function readPem(cwd: string, name: 'TLS_CERT_FILE' | 'TLS_KEY_FILE', file: string): { pem: Buffer; stats: Stats } {
   const read = readTlsFile(resolve(cwd, file));
   if (read.kind === 'missing') throw new ConfigError(name, `names a file that does not exist (${shown(file)})`);

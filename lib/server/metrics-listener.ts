@@ -6,7 +6,7 @@
  *
  * In a container it must listen on 0.0.0.0, where anything on the scrape network reaches it,
  * on the event loop the public API shares. So it has the public listener's bounds on a client
- * that pipelines and never reads (security review T3; S1 in docs/security.md): at most
+ * that pipelines and never reads (docs/security.md, Connections and memory): at most
  * LIMITS.maxOutstandingReplies replies outstanding a connection, a reply taken every
  * LIMITS.socketIdleTimeout, the same socket inactivity timeout. And the requests that arrive
  * while a render is under way share it (sharedRender). A render also starts the event-loop
@@ -82,7 +82,8 @@ export function startMetricsListener(
       }
     }, logger),
   );
-  // Socket inactivity: ends a connection whose client stopped reading its replies (S1).
+  // Socket inactivity: ends a connection whose client stopped reading its replies, so they
+  // are not held for as long as it stays open.
   server.timeout = LIMITS.socketIdleTimeout;
   return new Promise((resolve, reject) => {
     server.once('error', reject);

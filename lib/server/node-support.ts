@@ -1,15 +1,17 @@
 /**
- * The Node.js builds this server runs on (docs/security-review-http.md, F10). One table: the
- * `engines` field of package.json is derived from it (tests/server/node-support.test.ts
- * checks the two agree) and server.ts refuses to start on anything else.
+ * The Node.js builds this server runs on: none that lacks a known fix its edge needs
+ * (docs/security.md, Connections and memory). One table: the `engines` field of package.json
+ * is derived from it (tests/server/node-support.test.ts checks the two agree) and server.ts
+ * refuses to start on anything else.
  *
  * A line's minimum is its first release with every known HTTP/1 parser, TLS and
- * request-reachable V8 fix this server needs; the reasons, CVE by CVE, are in the document
- * above. Lines not listed below the newest one (odd "Current" lines, 18 and older) get no
- * minimum: none of their releases carries those fixes. `engines` ends at the newest line
- * listed, the newest CI tests (security review T6). A newer major still starts, as no fix of
- * today can be missing from it, with a warning that it is untested; what the edge relies on
- * in it is proved at start by lib/http/node-internals.ts.
+ * request-reachable V8 fix this server needs; the reasons, CVE by CVE, are in
+ * docs/security-review-http.md. Lines not listed below the newest one (odd "Current" lines, 18
+ * and older) get no minimum: none of their releases carries those fixes. `engines` ends at the
+ * newest line listed, the newest CI tests, so every line it admits has had the edge's uses of
+ * Node internals proved by CI. A newer major still starts, as no fix of today can be missing
+ * from it, with a warning that it is untested; what the edge relies on in it is proved at start
+ * by lib/http/node-internals.ts.
  * @module
  */
 

@@ -251,7 +251,7 @@ export function parseRedisConfig(
   return { ...located, password, setting: variable, prefix, timeoutMs };
 }
 
-/** The password file, under the trust rule of lib/files/trusted-file.ts (security review S3):
+/** The password file, under the trust rule of lib/files/trusted-file.ts (docs/security.md, Files):
  * whoever can write it decides which Redis account the limits are kept under. */
 function readPassword(cwd: string, file: string, warn: (warning: ConfigWarning) => void): string {
   const path = resolve(cwd, file);

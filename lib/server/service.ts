@@ -41,7 +41,8 @@ export function createService({ app, logger, tls, connections, slots }: ServiceO
           { ...options, ...secureContextOptions(tls), handshakeTimeout: LIMITS.headersTimeout },
           handle,
         );
-  // Socket inactivity: ends a connection whose client stopped reading its replies (S1).
+  // Socket inactivity: ends a connection whose client stopped reading its replies, so they
+  // are not held for as long as it stays open.
   server.timeout = LIMITS.socketIdleTimeout;
   // One field more than the limit reaches req.headers, so app.ts can see an excess and refuse
   // it with 431 (Node's own cap drops the excess silently, framing headers included).
@@ -121,8 +122,8 @@ export function shutdown(
 
 /**
  * Calls `done` once the kernel's accept queue is empty. Node 20 (libuv) accepts one connection
- * per event-loop turn (measured: 20 queued connections took 20 turns), so this lets turns go
- * by until one accepts nothing. The queue holds at most listenBacklog connections, so after
+ * per event-loop turn (docs/benchmark.md, The drain's accept turns), so this lets turns go by
+ * until one accepts nothing. The queue holds at most listenBacklog connections, so after
  * that many turns everything queued at the signal is in even under a flood of new ones, which
  * are not owed service and keep the drain from ending: that is the bound.
  */

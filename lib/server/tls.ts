@@ -17,7 +17,7 @@
  * theirs. A pair that fails keeps the last good one serving and logs why.
  *
  * Both files are read under the trust rule of lib/files/trusted-file.ts, at start and at every
- * renewal (security review S3, docs/security.md): whoever can write the key or the
+ * renewal (docs/security.md, Files): whoever can write the key or the
  * certificate, or a directory on their path, decides who the server is. Symbolic links are
  * resolved first (certbot's `live/` names are links into `archive/`), and both directories
  * are judged. A private key that other users may read is used, with a warning.

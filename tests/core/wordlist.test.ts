@@ -159,6 +159,7 @@ describe('the words drawn from', () => {
         for (const c of GAP_CHARACTERS) assert.equal(`${c}${u}${c}`.normalize('NFC'), `${c}${u}${c}`);
       });
       assert.equal(wordsOf(list, true), upper, 'made once');
+      assert.ok(Object.isFrozen(upper), 'a frozen table');
     });
   }
 

@@ -14,7 +14,6 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +22,7 @@ import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { LIMITS } from '../../lib/http/limits.ts';
 import { selfSignedPair } from '../helpers/certificates.ts';
 import { procStats, sleep } from '../helpers/hardening-kit.ts';
+import { steadyClient } from '../helpers/http.ts';
 import { randomApiKey, startServer, type RunningServer } from '../helpers/server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cg-conn-caps-'));
@@ -60,58 +60,9 @@ function stall(port: number, from: string, bytes: string): Promise<TLSSocket> {
   });
 }
 
-/** One request on a fresh connection from `from`: its status, or the error's code. */
-function ask(port: number, from: string, method: 'GET' | 'POST', path: string, body?: string): Promise<string> {
-  return new Promise((resolve) => {
-    const req = httpsRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method,
-        ca,
-        localAddress: from,
-        agent: false,
-        headers: {
-          connection: 'close',
-          ...(body === undefined ? {} : { 'content-type': 'application/json', 'x-api-key': KEY }),
-        },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(String(res.statusCode)));
-        res.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
-      },
-    );
-    // Only bounds a failure: a reply that takes this long counts as not answered.
-    req.setTimeout(10_000, () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
-    req.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
-    req.end(body);
-  });
-}
-
 /** The other client: fetches the bundle and generates, one request at a time, until stopped. */
-function otherClient(port: number): { stop(): Promise<Record<string, number>> } {
-  const got: Record<string, number> = {};
-  let running = true;
-  const loop = (async () => {
-    for (let i = 0; running; i++) {
-      const status =
-        i % 2 === 0
-          ? await ask(port, OTHER, 'POST', '/generate', '{"mode":"password"}')
-          : await ask(port, OTHER, 'GET', '/service-api.js');
-      got[status] = (got[status] ?? 0) + 1;
-      await sleep(20);
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return got;
-    },
-  };
-}
+const otherClient = (port: number): { stop(): Promise<Record<string, number>> } =>
+  steadyClient({ port, ca, localAddress: OTHER, key: KEY }, '/service-api.js', 20);
 
 /** Replies of `/service-api.js` the server has logged since output offset `from`. */
 const logged = (server: RunningServer, from: number): number =>

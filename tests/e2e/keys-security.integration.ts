@@ -36,12 +36,12 @@ import {
   verifyKey,
   type KeyRecord,
 } from '../../lib/keys/api-keys.ts';
-import { runKeysCli } from '../../lib/keys/key-admin.ts';
 import { KeyStore, KeyStoreError } from '../../lib/keys/key-store.ts';
 import { Logger } from '../../lib/log/logger.ts';
 import { isRoot, NOBODY, needsRoot, runKeys, serverEnvAs } from '../helpers/other-user.ts';
 import { launchServer, randomApiKey, startServer } from '../helpers/server.ts';
 import { eventually, Ledger, post } from '../helpers/http.ts';
+import { keysCli } from '../helpers/keys-cli.ts';
 
 const ledger = new Ledger();
 const outputs: (() => string)[] = [];
@@ -63,16 +63,9 @@ function subdir(mode = 0o700): string {
   return path;
 }
 
+/** The keys CLI on `file`; every key it prints is added to the ledger of secrets. */
 function cli(file: string, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = runKeysCli(argv, {
-    env: { API_KEYS_FILE: file },
-    cwd: dir,
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    lockWaitMs: 300,
-  });
+  const { code, stdout, stderr } = keysCli(file, dir, argv);
   if (code === 0 && argv[0] !== 'list' && argv[0] !== 'revoke') ledger.add(stdout.trim());
   return { code, stdout, stderr };
 }

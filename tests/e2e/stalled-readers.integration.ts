@@ -15,8 +15,6 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { connect as netConnect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +23,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { LIMITS } from '../../lib/http/limits.ts';
 import { selfSignedPair } from '../helpers/certificates.ts';
 import { heapAfterGc, procStats, sleep, type ProcStats } from '../helpers/hardening-kit.ts';
+import { steadyClient } from '../helpers/http.ts';
 import { randomApiKey, ROOT, startServer, type RunningServer } from '../helpers/server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cg-stalled-'));
@@ -51,8 +50,8 @@ interface Transport {
   env(): Record<string, string>;
   /** A connection that has written `bytes` and reads nothing; resolves once they are sent. */
   stall(port: number, bytes: string): Promise<Socket>;
-  /** One request on a fresh connection; its status, or the error's code. */
-  ask(port: number, method: 'GET' | 'POST', path: string, body?: string): Promise<string>;
+  /** A client generating and fetching on fresh connections until stopped; what it got. */
+  normalClient(port: number): { stop(): Promise<Record<string, number>> };
 }
 
 function transport(tls: boolean): Transport {
@@ -75,53 +74,7 @@ function transport(tls: boolean): Transport {
         // Closed by the server as the requests arrive (past the cap): sent all the same.
         socket.once('close', () => resolve(socket));
       }),
-    ask: (port, method, path, body) =>
-      new Promise((resolve) => {
-        const options = {
-          host: '127.0.0.1',
-          port,
-          path,
-          method,
-          agent: false as const,
-          headers: {
-            connection: 'close',
-            ...(body === undefined ? {} : { 'content-type': 'application/json', 'x-api-key': KEY }),
-          },
-          ...(ca === undefined ? {} : { ca }),
-        };
-        const req = (ca === undefined ? httpRequest : httpsRequest)(options, (res) => {
-          res.resume();
-          res.on('end', () => resolve(String(res.statusCode)));
-          res.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
-        });
-        // Only bounds a failure: a reply that takes this long counts as not answered.
-        req.setTimeout(10_000, () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
-        req.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
-        req.end(body);
-      }),
-  };
-}
-
-/** A client generating and fetching on fresh connections until stopped; what it got. */
-function normalClient(t: Transport, port: number): { stop(): Promise<Record<string, number>> } {
-  const got: Record<string, number> = {};
-  let running = true;
-  const loop = (async () => {
-    for (let i = 0; running; i++) {
-      const status =
-        i % 2 === 0
-          ? await t.ask(port, 'POST', '/generate', '{"mode":"password"}')
-          : await t.ask(port, 'GET', '/openapi.json');
-      got[status] = (got[status] ?? 0) + 1;
-      await sleep(10);
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return got;
-    },
+    normalClient: (port) => steadyClient({ port, ca, key: KEY }, '/openapi.json', 10),
   };
 }
 
@@ -173,7 +126,7 @@ async function warmedBaseline(t: Transport, server: RunningServer): Promise<Proc
   let idle = procStats(server.pid).fds;
   let base: ProcStats = { rssKb: 0, fds: idle };
   for (let round = 0; round < 2; round++) {
-    const warm = normalClient(t, server.port);
+    const warm = t.normalClient(server.port);
     const sockets: Socket[] = [];
     try {
       sockets.push(...(await stallAll(t, server.port, FLOOD)), ...(await stallAll(t, server.port, AT_CAP)));
@@ -295,7 +248,7 @@ async function stalledReaders(t: Transport, tc: TestContext): Promise<void> {
   let normal: { stop(): Promise<Record<string, number>> } | null = null;
   try {
     const base = await warmedBaseline(t, server);
-    normal = normalClient(t, server.port);
+    normal = t.normalClient(server.port);
     const flooded = await flood(t, server, base, attackers);
     const held = await hold(t, server, base, attackers);
     const answered = await normal.stop();

@@ -36,6 +36,13 @@ const lengthBoundType = (name: string) => e(`options.${name} must be an integer 
 const MIN_BITS_TYPE = e('minBits must be a number between 0 and 256', 'minBits');
 const RULES = 'options.passwordRules';
 const rulesError = (error: string) => e(error, RULES);
+/** A rule refused on its own: the case `passwordRules <name>`, the rule alone, its 400 at
+ * options.passwordRules. */
+const ruleRefused = (name: string, passwordRules: string, error: string) => ({
+  name: `passwordRules ${name}`,
+  input: pw({ passwordRules }),
+  expected: rulesError(error),
+});
 const combined = (option: string) =>
   e(`options.${option} cannot be combined with options.passwordRules`, `options.${option}`);
 
@@ -326,78 +333,62 @@ export const ERROR_CASES: readonly ErrorCase[] = [
     input: pw({ passwordRules: 'minlength: 8', excludedCharacters: '' }),
     expected: combined('excludedCharacters'),
   },
-  {
-    name: 'passwordRules empty',
-    input: pw({ passwordRules: '' }),
-    expected: rulesError('options.passwordRules: the rule is empty (expected e.g. "minlength: 12; required: digit")'),
-  },
-  {
-    name: 'passwordRules unknown property',
-    input: pw({ passwordRules: 'minlength: 8; foo: 1' }),
-    expected: rulesError('options.passwordRules: unknown property "foo" at position 14'),
-  },
-  {
-    name: 'passwordRules unknown class',
-    input: pw({ passwordRules: 'required: lowercase' }),
-    expected: rulesError('options.passwordRules: unknown character class "lowercase" at position 10: use lower'),
-  },
-  {
-    name: 'passwordRules a range in a class',
-    input: pw({ passwordRules: 'allowed: [a-z]' }),
-    expected: rulesError(
-      'options.passwordRules: "-" may only be the first character of a character class (ranges are not supported), at position 11',
-    ),
-  },
-  {
-    name: 'passwordRules a non-ASCII class character',
-    input: pw({ passwordRules: 'allowed: [§a]' }),
-    expected: rulesError(
-      'options.passwordRules: character "\\u00a7" in a character class is not printable ASCII, at position 10',
-    ),
-  },
-  {
-    name: 'passwordRules maxlength below 8',
-    input: pw({ passwordRules: 'maxlength: 6' }),
-    expected: rulesError("options.passwordRules: maxlength 6 is below the service's minimum length 8"),
-  },
-  {
-    name: 'passwordRules minlength above maxlength',
-    input: pw({ passwordRules: 'minlength: 20; maxlength: 12' }),
-    expected: rulesError('options.passwordRules: minlength 20 is greater than maxlength 12'),
-  },
-  {
-    name: 'passwordRules one allowed character',
-    input: pw({ passwordRules: 'allowed: [a]' }),
-    expected: rulesError(
-      'options.passwordRules: allows only the character "a"; a password needs at least 2 to choose from',
-    ),
-  },
-  {
-    name: 'passwordRules max-consecutive 0',
-    input: pw({ passwordRules: 'max-consecutive: 0' }),
-    expected: rulesError(
-      'options.passwordRules: max-consecutive 0 would allow no character at all (it must be at least 1), at position 17',
-    ),
-  },
-  {
-    name: 'passwordRules max-sequential 0',
-    input: pw({ passwordRules: 'minlength: 8; max-sequential: 0' }),
-    expected: rulesError(
-      'options.passwordRules: max-sequential 0 would allow no letter or digit at all (it must be at least 1), at position 30',
-    ),
-  },
-  {
-    name: 'passwordRules unknown property max-sequence',
-    input: pw({ passwordRules: 'max-sequence: 2' }),
-    expected: rulesError('options.passwordRules: unknown property "max-sequence" at position 0'),
-  },
-  {
-    name: 'passwordRules with no password under max-sequential 1',
-    input: pw({ passwordRules: 'required: [b]; allowed: [abc]; max-consecutive: 1' }),
-    expected: rulesError(
-      'options.passwordRules: no password of length 24 satisfies the rule: max-sequential 1 keeps neighbours such as "ab" or "21" apart, and the allowed characters leave no other way',
-    ),
-  },
+  ruleRefused('empty', '', 'options.passwordRules: the rule is empty (expected e.g. "minlength: 12; required: digit")'),
+  ruleRefused(
+    'unknown property',
+    'minlength: 8; foo: 1',
+    'options.passwordRules: unknown property "foo" at position 14',
+  ),
+  ruleRefused(
+    'unknown class',
+    'required: lowercase',
+    'options.passwordRules: unknown character class "lowercase" at position 10: use lower',
+  ),
+  ruleRefused(
+    'a range in a class',
+    'allowed: [a-z]',
+    'options.passwordRules: "-" may only be the first character of a character class (ranges are not supported), at position 11',
+  ),
+  ruleRefused(
+    'a non-ASCII class character',
+    'allowed: [§a]',
+    'options.passwordRules: character "\\u00a7" in a character class is not printable ASCII, at position 10',
+  ),
+  ruleRefused(
+    'maxlength below 8',
+    'maxlength: 6',
+    "options.passwordRules: maxlength 6 is below the service's minimum length 8",
+  ),
+  ruleRefused(
+    'minlength above maxlength',
+    'minlength: 20; maxlength: 12',
+    'options.passwordRules: minlength 20 is greater than maxlength 12',
+  ),
+  ruleRefused(
+    'one allowed character',
+    'allowed: [a]',
+    'options.passwordRules: allows only the character "a"; a password needs at least 2 to choose from',
+  ),
+  ruleRefused(
+    'max-consecutive 0',
+    'max-consecutive: 0',
+    'options.passwordRules: max-consecutive 0 would allow no character at all (it must be at least 1), at position 17',
+  ),
+  ruleRefused(
+    'max-sequential 0',
+    'minlength: 8; max-sequential: 0',
+    'options.passwordRules: max-sequential 0 would allow no letter or digit at all (it must be at least 1), at position 30',
+  ),
+  ruleRefused(
+    'unknown property max-sequence',
+    'max-sequence: 2',
+    'options.passwordRules: unknown property "max-sequence" at position 0',
+  ),
+  ruleRefused(
+    'with no password under max-sequential 1',
+    'required: [b]; allowed: [abc]; max-consecutive: 1',
+    'options.passwordRules: no password of length 24 satisfies the rule: max-sequential 1 keeps neighbours such as "ab" or "21" apart, and the allowed characters leave no other way',
+  ),
   {
     name: 'length below the minlength of passwordRules',
     input: pw({ passwordRules: 'minlength: 12', length: 10 }),

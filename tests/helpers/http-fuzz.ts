@@ -19,7 +19,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { contractErrors, matchPath } from './contract.ts';
-import { bodyText, fuzzSeed } from './fuzz-bodies.ts';
+import { bodyText, fuzzSeed, runsFrom } from './fuzz-bodies.ts';
 import {
   assertHealthy,
   checkCommonHeaders,
@@ -29,9 +29,9 @@ import {
   RawConnection,
   rawRequest,
   type RawResponse,
-  type Seen,
+  Seen,
 } from './hardening-kit.ts';
-import type { RunningServer } from './server.ts';
+import { randomApiKey, startServer, type RunningServer } from './server.ts';
 
 export interface FuzzCase {
   kind: string;
@@ -603,4 +603,35 @@ export async function assertPrototypesIntact(port: number, key: string, seen: Se
   assert.equal(body.results.length, 1);
   assert.equal(body.value.length, 24);
   assert.equal(body.metadata.length, 24);
+}
+
+/**
+ * The socket fuzz at one size, start to end: a real server process (a fresh key, the limit
+ * raised), `FUZZ_HTTP_CASES` cases or `cases`, fuzzServer's checks, then 0 statuses of 500 and
+ * up, a clean exit, both kinds of case well represented (over a quarter each), and no key or
+ * generated value in the server's output. The integration run's size and the soak's.
+ */
+export async function fuzzRealServer(size: {
+  readonly label: string;
+  readonly cases: number;
+  readonly batch: number;
+  readonly lanes: number;
+}): Promise<void> {
+  const key = randomApiKey();
+  const seen = new Seen();
+  seen.add(key);
+  const count = runsFrom('FUZZ_HTTP_CASES', size.cases);
+  const server = await startServer({ apiKey: key, rateLimitPerMinute: 1_000_000 });
+  let stats;
+  try {
+    stats = await fuzzServer(server, key, count, seen, { label: size.label, batch: size.batch, lanes: size.lanes });
+  } finally {
+    assert.equal((await server.stop()).code, 0, 'clean exit after the fuzz');
+  }
+  process.stdout.write(`${size.label}: ${JSON.stringify(stats)}\n`);
+  assert.equal(stats.cases, count);
+  assert.equal(Object.keys(stats.byStatus).filter((s) => Number(s) >= 500).length, 0);
+  assert.ok(stats.malformed > count / 4 && stats.wellFormed > count / 4);
+  const scanned = seen.assertNowhere([server.output()]);
+  process.stdout.write(`${size.label} leak check: ${JSON.stringify(scanned)}\n`);
 }

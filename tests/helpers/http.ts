@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
 
 export interface Reply {
@@ -60,6 +61,74 @@ export function request(base: string, path: string, options: RequestOptions = {}
     req.on('error', reject);
     req.end(options.body);
   });
+}
+
+/**
+ * One request on a fresh connection (`connection: close`, no agent) to 127.0.0.1:`port`, over
+ * TLS when `ca` is given, from `localAddress` when given; a body goes as JSON with `key`. Its
+ * status as text, or the error's code: the caps' suites count what was answered and what was
+ * refused. A reply not done in 10 s counts as `TIMEOUT` (that only bounds a failure).
+ */
+export function statusOfOneRequest(
+  to: { readonly port: number; readonly ca?: Buffer; readonly localAddress?: string; readonly key: string },
+  method: 'GET' | 'POST',
+  path: string,
+  body?: string,
+): Promise<string> {
+  return new Promise((resolve) => {
+    const options = {
+      host: '127.0.0.1',
+      port: to.port,
+      path,
+      method,
+      agent: false as const,
+      headers: {
+        connection: 'close',
+        ...(body === undefined ? {} : { 'content-type': 'application/json', 'x-api-key': to.key }),
+      },
+      ...(to.ca === undefined ? {} : { ca: to.ca }),
+      ...(to.localAddress === undefined ? {} : { localAddress: to.localAddress }),
+    };
+    const req = (to.ca === undefined ? httpRequest : httpsRequest)(options, (res) => {
+      res.resume();
+      res.on('end', () => resolve(String(res.statusCode)));
+      res.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
+    });
+    req.setTimeout(10_000, () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
+    req.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
+    req.end(body);
+  });
+}
+
+/**
+ * A client that generates (POST /generate) and fetches `asset` by turns, each on a fresh
+ * connection (statusOfOneRequest), `pauseMs` apart, until stopped: how many replies of each
+ * status (or error code) it got, the caps' suites' measure of a client that is not the attack.
+ */
+export function steadyClient(
+  to: Parameters<typeof statusOfOneRequest>[0],
+  asset: string,
+  pauseMs: number,
+): { stop(): Promise<Record<string, number>> } {
+  const got: Record<string, number> = {};
+  let running = true;
+  const loop = (async () => {
+    for (let i = 0; running; i++) {
+      const status =
+        i % 2 === 0
+          ? await statusOfOneRequest(to, 'POST', '/generate', '{"mode":"password"}')
+          : await statusOfOneRequest(to, 'GET', asset);
+      got[status] = (got[status] ?? 0) + 1;
+      await sleep(pauseMs);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return got;
+    },
+  };
 }
 
 /** POST /generate with a key and a JSON body. */

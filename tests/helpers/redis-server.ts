@@ -253,3 +253,17 @@ export async function openStore(
 export async function command(redis: RedisServer, ...args: string[]): Promise<unknown> {
   return (await redis.admin()).sendCommand(args);
 }
+
+/** The script calls `requests` cost, counted by Redis (EVALSHA plus EVAL, after NOSCRIPT):
+ * its command statistics reset, `requests` made, then read. */
+export async function scriptCallsFor(redis: RedisServer, requests: () => Promise<void>): Promise<number> {
+  await command(redis, 'CONFIG', 'RESETSTAT');
+  await requests();
+  const info = String(await command(redis, 'INFO', 'commandstats'));
+  let calls = 0;
+  for (const name of ['evalsha', 'eval']) {
+    const m = new RegExp(`^cmdstat_${name}:calls=(\\d+),`, 'm').exec(info);
+    if (m !== null) calls += Number(m[1]);
+  }
+  return calls;
+}

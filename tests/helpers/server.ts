@@ -96,27 +96,13 @@ export interface ExitStatus {
   signal: NodeJS.Signals | null;
 }
 
-export interface RunningServer {
+/** A server listening: a launched one, and where it answers. */
+export interface RunningServer extends LaunchedServer {
   /** e.g. http://127.0.0.1:43121 (https://... with TLS). */
   url: string;
   port: number;
   /** Where GET /metrics answers (METRICS_PORT set), else null. */
   metricsUrl: string | null;
-  pid: number;
-  /** Everything printed so far, stdout and stderr interleaved in arrival order (a closure:
-   * safe to pass around detached). */
-  output: () => string;
-  /** Resolves with the output once `pattern` matches it, or the part of it from offset `from`
-   * on (an earlier `output().length`, to wait for a line printed after that point); rejects
-   * after timeoutMs (default 30 s). */
-  waitForOutput(pattern: RegExp, timeoutMs?: number, from?: number): Promise<string>;
-  /** With `steppedClock`: sets the server's clock to `ms` after its start (never backwards)
-   * and resolves once the server confirms it. */
-  setClock(ms: number): Promise<void>;
-  /** SIGTERM, then waits for the exit (SIGKILL after 60 s). Safe to call twice. */
-  stop(): Promise<ExitStatus>;
-  /** Resolves when the process exits, however that happens. */
-  exited: Promise<ExitStatus>;
 }
 
 const running = new Set<ChildProcess>();
@@ -132,10 +118,19 @@ export function randomApiKey(): string {
 /** A spawned server process that may or may not get as far as listening. */
 export interface LaunchedServer {
   pid: number;
+  /** Everything printed so far, stdout and stderr interleaved in arrival order (a closure:
+   * safe to pass around detached). */
   output: () => string;
+  /** Resolves with the output once `pattern` matches it, or the part of it from offset `from`
+   * on (an earlier `output().length`, to wait for a line printed after that point); rejects
+   * after timeoutMs (default 30 s). */
   waitForOutput(pattern: RegExp, timeoutMs?: number, from?: number): Promise<string>;
+  /** With `steppedClock`: sets the server's clock to `ms` after its start (never backwards)
+   * and resolves once the server confirms it. */
   setClock(ms: number): Promise<void>;
+  /** SIGTERM, then waits for the exit (SIGKILL after 60 s). Safe to call twice. */
   stop(): Promise<ExitStatus>;
+  /** Resolves when the process exits, however that happens. */
   exited: Promise<ExitStatus>;
 }
 

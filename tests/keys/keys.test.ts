@@ -33,6 +33,7 @@ import {
   type KeyFile,
 } from '../../lib/keys/api-keys.ts';
 import { runKeysCli } from '../../lib/keys/key-admin.ts';
+import { keysCli } from '../helpers/keys-cli.ts';
 import { LockError, STALE_MS, withLock } from '../../lib/keys/key-lock.ts';
 import { KeyStore, KeyStoreError } from '../../lib/keys/key-store.ts';
 import { Logger } from '../../lib/log/logger.ts';
@@ -41,19 +42,8 @@ const dir = mkdtempSync(join(tmpdir(), 'cg-keys-unit-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function cli(file: string, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = runKeysCli(argv, {
-    env: { API_KEYS_FILE: file },
-    cwd: dir,
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    now: () => new Date('2026-01-02T03:04:05.000Z'),
-    lockWaitMs: 300,
-  });
-  return { code, stdout, stderr };
-}
+/** The keys CLI on `file`, on a fixed clock (2026-01-02T03:04:05Z). */
+const cli = (file: string, ...argv: string[]) => keysCli(file, dir, argv, () => new Date('2026-01-02T03:04:05.000Z'));
 
 describe('key format', () => {
   it('has a prefix, a public id, a random secret and a checksum', () => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { matchKey, newKey, serializeKeyFile, sha256, sha256Hex, type KeyRecord } from '../../lib/keys/api-keys.ts';
-import { runKeysCli } from '../../lib/keys/key-admin.ts';
+import { keysCli } from '../helpers/keys-cli.ts';
 import { keyChanges, KeyStore } from '../../lib/keys/key-store.ts';
 import { Logger } from '../../lib/log/logger.ts';
 import { startInProcess } from '../helpers/in-process.ts';
@@ -22,19 +22,8 @@ function record(id: string, key: string, holder: string, revoked: string | null 
   return { id, holder, created: '2026-01-01T00:00:00.000Z', revoked, sha256: sha256Hex(key) };
 }
 
-function cli(file: string, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = runKeysCli(argv, {
-    env: { API_KEYS_FILE: file },
-    cwd: dir,
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    now: () => new Date('2026-01-02T03:04:05.000Z'),
-    lockWaitMs: 300,
-  });
-  return { code, stdout, stderr };
-}
+/** The keys CLI on `file`, on a fixed clock (2026-01-02T03:04:05Z). */
+const cli = (file: string, ...argv: string[]) => keysCli(file, dir, argv, () => new Date('2026-01-02T03:04:05.000Z'));
 
 function headerList(headers: Headers): [string, string][] {
   const out: [string, string][] = [];

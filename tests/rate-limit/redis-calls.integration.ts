@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { rawRequest } from '../helpers/hardening-kit.ts';
 import { post, request, type Reply } from '../helpers/http.ts';
-import { command, redisMissing, startRedis, type RedisServer } from '../helpers/redis-server.ts';
+import { redisMissing, scriptCallsFor, startRedis, type RedisServer } from '../helpers/redis-server.ts';
 import { randomApiKey, startServer, type RunningServer } from '../helpers/server.ts';
 
 const missing = redisMissing();
@@ -44,23 +44,8 @@ after(async () => {
   await redis?.close();
 });
 
-/** Script calls Redis has run since the last reset: EVALSHA plus EVAL (after NOSCRIPT). */
-async function scriptCalls(): Promise<number> {
-  const info = String(await command(redis, 'INFO', 'commandstats'));
-  let calls = 0;
-  for (const name of ['evalsha', 'eval']) {
-    const m = new RegExp(`^cmdstat_${name}:calls=(\\d+),`, 'm').exec(info);
-    if (m !== null) calls += Number(m[1]);
-  }
-  return calls;
-}
-
 /** The script calls `requests` cost, counted by Redis. */
-async function callsFor(requests: () => Promise<void>): Promise<number> {
-  await command(redis, 'CONFIG', 'RESETSTAT');
-  await requests();
-  return scriptCalls();
-}
+const callsFor = (requests: () => Promise<void>): Promise<number> => scriptCallsFor(redis, requests);
 
 const remaining = (r: { headers: Record<string, unknown> }): number => Number(r.headers['x-ratelimit-remaining']);
 

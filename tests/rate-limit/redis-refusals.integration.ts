@@ -14,29 +14,11 @@ import { after, before, describe, it } from 'node:test';
 import { CHARGE_SCRIPT, chargeArgs, GCRA_SCRIPT, gcraArgs, WINDOW_MICROS } from '../../lib/rate-limit/gcra.ts';
 import { redisKey } from '../../lib/rate-limit/redis-keys.ts';
 import { post, type Reply } from '../helpers/http.ts';
-import { command, redisMissing, startRedis, type RedisServer } from '../helpers/redis-server.ts';
+import { command, redisMissing, scriptCallsFor, startRedis, type RedisServer } from '../helpers/redis-server.ts';
 import { randomApiKey, startServer, type RunningServer } from '../helpers/server.ts';
 
 const missing = redisMissing();
 const KEY = randomApiKey();
-
-/** Script calls Redis has run since the last reset: EVALSHA plus EVAL (after NOSCRIPT). */
-async function scriptCalls(redis: RedisServer): Promise<number> {
-  const info = String(await command(redis, 'INFO', 'commandstats'));
-  let calls = 0;
-  for (const name of ['evalsha', 'eval']) {
-    const m = new RegExp(`^cmdstat_${name}:calls=(\\d+),`, 'm').exec(info);
-    if (m !== null) calls += Number(m[1]);
-  }
-  return calls;
-}
-
-/** The script calls `requests` cost, counted by Redis. */
-async function callsFor(redis: RedisServer, requests: () => Promise<void>): Promise<number> {
-  await command(redis, 'CONFIG', 'RESETSTAT');
-  await requests();
-  return scriptCalls(redis);
-}
 
 const statuses = (replies: readonly Reply[]): number[] => replies.map((r) => r.status);
 
@@ -69,12 +51,12 @@ describe('T2: refusals this instance can decide cost no Redis call', { skip: mis
   it('T2: 100 keyless POSTs from one address cost fewer than 50 script calls; a keyed POST that takes a token costs exactly one', async () => {
     const from = '127.0.21.1';
     const replies: Reply[] = [];
-    const keyless = await callsFor(redis, async () => {
+    const keyless = await scriptCallsFor(redis, async () => {
       for (let i = 0; i < 100; i++)
         replies.push(await post(server.url, null, { mode: 'password' }, { localAddress: from }));
     });
     const keyed: Reply[] = [];
-    const keyedCalls = await callsFor(redis, async () => {
+    const keyedCalls = await scriptCallsFor(redis, async () => {
       keyed.push(await post(server.url, KEY, { mode: 'password' }, { localAddress: from }));
     });
     process.stdout.write(`T2 script calls: 100 keyless POSTs ${keyless}, 1 keyed POST ${keyedCalls}\n`);

@@ -10,9 +10,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { runsFrom } from '../helpers/fuzz-bodies.ts';
 import { fuzzCore } from '../helpers/fuzz-core.ts';
-import { Seen } from '../helpers/hardening-kit.ts';
-import { fuzzServer } from '../helpers/http-fuzz.ts';
-import { randomApiKey, startServer } from '../helpers/server.ts';
+import { fuzzRealServer } from '../helpers/http-fuzz.ts';
 
 it('generate() survives 300,000 fuzzed bodies', () => {
   const runs = runsFrom('FUZZ_CORE_RUNS', 300_000);
@@ -23,21 +21,5 @@ it('generate() survives 300,000 fuzzed bodies', () => {
   assert.equal(r.bodies, runs);
 });
 
-it('the server survives 20,000 fuzzed and malformed requests over raw sockets', async () => {
-  const key = randomApiKey();
-  const seen = new Seen();
-  seen.add(key);
-  const count = runsFrom('FUZZ_HTTP_CASES', 20_000);
-  const server = await startServer({ apiKey: key, rateLimitPerMinute: 1_000_000 });
-  let stats;
-  try {
-    stats = await fuzzServer(server, key, count, seen, { label: 'socket fuzz (soak)', batch: 2_000, lanes: 24 });
-  } finally {
-    assert.equal((await server.stop()).code, 0, 'clean exit after the fuzz');
-  }
-  process.stdout.write(`socket fuzz (soak): ${JSON.stringify(stats)}\n`);
-  assert.equal(stats.cases, count);
-  assert.equal(Object.keys(stats.byStatus).filter((s) => Number(s) >= 500).length, 0);
-  const scanned = seen.assertNowhere([server.output()]);
-  process.stdout.write(`socket fuzz (soak) leak check: ${JSON.stringify(scanned)}\n`);
-});
+it('the server survives 20,000 fuzzed and malformed requests over raw sockets', () =>
+  fuzzRealServer({ label: 'socket fuzz (soak)', cases: 20_000, batch: 2_000, lanes: 24 }));

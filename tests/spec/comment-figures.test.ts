@@ -6,6 +6,11 @@
  * lib/, and in lib/core (the part a reviewer reads in one sitting) no measured figure at all: no
  * time, no memory size in KB/MB/GB, no "Nx" speed-up. Worked mathematical figures (a rejection
  * sampler's acceptance rate, a count) are arguments, not measurements, and stay.
+ *
+ * Nor history: a comment in lib/ states the invariant it protects, not the review finding (T1,
+ * S1, F5, U2, I31...) or the issue that asked for it; those belong in the tests' names,
+ * CHANGELOG.md and docs/security.md, which a comment may point to by section. The engine's
+ * equation tags ((E1) to (E18), docs/engine.md) are not findings and stay.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -72,6 +77,10 @@ export function commentLines(text: string): { line: number; text: string }[] {
   return out;
 }
 
+/** A review finding's id (the letters docs/security.md uses, E aside: the engine's equations are
+ * (E1) to (E18)) or an issue number. */
+const HISTORY = /\b[TSFUIOP]\d{1,2}\b|\b[Ii]ssues? #?\d+|\b[Ss]ecurity (review|finding)\b/;
+
 function figures(file: string, pattern: RegExp): string[] {
   return commentLines(readFileSync(join(ROOT, file), 'utf8'))
     .filter((c) => pattern.test(c.text))
@@ -93,6 +102,13 @@ describe('figures in code comments', () => {
       .filter((f) => (f.startsWith('lib/core/') || f.startsWith('lib/request/')) && !BEING_REWRITTEN.has(f))
       .flatMap((f) => figures(f, MEASURED));
     assert.deepEqual(found, []);
+  });
+
+  it('no review-finding id or issue number in a comment in lib/ (the invariant instead)', () => {
+    assert.deepEqual(
+      files.flatMap((f) => figures(f, HISTORY)),
+      [],
+    );
   });
 
   it('every exempted file still needs its exemption (the lists only shrink)', () => {
@@ -125,5 +141,9 @@ describe('figures in code comments', () => {
       [2, 4, 6],
     );
     assert.ok(!MEASURED.test('keeps 62 of 64 (96.9 %) and 64 KiB batches'), 'worked figures and KiB constants stay');
+    for (const history of ['(security review S3)', '(F5, early-close.ts)', 'T1)', 'U7:', '(issue 31)', 'Issue #42'])
+      assert.ok(HISTORY.test(history), history);
+    for (const kept of ['(E4)', 'U+2028', 'the C1 controls', 'SHA-256', 'a /56', 'x2', 'T', 'p99'])
+      assert.ok(!HISTORY.test(kept), kept);
   });
 });

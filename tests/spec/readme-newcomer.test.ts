@@ -2,10 +2,12 @@
  * What a newcomer reads in the README before the first run (issue 41): the time `npm test`
  * takes is given for an idle machine, with what load does to it, and the EBADENGINE warnings
  * `npm ci` prints on the oldest Node line `engines` accepts are each named and called harmless,
- * from the lock file's own `engines` fields, so a new package that warns must be named too.
+ * from the lock file's own `engines` fields, so a new package that warns must be named too. And
+ * the README's documentation table is the way in to docs/: it names every file there, each once,
+ * and nothing that is not there.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -45,5 +47,15 @@ describe('the README for a newcomer', () => {
     assert.equal(note[1], oldest.split('.')[0], 'the line named is the oldest');
     assert.equal(note[2], words[warned.length], `${warned.length} warnings: ${warned.join(', ')}`);
     for (const name of warned) assert.ok(readme.includes(name), `the README names ${name}`);
+  });
+
+  it('lists every file of docs/ in its documentation table, each once, and nothing else', () => {
+    const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const section = text.slice(text.indexOf('## Documentation'));
+    const table = section.slice(0, section.indexOf('\n## ', 1));
+    const listed = [...table.matchAll(/^\| \[docs\/([^\]]+)\]\(docs\/\1\) \|/gm)].map((m) => m[1]);
+    const files = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md'));
+    assert.deepEqual([...listed].sort(), [...new Set(listed)].sort(), 'each once');
+    assert.deepEqual([...listed].sort(), [...files].sort());
   });
 });
