@@ -14,6 +14,7 @@ import { projectRoot, readFromEmbedded, readFromProject } from './lib/http/asset
 import { EMBEDDED_ASSETS } from './lib/http/embedded-assets.ts';
 import { checkNodeInternals, internalsRefusal } from './lib/http/node-internals.ts';
 import { runKeysCli } from './lib/keys/key-admin.ts';
+import { escapeForTerminal } from './lib/log/shown-text.ts';
 import { runPoliciesCli } from './lib/policies/policy-admin.ts';
 import { buildOf, versionLine } from './lib/server/build-info.ts';
 import { parseConfig } from './lib/server/config.ts';
@@ -24,8 +25,10 @@ import { startService, StartError, type RunningService } from './lib/server/main
 import { nodeSupport } from './lib/server/node-support.ts';
 import { keepYoungGenerationSmall } from './lib/server/young-generation.ts';
 
+/** The one line of a refused start, with any character a terminal could act on escaped (a
+ * refusal may quote a name from a file). */
 function die(message: string): never {
-  process.stderr.write(`${message}\n`);
+  process.stderr.write(`${escapeForTerminal(message)}\n`);
   process.exit(1);
 }
 
@@ -96,7 +99,7 @@ async function serve(): Promise<void> {
   if (!runtime.ok) die(runtime.message);
   // The Node internals the HTTP edge's protections rely on: each must still exist and work on
   // this build, or the start is refused naming it (lib/http/node-internals.ts).
-  const missing = await checkNodeInternals();
+  const missing = await checkNodeInternals(process.env.HOST);
   if (missing !== null) die(internalsRefusal(missing));
   keepYoungGenerationSmall();
   const service = await startService({
@@ -139,12 +142,12 @@ switch (command) {
   case undefined:
   case 'serve':
     if (rest.length > 0) {
-      process.stderr.write(`unexpected argument ${JSON.stringify(rest[0])}\n${usage()}`);
+      process.stderr.write(`unexpected argument "${escapeForTerminal(rest[0])}"\n${usage()}`);
       process.exitCode = 2;
       break;
     }
     serve().catch((error: unknown) => {
-      process.stderr.write(`fatal: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(`fatal: ${escapeForTerminal(error instanceof Error ? error.message : String(error))}\n`);
       process.exit(1);
     });
     break;
@@ -168,7 +171,7 @@ switch (command) {
     break;
   case 'health':
     void probeHealth(healthConfig()).then((problem) => {
-      if (problem !== null) process.stderr.write(`unhealthy: ${problem}\n`);
+      if (problem !== null) process.stderr.write(`unhealthy: ${escapeForTerminal(problem)}\n`);
       process.exitCode = problem === null ? 0 : 1;
     });
     break;
@@ -181,6 +184,6 @@ switch (command) {
     process.stdout.write(help());
     break;
   default:
-    process.stderr.write(`unknown command ${JSON.stringify(command)}\n${usage()}`);
+    process.stderr.write(`unknown command "${escapeForTerminal(command)}"\n${usage()}`);
     process.exitCode = 2;
 }

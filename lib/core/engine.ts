@@ -171,6 +171,8 @@ export interface Compiled {
   readonly work: Work;
 }
 
+const UNPRICED: Work = Object.freeze({ count: 0, tables: 0, draw: 0, rows: 0, entries: 0, cells: 0 });
+
 export const popcount = (x: number): number => {
   let c = 0;
   for (let v = x; v !== 0; v &= v - 1) c++;
@@ -204,11 +206,13 @@ const stepWork = (size: number) => (size === 1 ? 7 : 10 * size + 2);
  * towards minSets. */
 function mergeSets(sets: readonly CountedSet[]): CountedSet[] {
   const out: CountedSet[] = [];
-  const keys: string[] = [];
+  const same = (a: CountedSet, b: CountedSet) => {
+    if (a.codes.length !== b.codes.length) return false;
+    const codes = new Set(a.codes);
+    return b.codes.every((c) => codes.has(c));
+  };
   for (const set of sets) {
-    const key = [...set.codes].sort((a, b) => a - b).join();
-    const i = set.min >= 1 ? out.findIndex((o, j) => o.min >= 1 && keys[j] === key) : -1;
-    if (i < 0) keys.push(key);
+    const i = set.min >= 1 ? out.findIndex((o) => o.min >= 1 && same(o, set)) : -1;
     if (i < 0) out.push(set);
     else {
       const maxes = [out[i].max, set.max].filter((m) => typeof m === 'number');
@@ -303,7 +307,8 @@ export function compile(spec: EngineSpec, budget = Infinity): Compiled {
   const optional = bits((i) => mins[i] === 0);
   const subsetable = mandatory | ((spec.minSets ?? 0) > 0 ? optional : 0);
   const allowed = new Set(codes);
-  const signature = new Map<number, number>(codes.map((code) => [code, 0]));
+  const signature = new Map<number, number>();
+  for (const code of codes) signature.set(code, 0);
   sets.forEach((set, i) => {
     for (const c of set.codes) if (allowed.has(c)) signature.set(c, (signature.get(c) as number) | (1 << i));
   });
@@ -317,7 +322,8 @@ export function compile(spec: EngineSpec, budget = Infinity): Compiled {
   for (const chain of alphabet.chains)
     if (chain.some((c) => ((signature.get(c) as number) ^ (signature.get(chain[0]) as number)) & weighed))
       throw new RangeError('engine: a binding chain must not change weight, first or last membership');
-  const base = { ...alphabet, mins, maxes, signature, first, last };
+  const { chains, links, atoms, slots, slotCount } = alphabet;
+  const base = { chains, links, atoms, slots, slotCount, mins, maxes, signature, first, last };
   const shapes: Shape[] = [];
   const shapeIndex = new Map<string, number>();
   const subsets = new Array<Subset | undefined>(1 << sets.length);
@@ -335,9 +341,33 @@ export function compile(spec: EngineSpec, budget = Infinity): Compiled {
     if (x === 0 || least > budget) break;
   }
   const groups = groupsOf(base, subsetable & ~bits((i) => mins[i] >= 2));
-  const compiled = { ...base, spec, length: L, maxRun, maxSequence, mandatory, optional, subsetable, groups };
-  const work = workOf({ ...compiled, subsets, shapes });
-  return { ...compiled, subsets, shapes, work: least > budget ? { ...work, count: Infinity } : work };
+  // The work is priced from the rest of the compiled spec, then filled in.
+  const compiled: Omit<Compiled, 'work'> & { work: Work } = {
+    spec,
+    length: L,
+    maxRun,
+    maxSequence,
+    mins,
+    maxes,
+    mandatory,
+    optional,
+    subsetable,
+    signature,
+    first,
+    last,
+    chains,
+    links,
+    atoms,
+    slots,
+    slotCount,
+    groups,
+    subsets,
+    shapes,
+    work: UNPRICED,
+  };
+  const work = workOf(compiled);
+  compiled.work = least > budget ? { ...work, count: Infinity } : work;
+  return compiled;
 }
 
 /** The binding chains (maximal series of consecutive codes inside one range, longer than the
@@ -428,8 +458,14 @@ function workOf(m: Omit<Compiled, 'work'>): Work {
   const optional = popcount(m.subsetable & m.optional);
   const steps = m.links.size > 0 && m.maxSequence > 1;
   const moves = m.groups.length + (steps ? m.maxRun - 1 + m.maxSequence - 1 : 0) + 1;
-  let sums = 0;
-  for (let i = 0; i < L; i++) sums += moves * 2 ** (Math.min(mandatory, (L - i) * h) + optional);
+  let sums = 0; // the sum over k = L - i = 1..L of 2^min(mandatory, k h), constant once k h reaches mandatory
+  for (let k = 1; k <= L; k++)
+    if (k * h < mandatory) sums += 2 ** (k * h);
+    else {
+      sums += (L - k + 1) * 2 ** mandatory;
+      break;
+    }
+  sums *= moves * 2 ** optional;
   const cells = subsets * m.slotCount;
   const [c, t, d] = [count * size, (tables + count) * size + cells, 2 * sums * size].map(Math.ceil);
   return { count: c, tables: t, draw: d, rows, entries, cells };
@@ -677,17 +713,19 @@ function bySeries(m: Compiled, shape: Shape, kernels: (size: number) => bigint[]
   /** acc += the sum over j <= base of h(j) y^(w (j + 1)) src(base - j) for each weight w, where
    * src null stands for the unit (the monomials of h at j = base themselves). */
   const add = (acc: bigint[], h: readonly (readonly bigint[])[], src: readonly bigint[][] | null, base: number) => {
-    weights.forEach((_, i) => {
+    for (let i = 0; i < weights.length; i++) {
       for (let j = src === null ? base : 0; j <= Math.min(base, reach[i]); j++) {
-        const c = h[i][j];
-        const p = by[i][j + 1];
-        for (let f = 0; f < D && c !== 0n; f++) {
-          if (p[f] < 0) continue;
-          if (src === null) acc[f] += p[f] === 0 ? c : 0n;
-          else if (src[base - j][p[f]] !== 0n) acc[f] += c * src[base - j][p[f]];
+        const [c, p] = [h[i][j], by[i][j + 1]];
+        if (c === 0n) continue;
+        const v = src === null ? null : src[base - j];
+        for (let f = 0; f < D; f++) {
+          const g = p[f];
+          if (g < 0) continue;
+          if (v === null) acc[f] += g === 0 ? c : 0n;
+          else if (v[g] !== 0n) acc[f] += c * v[g];
         }
       }
-    });
+    }
   };
   // (E14) J(t) = H_G(t) + the sum over s < t of H(t - 1 - s) J(s).
   const J: bigint[][] = [];

@@ -67,6 +67,18 @@ const FIELD = 'options.excludedCharacters';
 const refuse = (error: string, field: string): ErrorBody => ({ error, status: 400, field });
 const codesOf = (chars: Iterable<string>) => Array.from(chars, (c) => c.charCodeAt(0));
 
+/** The pool's codes in ascending order, by marking them: the classes are ASCII (charsets.ts). */
+function ascending(pool: readonly number[]): number[] {
+  const marked = new Uint8Array(128);
+  for (const code of pool) {
+    if (code > 127) throw new RangeError('password: a class character outside ASCII');
+    marked[code] = 1;
+  }
+  const codes: number[] = [];
+  for (let code = 0; code < 128; code++) if (marked[code] === 1) codes.push(code);
+  return codes;
+}
+
 interface Compiled {
   readonly pool: readonly number[];
   readonly spec: EngineSpec;
@@ -85,7 +97,7 @@ function compileOptions(o: PasswordOptions): Compiled | ErrorBody {
   const classes: { name: ClassName; size: number; min: number; max: number | undefined; codes: number[] }[] = [];
   for (const cls of CHARACTER_CLASSES) {
     if (!o[cls.option]) continue;
-    const codes = codesOf(Array.from(cls.chars).filter((c) => !removed.has(c)));
+    const codes = codesOf(removed.size === 0 ? cls.chars : Array.from(cls.chars).filter((c) => !removed.has(c)));
     const min = effectiveMinimum(o, cls);
     if (codes.length === 0 && min > 0)
       return refuse(`${FIELD} removes every character of the enabled class ${cls.name}`, FIELD);
@@ -96,7 +108,8 @@ function compileOptions(o: PasswordOptions): Compiled | ErrorBody {
       'options must enable at least one of includeLowercase, includeUppercase, includeNumbers, includeSymbols',
       'options',
     );
-  const pool = classes.flatMap((c) => c.codes);
+  const pool: number[] = [];
+  for (const c of classes) pool.push(...c.codes);
   if (pool.length < 2) return refuse(`${FIELD} leaves fewer than 2 characters in the pool`, FIELD);
   if (o.minClasses !== undefined && o.minClasses > classes.length)
     return refuse(
@@ -117,7 +130,7 @@ function compileOptions(o: PasswordOptions): Compiled | ErrorBody {
   }
   const mandatory = classes.filter((c) => c.min > 0).length;
   const spec: EngineSpec = {
-    codes: [...pool].sort((a, b) => a - b),
+    codes: ascending(pool),
     sets: classes.map((c) => ({ codes: c.codes, min: c.min, max: c.max ?? null })),
     minSets: Math.max(0, (o.minClasses ?? 0) - mandatory),
     first: union.firstCharacter,

@@ -58,9 +58,14 @@ export function badJsonBody(line: number, column: number): ErrorBody {
   };
 }
 
-/** The 400 for a member name given twice in one object: parsers disagree on which wins. */
-export function duplicateMemberBody(path: string): ErrorBody {
-  return { error: `${path} is given more than once in the request body`, status: 400, field: path };
+/** The 400 for a member name given twice in one object: parsers disagree on which wins. It
+ * names the member only by a plain, short path (json-text.ts pathOf); otherwise it says a name
+ * is given twice, with `field` the plain start of the path, if any. */
+export function duplicateMemberBody(path: string, unnamed = false): ErrorBody {
+  if (!unnamed && path !== '')
+    return { error: `${path} is given more than once in the request body`, status: 400, field: path };
+  const error = 'a member name is given twice in the request body';
+  return path === '' ? { error, status: 400 } : { error, status: 400, field: path };
 }
 
 /** The errors written raw, on a socket node:http has let go of, with their status lines. */

@@ -180,9 +180,10 @@ export class GenerateRoute {
       // Parsed, but JSON.parse kept the last of two equal names: such a body is refused.
       const scan = checkJsonText(text);
       if (scan.kind === 'duplicate') {
+        const body = duplicateMemberBody(scan.path, scan.unnamed === true);
         x.reason = 'duplicateMember';
-        x.field = scan.path;
-        this.reply.errorWith(x, duplicateMemberBody(scan.path), rl);
+        x.field = body.field ?? null;
+        this.reply.errorWith(x, body, rl);
         return;
       }
       const outcome = generate(input, defaultRandom, this.settings);

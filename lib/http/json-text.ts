@@ -7,17 +7,19 @@
  * @module
  */
 
+import { PLAIN_NAME } from '../request/index.ts';
+
 export type JsonTextCheck =
   | { readonly kind: 'ok' }
   | { readonly kind: 'syntax'; readonly line: number; readonly column: number }
-  | { readonly kind: 'duplicate'; readonly path: string };
+  /** `path`: the member's dotted path when every name on it is plain and it is short
+   * (`nameable`); else, with `unnamed`, the longest such start of it, maybe ''. */
+  | { readonly kind: 'duplicate'; readonly path: string; readonly unnamed?: true };
 
 const OK: JsonTextCheck = { kind: 'ok' };
 
 interface Frame {
   readonly object: boolean;
-  /** The dotted path of this container (`''` for the body itself). */
-  readonly path: string;
   /** Member names seen so far (objects only; made on the first member). */
   names: Set<string> | null;
   /** The member whose value is being read (objects), or the element index (arrays). */
@@ -25,11 +27,28 @@ interface Frame {
   index: number;
 }
 
-/** The path of the value being read in `frame` (a member or an element). */
-function childPath(frame: Frame | undefined): string {
-  if (frame === undefined) return '';
-  if (!frame.object) return `${frame.path}[${String(frame.index)}]`;
-  return frame.path === '' ? frame.key : `${frame.path}.${frame.key}`;
+/** The longest path a message may name, in characters. */
+export const MAX_NAMED_PATH = 64;
+
+/**
+ * The path of the value being read in the innermost frame, as messages may show it: whole when
+ * every name on it is plain (as the validator's messages require: ASCII letters, digits, `_`,
+ * `$`, `-`, at most 40; or empty) and it is at most MAX_NAMED_PATH characters; else (`unnamed`) the
+ * longest start of it that is, so neither a name's characters nor a deep nesting reach a reply
+ * or a log line. Made only for the one duplicate reported: at most MAX_NAMED_PATH steps.
+ */
+function pathOf(stack: readonly Frame[]): { path: string; unnamed?: true } {
+  let path = '';
+  for (let depth = 0; depth < stack.length; depth++) {
+    const frame = stack[depth];
+    let step: string;
+    if (!frame.object) step = `[${String(frame.index)}]`;
+    else if (frame.key !== '' && !PLAIN_NAME.test(frame.key)) return { path, unnamed: true };
+    else step = depth === 0 ? frame.key : `.${frame.key}`;
+    if (path.length + step.length > MAX_NAMED_PATH) return { path, unnamed: true };
+    path += step;
+  }
+  return { path };
 }
 
 const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
@@ -66,7 +85,7 @@ export function positionOf(text: string, offset: number): { line: number; column
 class Scanner {
   private i = 0;
   private readonly stack: Frame[] = [];
-  private duplicate: string | null = null;
+  private duplicate: { path: string; unnamed?: true } | null = null;
   private readonly text: string;
 
   constructor(text: string) {
@@ -87,7 +106,7 @@ class Scanner {
       const top = this.stack.at(-1);
       if (top === undefined) {
         if (this.i !== this.text.length) return this.fail();
-        return this.duplicate === null ? OK : { kind: 'duplicate', path: this.duplicate };
+        return this.duplicate === null ? OK : { kind: 'duplicate', ...this.duplicate };
       }
       const after = this.afterValue(top);
       if (after === 'fail') return this.fail();
@@ -110,7 +129,7 @@ class Scanner {
   }
 
   private open(object: boolean): 'value' | 'done' | 'fail' {
-    const frame: Frame = { object, path: childPath(this.stack.at(-1)), names: null, key: '', index: 0 };
+    const frame: Frame = { object, names: null, key: '', index: 0 };
     this.stack.push(frame);
     this.i++;
     this.skipWhitespace();
@@ -148,7 +167,7 @@ class Scanner {
     const name = JSON.parse(this.text.slice(start, this.i)) as string;
     frame.key = name;
     frame.names ??= new Set();
-    if (frame.names.has(name)) this.duplicate ??= childPath(frame);
+    if (frame.names.has(name)) this.duplicate ??= pathOf(this.stack);
     else frame.names.add(name);
     this.skipWhitespace();
     if (this.text.charCodeAt(this.i) !== 0x3a) return false;
@@ -234,7 +253,7 @@ class Scanner {
 
 /**
  * Scans `text` as RFC 8259 JSON: the first syntax error's position; else the path of the
- * first member name repeated in its object (names compared after unescaping, so `"mode"` and
+ * first member name repeated in its object (as pathOf bounds it) (names compared after unescaping, so `"mode"` and
  * `"mo\u0064e"` are the same member); else ok. A text with both is a syntax error, as
  * JSON.parse would say: the scan goes on past a duplicate.
  */

@@ -1,3 +1,5 @@
+import type { ServerOptions } from 'node:http';
+
 /**
  * The connection limits of the HTTP edge: the timeouts and header caps that node:http enforces
  * for it (lib/server/service.ts hands them over) and that the app checks itself (app.ts).
@@ -34,3 +36,15 @@ export const LIMITS = {
    * connections to reach their keep-alive timeout before cutting them. */
   shutdownGraceMs: 10_000,
 } as const;
+
+/** The node:http options of every listener the service opens (the public one and the metrics
+ * one): the timeouts and head size above, and never the lenient parser (request smuggling
+ * lives in the gaps between parsers). */
+export const LISTENER_OPTIONS: Readonly<ServerOptions> = Object.freeze({
+  headersTimeout: LIMITS.headersTimeout,
+  requestTimeout: LIMITS.requestTimeout,
+  keepAliveTimeout: LIMITS.keepAliveTimeout,
+  connectionsCheckingInterval: LIMITS.connectionsCheckingInterval,
+  maxHeaderSize: LIMITS.maxHeaderSize,
+  insecureHTTPParser: false,
+});

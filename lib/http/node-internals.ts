@@ -11,7 +11,7 @@
  * @module
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, Server as NetServer, Socket, type AddressInfo } from 'node:net';
+import { connect, isIPv6, Server as NetServer, Socket, type AddressInfo } from 'node:net';
 
 /** The hooks, by the name a refusal gives. */
 export const HOOKS = {
@@ -115,11 +115,19 @@ const CHECK_TIMEOUT_MS = 5_000;
 
 const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
 
-/** A client connection to `port` that keeps its side open after the server's FIN. */
-function client(port: number): Promise<Socket> {
+/** Where the self-check's server listens, and whether a client ever reached it. */
+interface Loopback {
+  readonly host: string;
+  readonly port: number;
+  connected: boolean;
+}
+
+/** A client connection to the check's server that keeps its side open after the server's FIN. */
+function client(at: Loopback): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    const socket = connect({ port: at.port, host: at.host, allowHalfOpen: true });
     socket.once('connect', () => {
+      at.connected = true;
       resolve(socket);
     });
     socket.once('error', reject);
@@ -151,7 +159,7 @@ type Route = (req: IncomingMessage, res: ServerResponse) => void;
  * Two pipelined requests in one write: the first finds its reply as `socket._httpMessage` and
  * stops the parser, so the second never becomes a request.
  */
-async function checkParsing(port: number, routes: Map<string, Route>): Promise<Hook | null> {
+async function checkParsing(at: Loopback, routes: Map<string, Route>): Promise<Hook | null> {
   // An object, not locals: the route sets them in a callback, which the type checker's narrowing misses.
   const seen = { requests: 0, replyFound: false, stopped: false };
   routes.set('/pipelined', (req, res) => {
@@ -161,7 +169,7 @@ async function checkParsing(port: number, routes: Map<string, Route>): Promise<H
     seen.stopped = stopParsing(req.socket);
     req.socket.destroy();
   });
-  const socket = await client(port);
+  const socket = await client(at);
   socket.on('error', noop);
   const closed = new Promise((resolve) => {
     socket.once('end', resolve);
@@ -179,14 +187,14 @@ async function checkParsing(port: number, routes: Map<string, Route>): Promise<H
  * `Connection: close`, node:http ends the socket through the replaced destroySoon, and there
  * the reading stops: bytes the client sends after it are not read.
  */
-async function checkEarlyClose(port: number, routes: Map<string, Route>): Promise<Hook | null> {
+async function checkEarlyClose(at: Loopback, routes: Map<string, Route>): Promise<Hook | null> {
   const seen: { replaced: boolean; stopped: boolean; readAtStop: number; serverSide: Socket | null } = {
     replaced: false,
     stopped: false,
     readAtStop: -1,
     serverSide: null,
   };
-  const socket = await client(port);
+  const socket = await client(at);
   socket.on('error', noop);
   routes.set('/last', (req, res) => {
     seen.serverSide = req.socket;
@@ -220,8 +228,8 @@ async function checkEarlyClose(port: number, routes: Map<string, Route>): Promis
 }
 
 /** An idle keep-alive connection outlives the listener's close. */
-async function checkListenerClose(server: Server, port: number): Promise<Hook | null> {
-  const socket = await client(port);
+async function checkListenerClose(server: Server, at: Loopback): Promise<Hook | null> {
+  const socket = await client(at);
   socket.on('error', noop);
   const seen = { ended: false };
   const ended = (): void => {
@@ -243,11 +251,47 @@ async function checkListenerClose(server: Server, port: number): Promise<Hook | 
   return kept ? null : HOOKS.netClose;
 }
 
+/** Why the self-check could not run at all: not a missing hook, but no loopback to run on. */
+export interface LoopbackProblem {
+  readonly loopback: string;
+}
+
+/** The loopback addresses to try, the one of HOST's family first (an IPv6 HOST: ::1). */
+export function loopbacksFor(host: string | undefined): readonly string[] {
+  return host !== undefined && isIPv6(host) ? ['::1', '127.0.0.1'] : ['127.0.0.1', '::1'];
+}
+
+/** `server` listening on the first of `hosts` it can bind (port 0), or why none would do. */
+async function listenOnLoopback(server: Server, hosts: readonly string[]): Promise<string | LoopbackProblem> {
+  const failures: string[] = [];
+  for (const host of hosts) {
+    const error = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+      const failed = (e: NodeJS.ErrnoException): void => {
+        resolve(e);
+      };
+      server.once('error', failed);
+      server.listen(0, host, () => {
+        server.off('error', failed);
+        resolve(null);
+      });
+    });
+    if (error === null) return host;
+    failures.push(`${host}: ${error.code ?? error.message}`);
+  }
+  return { loopback: `cannot listen on loopback (${failures.join('; ')})` };
+}
+
 /**
  * Proves each hook above still exists and works, on one loopback server and three connections
- * (a few milliseconds). Resolves with the first hook that does not, or null.
+ * (a few milliseconds). Resolves with the first hook that does not, or null; or, when it
+ * cannot run (no loopback address to listen on, or none of its connections gets through:
+ * a firewall filtering loopback), with that problem, which is no fault of Node's. It listens
+ * on the loopback address of HOST's family (`host`), else the other one.
  */
-export async function checkNodeInternals(): Promise<Hook | null> {
+export async function checkNodeInternals(
+  host?: string,
+  timeoutMs: number = CHECK_TIMEOUT_MS,
+): Promise<Hook | LoopbackProblem | null> {
   const routes = new Map<string, Route>();
   routes.set('/idle', (_req, res) => {
     res.end('ok');
@@ -258,35 +302,45 @@ export async function checkNodeInternals(): Promise<Hook | null> {
   server.on('clientError', (_error, socket: Socket) => {
     socket.destroy();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  const listening = await listenOnLoopback(server, loopbacksFor(host));
+  if (typeof listening !== 'string') return listening;
+  const at: Loopback = { host: listening, port: (server.address() as AddressInfo).port, connected: false };
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => {
       resolve('timeout');
-    }, CHECK_TIMEOUT_MS);
+    }, timeoutMs);
   });
   // The hook whose check is under way: the one named if the check does not finish.
   let step: Hook = HOOKS.onIncoming;
   const run = async (): Promise<Hook | null> => {
-    const parsing = await checkParsing(port, routes);
+    const parsing = await checkParsing(at, routes);
     if (parsing !== null) return parsing;
     step = HOOKS.readStop;
-    const early = await checkEarlyClose(port, routes);
+    const early = await checkEarlyClose(at, routes);
     if (early !== null) return early;
     step = HOOKS.netClose;
-    return checkListenerClose(server, port);
+    return checkListenerClose(server, at);
   };
-  const outcome = await Promise.race([run(), timeout]);
+  const unreachable = (code: string): LoopbackProblem => ({
+    loopback: `cannot connect to itself on ${at.host} port ${String(at.port)} (${code}): a firewall may be filtering loopback`,
+  });
+  const outcome = await Promise.race([
+    run().catch((error: unknown) => unreachable((error as NodeJS.ErrnoException).code ?? 'error')),
+    timeout,
+  ]);
   clearTimeout(timer);
   server.closeAllConnections();
   if (server.listening) server.close();
-  return outcome === 'timeout' ? step : outcome;
+  if (outcome !== 'timeout') return outcome;
+  return at.connected ? step : unreachable(`no connection within ${String(timeoutMs)} ms`);
 }
 
 /** The one line a refused start prints. */
-export function internalsRefusal(hook: Hook, version: string = process.version): string {
-  return `cannot start: Node.js ${version} no longer provides ${hook} as this server relies on it (lib/http/node-internals.ts); use a Node.js release within package.json's engines`;
+export function internalsRefusal(problem: Hook | LoopbackProblem, version: string = process.version): string {
+  if (typeof problem !== 'string')
+    return `cannot start: the start-up self-check of the Node internals ${problem.loopback}; it needs a loopback address (127.0.0.1 or ::1) to listen on and connect to`;
+  return `cannot start: Node.js ${version} no longer provides ${problem} as this server relies on it (lib/http/node-internals.ts); use a Node.js release within package.json's engines`;
 }
 
 function noop(): void {}

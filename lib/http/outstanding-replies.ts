@@ -31,7 +31,7 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** A connection's requests waiting for their replies, and the deadline for the next reply. */
 interface Pending {
-  count: number;
+  readonly replies: Set<ServerResponse>;
   deadline: NodeJS.Timeout | null;
 }
 
@@ -47,7 +47,7 @@ export interface ReplyLimits {
 function pendingOf(socket: Socket, logger: Logger, limits: ReplyLimits): Pending {
   let pending = pendingBySocket.get(socket);
   if (pending === undefined) {
-    const created: Pending = { count: 0, deadline: null };
+    const created: Pending = { replies: new Set(), deadline: null };
     pendingBySocket.set(socket, created);
     socket.once('close', () => {
       stop(created);
@@ -56,7 +56,10 @@ function pendingOf(socket: Socket, logger: Logger, limits: ReplyLimits): Pending
   }
   if (pending.deadline === null) {
     pending.deadline = setTimeout(() => {
-      logger.debug('connection closed: no reply taken', { outstanding: pending.count, ms: limits.socketIdleTimeout });
+      logger.debug('connection closed: no reply taken', {
+        outstanding: pending.replies.size,
+        ms: limits.socketIdleTimeout,
+      });
       socket.destroy();
     }, limits.socketIdleTimeout);
     pending.deadline.unref();
@@ -70,9 +73,9 @@ function stop(pending: Pending): void {
 }
 
 /** A reply closed: the deadline starts over, or stops with nothing left outstanding. */
-function settled(pending: Pending): void {
-  pending.count--;
-  if (pending.count === 0) stop(pending);
+function settled(pending: Pending, res: ServerResponse): void {
+  pending.replies.delete(res);
+  if (pending.replies.size === 0) stop(pending);
   else pending.deadline?.refresh();
 }
 
@@ -82,8 +85,8 @@ function admit(req: IncomingMessage, res: ServerResponse, logger: Logger, limits
   // Requests parsed from the same read after the connection was closed: nothing to answer.
   if (socket.destroyed) return false;
   const pending = pendingOf(socket, logger, limits);
-  if (pending.count >= limits.maxOutstandingReplies) {
-    logger.debug('connection closed: too many replies outstanding', { outstanding: pending.count });
+  if (pending.replies.size >= limits.maxOutstandingReplies) {
+    logger.debug('connection closed: too many replies outstanding', { outstanding: pending.replies.size });
     // Destroying the socket does not stop node's parser: it would go on through the rest of the
     // read, making a request and a response for each head (1,464 more in the review's read),
     // which the close then aborts one by one, each with an error and its stack: seconds of CPU
@@ -93,9 +96,9 @@ function admit(req: IncomingMessage, res: ServerResponse, logger: Logger, limits
     socket.destroy();
     return false;
   }
-  pending.count++;
+  pending.replies.add(res);
   res.once('close', () => {
-    settled(pending);
+    settled(pending, res);
   });
   return true;
 }
@@ -106,4 +109,18 @@ export function withReplyCap(handler: Handler, logger: Logger, limits: ReplyLimi
   return (req, res) => {
     if (admit(req, res, logger, limits)) handler(req, res);
   };
+}
+
+/**
+ * Whether the service is still answering a request of `socket`: a reply of it neither ended
+ * nor waiting for the client to take what was written (a large file over TLS goes out a chunk
+ * per drain). A connection that has sent no complete request, sits idle between requests, or
+ * leaves its replies unread is not (lib/http/connection-caps.ts may close it to make room).
+ * Only requests that came through withReplyCap are seen.
+ */
+export function isAnswering(socket: Socket): boolean {
+  const pending = pendingBySocket.get(socket);
+  if (pending === undefined) return false;
+  for (const res of pending.replies) if (!res.writableEnded && !res.writableNeedDrain) return true;
+  return false;
 }

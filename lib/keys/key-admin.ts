@@ -40,6 +40,7 @@ import {
   type KeyRecord,
 } from './api-keys.ts';
 import { directoryProblem, octal } from '../files/trusted-file.ts';
+import { escapeForTerminal, escapeJsonText, terminalSafe } from '../log/shown-text.ts';
 import { LockError, withLock } from './key-lock.ts';
 import { readKeyFile } from './key-store.ts';
 
@@ -69,36 +70,11 @@ options:  --file PATH     the key file (default: $API_KEYS_FILE, else ./keys.jso
 class CliError extends Error {}
 
 /** What a holder name may contain: letters, marks, digits, punctuation and symbols (Unicode
- * categories L, M, N, P, S) and the ASCII space. Everything else (controls such as ESC and
- * CR, format characters such as bidi overrides and zero-width joiners, other spaces, private
- * use, unassigned code points, lone surrogates) could move the cursor or hide text. */
-const SHOWN = /[\p{L}\p{M}\p{N}\p{P}\p{S} ]/u;
+ * categories L, M, N, P, S) and the ASCII space, what lib/log/shown-text.ts shows as it is.
+ * Everything else (controls such as ESC and CR, format characters such as bidi overrides and
+ * zero-width joiners, other spaces, private use, unassigned code points, lone surrogates)
+ * could move the cursor or hide text. */
 const HOLDER = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]+$/u;
-
-const NAMED_ESCAPES = new Map([
-  [0x09, '\\t'],
-  [0x0a, '\\n'],
-  [0x0d, '\\r'],
-]);
-
-/** The text with every character outside SHOWN written as an escape (\n, \x1b, \u202e,
- * \u{e0001}), for names read from a file someone may have edited by hand. */
-export function escapeForTerminal(text: string): string {
-  let out = '';
-  for (const ch of text) {
-    if (SHOWN.test(ch)) {
-      out += ch;
-      continue;
-    }
-    const cp = ch.codePointAt(0) ?? 0; // a character of the string: always a code point
-    const named = NAMED_ESCAPES.get(cp);
-    if (named !== undefined) out += named;
-    else if (cp <= 0xff) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else if (cp <= 0xffff) out += `\\u${cp.toString(16).padStart(4, '0')}`;
-    else out += `\\u{${cp.toString(16)}}`;
-  }
-  return out;
-}
 
 const shown = (holder: string): string => `"${escapeForTerminal(holder)}"`;
 
@@ -310,14 +286,7 @@ function revokeCommand(s: Session, rest: readonly string[]): Outcome {
  * and still shows nothing a hand-edited holder could hide. */
 function listJson(keys: readonly KeyRecord[]): string {
   const rows = keys.map((k) => ({ id: k.id, holder: k.holder, created: k.created, revoked: k.revoked }));
-  // JSON.stringify already escapes controls and lone surrogates; the rest is done per UTF-16 unit.
-  const json = JSON.stringify(rows).replace(/[^\p{L}\p{M}\p{N}\p{P}\p{S} ]/gu, (ch) =>
-    ch
-      .split('')
-      .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
-      .join(''),
-  );
-  return `${json}\n`;
+  return `${escapeJsonText(JSON.stringify(rows))}\n`;
 }
 
 function listCommand(s: Session, rest: readonly string[]): Outcome {
@@ -380,7 +349,8 @@ function refusal(error: unknown, file: string): string {
 }
 
 /** Runs one command; returns the exit code (0 ok, 1 failed, 2 usage). */
-export function runKeysCli(argv: readonly string[], io: CliIo): number {
+export function runKeysCli(argv: readonly string[], cliIo: CliIo): number {
+  const io = terminalSafe(cliIo);
   const args = [...argv];
   const usageText = usage(io.program ?? 'npm run keys --');
   const file = takeFile(args, io);

@@ -1,8 +1,8 @@
 /**
  * The keys the running server accepts: the key file's active records plus the optional
- * API_KEY. The file is polled with fs.watchFile every 500 ms (a stat, not a read), which sees
- * in-place writes and the CLI's write-then-rename alike, also for a file that does not exist
- * yet, so revocation and replacement take effect within about a second without a restart.
+ * API_KEY. The file is polled every 500 ms (lib/files/watch-file.ts: a stat, not a read), which
+ * sees in-place writes and the CLI's write-then-rename alike, also for a file that does not
+ * exist yet, so revocation and replacement take effect within about a second without a restart.
  * A file that stops parsing, disappears, or can no longer be trusted keeps the last good keys
  * and is logged at error level once per bad version, with its path and the reason.
  *
@@ -11,10 +11,11 @@
  * all owned by this server's user or root. Anyone else able to write it could add a key.
  * @module
  */
-import { statSync, unwatchFile, watchFile, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import { ENV_KEY_ID, knownKeysOf, matchKey, parseKeyFile, sha256, type KeyMatch, type KnownKey } from './api-keys.ts';
 import { directoryProblem, readTrustedFile, serverOwners, type TrustedRead } from '../files/trusted-file.ts';
+import { fileVersion, statOf, watchFile, type FileWatch } from '../files/watch-file.ts';
 import type { Logger } from '../log/logger.ts';
 
 export interface KeyStoreOptions {
@@ -73,14 +74,6 @@ function directoryDistrust(file: string): string | null {
   }
 }
 
-/** What identifies one version of the file: a rename-replace changes ino, an in-place write
- * mtime/ctime/size. 'missing' when there is no file. */
-function signatureOf(stats: Stats | undefined): string {
-  return stats === undefined || stats.nlink === 0
-    ? 'missing'
-    : `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
-}
-
 const activeIds = (keys: readonly KnownKey[]): Set<string> => new Set(keys.filter((k) => !k.revoked).map((k) => k.id));
 
 /** Which ids a reload made active (new, or un-revoked by hand), revoked (still in the file,
@@ -101,28 +94,16 @@ export function keyChanges(
   };
 }
 
-function statOf(file: string): Stats | undefined {
-  try {
-    return statSync(file);
-  } catch {
-    return undefined;
-  }
-}
-
 export class KeyStore implements KeyVerifier {
   private fileKeys: KnownKey[] = [];
   /** The version last acted on, so the start-up recheck and the watcher never double up. */
   private signature = 'missing';
-  private recheck: NodeJS.Timeout | null = null;
+  private watch: FileWatch | null = null;
   /** Every record of the file (revoked too) plus API_KEY: what check() compares against. */
   private keys: KnownKey[] = [];
   private active = 0;
   private readonly envKeys: KnownKey[];
   private readonly options: KeyStoreOptions;
-  private watching = false;
-  private readonly listener = (curr: Stats): void => {
-    this.changed(curr);
-  };
 
   constructor(options: KeyStoreOptions) {
     this.options = options;
@@ -135,7 +116,7 @@ export class KeyStore implements KeyVerifier {
     const { file, logger } = this.options;
     // Stat before reading: if the file changes in between, the recheck below sees a newer
     // version than the one recorded and reads it again.
-    this.signature = signatureOf(statOf(file));
+    this.signature = fileVersion(statOf(file));
     const first = load(file);
     if (first.kind === 'invalid') throw new KeyStoreError(`API_KEYS_FILE ${file} ${first.reason}`);
     if (first.kind === 'ok') {
@@ -151,18 +132,9 @@ export class KeyStore implements KeyVerifier {
         logger.warn('keys.json in the working directory will not be trusted', { file, reason: distrust });
       else if (this.options.fileExplicit) logger.info('key file does not exist yet; watching for it', { file });
     }
-    const interval = this.options.pollMs ?? 500;
-    watchFile(file, { interval, persistent: false }, this.listener);
-    this.watching = true;
-    // watchFile takes its baseline stat asynchronously, so a write between the load above and
-    // that first stat would never be reported: compare once more after the first polls.
-    this.recheck = setTimeout(
-      () => {
-        this.changed(statOf(file));
-      },
-      2 * interval + 50,
-    );
-    this.recheck.unref();
+    this.watch = watchFile(file, this.options.pollMs ?? 500, (stats) => {
+      this.changed(stats);
+    });
   }
 
   private use(fileKeys: KnownKey[]): void {
@@ -173,7 +145,7 @@ export class KeyStore implements KeyVerifier {
 
   private changed(curr: Stats | undefined): void {
     const { file, logger } = this.options;
-    const signature = signatureOf(curr);
+    const signature = fileVersion(curr);
     if (signature === this.signature) return; // nothing new (or still absent)
     this.signature = signature;
     const next = load(file);
@@ -216,9 +188,7 @@ export class KeyStore implements KeyVerifier {
   }
 
   close(): void {
-    if (this.watching) unwatchFile(this.options.file, this.listener);
-    this.watching = false;
-    if (this.recheck !== null) clearTimeout(this.recheck);
-    this.recheck = null;
+    this.watch?.close();
+    this.watch = null;
   }
 }

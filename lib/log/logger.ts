@@ -20,6 +20,8 @@
  * @module
  */
 
+import { escapeJsonText } from './shown-text.ts';
+
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
 export const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
 
@@ -98,7 +100,10 @@ export class Logger {
     return this.lastTime;
   }
 
-  private push(line: string): void {
+  /** Queues one line: `json` (one JSON object) with what a reader could take for a line break
+   * or a change of direction escaped (escapeJsonText), so a value can never forge a line. */
+  private push(json: string): void {
+    const line = `${escapeJsonText(json)}\n`;
     if (line.length * 3 > BATCH_ROOM - this.used) {
       // Too long to be sure of room (a line is never split): after the batch, on its own.
       this.flush();
@@ -126,8 +131,7 @@ export class Logger {
   }
 
   private write(level: LogLevel, msg: string, fields?: Fields): void {
-    // JSON.stringify escapes control characters, so a value can never forge a second line.
-    this.push(`${JSON.stringify({ time: this.time(), level, msg, ...fields })}\n`);
+    this.push(JSON.stringify({ time: this.time(), level, msg, ...fields }));
   }
 
   error(msg: string, fields?: Fields): void {
@@ -156,7 +160,7 @@ export class Logger {
     const reason = r.reason === null ? '' : `,"reason":${JSON.stringify(r.reason)}`;
     const field = r.field === null ? '' : `,"field":${JSON.stringify(r.field)}`;
     this.push(
-      `{"time":"${this.time()}","level":"info","msg":"request","id":"${r.id}","method":${JSON.stringify(r.method)},"route":${JSON.stringify(r.route)},"status":${r.status},"ms":${r.ms},"key":${r.key === null ? 'null' : JSON.stringify(r.key)},"client":${JSON.stringify(r.client)}${reason}${field}}\n`,
+      `{"time":"${this.time()}","level":"info","msg":"request","id":"${r.id}","method":${JSON.stringify(r.method)},"route":${JSON.stringify(r.route)},"status":${r.status},"ms":${r.ms},"key":${r.key === null ? 'null' : JSON.stringify(r.key)},"client":${JSON.stringify(r.client)}${reason}${field}}`,
     );
   }
 }

@@ -31,6 +31,8 @@ export type KeyCheckFailure = 'missingKey' | 'duplicateKey' | 'invalidKey' | 're
 export type StoreState = 'in-process' | 'shared' | 'fallback';
 /** What a change of the key file led to (lib/keys/key-store.ts). */
 export type KeyFileReload = 'loaded' | 'rejected' | 'missing';
+/** The files the server watches: the key file, POLICIES_FILE, the TLS pair. */
+export type WatchedFile = 'keys' | 'policies' | 'tls';
 
 /** What the request path reports, once per event. */
 export interface RequestMetrics {
@@ -99,6 +101,8 @@ export class ServiceMetrics implements RequestMetrics {
   private readonly reloads: Counter;
   private readonly policyReloads: Counter;
   private readonly storeState: Gauge;
+  /** Per watched file, [loaded, rejected]: 1 for its state now, 0 for the other. */
+  private readonly fileStates = new Map<WatchedFile, [GaugeChild, GaugeChild]>();
   private readonly fallbacks: CounterChild;
   private readonly redisCalls: Histogram;
   /** The active-requests series by method, so a request builds no string; `_OTHER` apart. */
@@ -107,10 +111,11 @@ export class ServiceMetrics implements RequestMetrics {
   private readonly process: ProcessMetrics;
   private readonly connections: Gauge;
   private readonly refusedConnections: Counter;
+  private readonly evictedConnections: CounterChild;
   /** No series until a certificate is served: a plain-HTTP instance has nothing to expire. */
   private readonly certificateExpiry: Gauge;
 
-  constructor(build: BuildIdentity, options: { tls?: boolean } & ProcessMetricsOptions = {}) {
+  constructor(build: BuildIdentity, options: { tls?: boolean; policies?: boolean } & ProcessMetricsOptions = {}) {
     const r = this.registry;
     this.duration = r.register(
       new Histogram(
@@ -146,6 +151,11 @@ export class ServiceMetrics implements RequestMetrics {
       ['reason', 'missingKey', 'duplicateKey', 'invalidKey', 'revoked'],
     );
     [this.reloads, this.policyReloads] = this.registerReloads();
+    this.registerFileStates([
+      'keys',
+      ...(options.policies === true ? (['policies'] as const) : []),
+      ...(options.tls === true ? (['tls'] as const) : []),
+    ]);
     this.storeState = r.register(
       new Gauge(
         'credential_generator_rate_limit_store_state',
@@ -174,7 +184,7 @@ export class ServiceMetrics implements RequestMetrics {
         "The served TLS certificate's notAfter, Unix time (TLS_CERT_FILE; updated at each renewal).",
       ),
     );
-    [this.connections, this.refusedConnections] = this.registerConnections();
+    [this.connections, this.refusedConnections, this.evictedConnections] = this.registerConnections();
     r.register(
       new Gauge(
         'credential_generator_build_info',
@@ -202,16 +212,46 @@ export class ServiceMetrics implements RequestMetrics {
     ];
   }
 
-  private registerConnections(): [Gauge, Counter] {
+  /** credential_generator_watched_file_state: each file starts in use (the start refuses one
+   * it cannot use); a reload moves it to rejected or back. */
+  private registerFileStates(files: readonly WatchedFile[]): void {
+    const gauge = this.registry.register(
+      new Gauge(
+        'credential_generator_watched_file_state',
+        'Whether each watched file (keys, policies, tls) is in use as it is now (state loaded) or its last change was refused and the last good version serves (state rejected): 1 for the current state.',
+        ['file', 'state'],
+      ),
+    );
+    for (const file of files) {
+      const pair: [GaugeChild, GaugeChild] = [gauge.child(file, 'loaded'), gauge.child(file, 'rejected')];
+      pair[0].value = 1;
+      this.fileStates.set(file, pair);
+    }
+  }
+
+  /** The watched file's state now: in use, or its last change refused. */
+  private fileState(file: WatchedFile, loaded: boolean): void {
+    const pair = this.fileStates.get(file);
+    if (pair === undefined) return;
+    pair[0].value = loaded ? 1 : 0;
+    pair[1].value = loaded ? 0 : 1;
+  }
+
+  private registerConnections(): [Gauge, Counter, CounterChild] {
     const r = this.registry;
     return [
       r.register(new Gauge('credential_generator_open_connections', 'Open connections of the public listener.')),
       counterOf(
         r,
         'credential_generator_connections_refused_total',
-        'Connections of the public listener closed as they were accepted, by cap (per_address: MAX_CONNECTIONS_PER_ADDRESS, total: MAX_CONNECTIONS).',
-        ['cap', 'per_address', 'total'],
+        'Connections of the public listener closed as they were accepted, by cap (per_address: MAX_CONNECTIONS_PER_ADDRESS, per_group: all but a quarter of MAX_CONNECTIONS for one IPv4 /24 or IPv6 /56, total: MAX_CONNECTIONS with no connection to make room from).',
+        ['cap', 'per_address', 'per_group', 'total'],
       ),
+      counterOf(
+        r,
+        'credential_generator_connections_evicted_total',
+        'Connections of the public listener closed to make room for a new one while every slot was taken: the oldest waiting on its client in the group holding the most.',
+      ).child(),
     ];
   }
 
@@ -264,10 +304,17 @@ export class ServiceMetrics implements RequestMetrics {
 
   readonly keyFileReloaded = (outcome: KeyFileReload): void => {
     this.reloads.child(outcome).value++;
+    this.fileState('keys', outcome === 'loaded');
   };
 
   readonly policyFileReloaded = (outcome: 'loaded' | 'rejected'): void => {
     this.policyReloads.child(outcome).value++;
+    this.fileState('policies', outcome === 'loaded');
+  };
+
+  /** The TLS pair as it is on disk now is served (loaded) or was refused (rejected). */
+  readonly tlsFilesReloaded = (outcome: 'loaded' | 'rejected'): void => {
+    this.fileState('tls', outcome === 'loaded');
   };
 
   /** The Redis store switched: to shared (true) or to in-process fallback (false). */
@@ -276,8 +323,13 @@ export class ServiceMetrics implements RequestMetrics {
   };
 
   /** A connection of the public listener refused by one of its caps (lib/http/connection-caps.ts). */
-  readonly connectionRefused = (cap: 'per_address' | 'total'): void => {
+  readonly connectionRefused = (cap: 'per_address' | 'per_group' | 'total'): void => {
     this.refusedConnections.child(cap).value++;
+  };
+
+  /** A connection of the public listener closed to make room for another (lib/http/connection-caps.ts). */
+  readonly connectionEvicted = (): void => {
+    this.evictedConnections.value++;
   };
 
   /** The served certificate's notAfter, Unix seconds (at start and at each renewal). */

@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { MAX_MIN_BITS, parseEntropyFloor } from '../request/index.ts';
+import { terminalSafe } from '../log/shown-text.ts';
 import { judgePolicies, shownName } from './policies.ts';
 
 export interface PoliciesCliIo {
@@ -31,7 +32,8 @@ export const policiesUsage = (program: string): string => `usage: ${program} che
 `;
 
 /** Runs one command; returns the exit code (0 all valid, 1 not, 2 usage). */
-export function runPoliciesCli(argv: readonly string[], io: PoliciesCliIo): number {
+export function runPoliciesCli(argv: readonly string[], cliIo: PoliciesCliIo): number {
+  const io = terminalSafe(cliIo);
   const usage = policiesUsage(io.program ?? 'npm run policies --');
   const [command, file] = argv;
   if (command === 'help' || command === '--help' || command === '-h') {

@@ -18,5 +18,11 @@ export {
   type GenerateSettings,
   type Credential,
 } from './generate.ts';
-export { validateRequest, type ErrorBody, type PasswordOptions, type PassphraseOptions } from './validate.ts';
+export {
+  PLAIN_NAME,
+  validateRequest,
+  type ErrorBody,
+  type PasswordOptions,
+  type PassphraseOptions,
+} from './validate.ts';
 export { ENTROPY_FLOOR_META, MAX_MIN_BITS, parseEntropyFloor } from './_entropy-floor.ts';

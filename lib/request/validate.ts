@@ -64,8 +64,9 @@ const schemaValidator = validateSchema as unknown as SchemaValidator;
 
 type Json = { [key: string]: unknown };
 
-/** A field name is repeated in a message only if it is short and plain; anything else is not echoed. */
-const PLAIN_NAME = /^[A-Za-z_$][A-Za-z0-9_$-]{0,39}$/;
+/** A field name is repeated in a message only if it is short and plain; anything else is not
+ * echoed (here, and for a name given twice: lib/http/json-text.ts). */
+export const PLAIN_NAME = /^[A-Za-z_$][A-Za-z0-9_$-]{0,39}$/;
 
 export function invalid(error: string, field?: string): { ok: false; error: ErrorBody } {
   return { ok: false, error: field === undefined ? { error, status: 400 } : { error, status: 400, field } };

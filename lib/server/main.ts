@@ -123,6 +123,12 @@ function policiesOf(config: Config, logger: Logger, metrics: ServiceMetrics | nu
   return policies;
 }
 
+/** The metrics, when METRICS_PORT is set: with a state series for each file watched. */
+function metricsOf(config: Config, build: Build): ServiceMetrics | null {
+  if (config.metrics === null) return null;
+  return new ServiceMetrics(build, { tls: config.tls !== null, policies: config.policiesFile !== null });
+}
+
 /** In-process buckets, or buckets shared through Redis with the in-process ones as fallback;
  * one line says which. */
 async function limitsOf(config: Config, logger: Logger, metrics: ServiceMetrics | null): Promise<ClientLimits> {
@@ -189,6 +195,7 @@ function certificatesOf(
     files: config.tls,
     loaded: config.tls,
     logger,
+    onReload: metrics?.tlsFilesReloaded,
     install: (o) => {
       setSecureContext(server, o);
       expires(o.cert);
@@ -245,7 +252,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   for (const warning of config.warnings) logger.warn(warning.message, warning.fields);
   const assets = assetsOf(config, options.readAsset);
   const build = options.build ?? buildOf(import.meta.url);
-  const metrics = config.metrics === null ? null : new ServiceMetrics(build, { tls: config.tls !== null });
+  const metrics = metricsOf(config, build);
   const keys = keysOf(config, logger, options.keysCommand, metrics);
   let policies: PolicyStore | null;
   try {
@@ -278,7 +285,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
     logger,
     tls: config.tls,
     connections: config.connections,
-    onConnectionRefused: metrics?.connectionRefused,
+    slots: {
+      onRefused: metrics?.connectionRefused,
+      onEvicted: metrics?.connectionEvicted,
+      peersAreClients: config.trustProxyHops === 0,
+    },
   });
   const certificates = certificatesOf(config, server, logger, metrics);
   let metricsListener: MetricsListener | null = null;

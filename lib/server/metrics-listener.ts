@@ -17,7 +17,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LIMITS } from '../http/limits.ts';
+import { LIMITS, LISTENER_OPTIONS } from '../http/limits.ts';
 import { withReplyCap } from '../http/outstanding-replies.ts';
 import { pathOf } from '../http/request-checks.ts';
 import type { Logger } from '../log/logger.ts';
@@ -55,13 +55,7 @@ export function startMetricsListener(
 ): Promise<MetricsListener> {
   const exposition = sharedRender(render);
   const server: Server = createServer(
-    {
-      headersTimeout: LIMITS.headersTimeout,
-      requestTimeout: LIMITS.requestTimeout,
-      keepAliveTimeout: LIMITS.keepAliveTimeout,
-      connectionsCheckingInterval: LIMITS.connectionsCheckingInterval,
-      maxHeaderSize: LIMITS.maxHeaderSize,
-    },
+    LISTENER_OPTIONS,
     withReplyCap((req, res) => {
       const answer = (status: number, type: string, body: string, extra: string[] = []): void => {
         res.writeHead(status, [

@@ -7,8 +7,8 @@ import { createServer as createHttpServer, type Server, type ServerOptions } fro
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { App } from '../http/app.ts';
-import { capConnections, type ConnectionCaps, type RefusedBy } from '../http/connection-caps.ts';
-import { LIMITS } from '../http/limits.ts';
+import { capConnections, type ConnectionCaps, type SlotOptions } from '../http/connection-caps.ts';
+import { LIMITS, LISTENER_OPTIONS } from '../http/limits.ts';
 import { closeListener } from '../http/node-internals.ts';
 import { withReplyCap } from '../http/outstanding-replies.ts';
 import type { Logger } from '../log/logger.ts';
@@ -19,21 +19,16 @@ export interface ServiceOptions {
   readonly app: App;
   readonly logger: Logger;
   readonly tls: PemPair | null;
-  /** MAX_CONNECTIONS and MAX_CONNECTIONS_PER_ADDRESS (security finding T1); absent: none. */
+  /** MAX_CONNECTIONS and MAX_CONNECTIONS_PER_ADDRESS (lib/http/connection-caps.ts); absent: none. */
   readonly connections?: ConnectionCaps;
-  /** Counts each connection a cap refused (the metric). */
-  readonly onConnectionRefused?: (by: RefusedBy) => void;
+  /** Who holds the slots (lib/http/connection-caps.ts): the metrics' counters, and whether the
+   * socket's peer is the client (TRUST_PROXY_HOPS 0). */
+  readonly slots?: SlotOptions;
 }
 
-export function createService({ app, logger, tls, connections, onConnectionRefused }: ServiceOptions): Server {
+export function createService({ app, logger, tls, connections, slots }: ServiceOptions): Server {
   const options: ServerOptions = {
-    headersTimeout: LIMITS.headersTimeout,
-    requestTimeout: LIMITS.requestTimeout,
-    keepAliveTimeout: LIMITS.keepAliveTimeout,
-    connectionsCheckingInterval: LIMITS.connectionsCheckingInterval,
-    maxHeaderSize: LIMITS.maxHeaderSize,
-    // Never the lenient parser: request smuggling lives in the gaps between parsers.
-    insecureHTTPParser: false,
+    ...LISTENER_OPTIONS,
     // Checked in app.ts instead, so the 400 carries the JSON body and headers of every reply.
     requireHostHeader: false,
   };
@@ -59,7 +54,7 @@ export function createService({ app, logger, tls, connections, onConnectionRefus
   // stopped parsing at its head, so the next bytes on the socket are dropped or misread.
   server.on('upgrade', app.upgrade);
   server.on('connect', app.upgrade);
-  if (connections !== undefined) capConnections(server, connections, logger, onConnectionRefused);
+  if (connections !== undefined) capConnections(server, connections, logger, slots?.onRefused, slots);
   return server;
 }
 

@@ -24,9 +24,10 @@
  * @module
  */
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
-import { unwatchFile, watchFile, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { createSecureContext, type SecureContextOptions, type TlsOptions } from 'node:tls';
 import { octal, readableByOthers, readTrustedFile, serverOwners, type TrustedRead } from '../files/trusted-file.ts';
+import { watchFile, type FileWatch } from '../files/watch-file.ts';
 import type { Logger } from '../log/logger.ts';
 
 export const TLS_CIPHERS = [
@@ -104,11 +105,10 @@ export class CertificateWatcher {
   private readonly install: (options: SecureContextOptions) => void;
   private readonly logger: Logger;
   private readonly pollMs: number;
+  private readonly onReload: ((outcome: 'loaded' | 'rejected') => void) | undefined;
   private last: string;
   private settle: NodeJS.Timeout | null = null;
-  private readonly listener = (): void => {
-    this.changed();
-  };
+  private watches: FileWatch[] = [];
 
   /** `install` hands a new context to the server (https.Server#setSecureContext). */
   constructor(options: {
@@ -117,17 +117,23 @@ export class CertificateWatcher {
     logger: Logger;
     pollMs?: number;
     loaded: PemPair;
+    /** Told whether the pair on disk now is served (installed or unchanged) or was refused. */
+    onReload?: (outcome: 'loaded' | 'rejected') => void;
   }) {
     this.files = options.files;
     this.install = options.install;
     this.logger = options.logger;
     this.pollMs = options.pollMs ?? 1_000;
+    this.onReload = options.onReload;
     this.last = fingerprint(options.loaded);
   }
 
   start(): void {
-    for (const file of [this.files.certFile, this.files.keyFile])
-      watchFile(file, { interval: this.pollMs, persistent: false }, this.listener);
+    this.watches = [this.files.certFile, this.files.keyFile].map((file) =>
+      watchFile(file, this.pollMs, () => {
+        this.changed();
+      }),
+    );
   }
 
   /** A change seen: wait one more poll so a certificate and key written one after the other
@@ -140,6 +146,12 @@ export class CertificateWatcher {
 
   /** Reads the pair and installs it if it is new, trusted and good. Exposed for tests. */
   reload(): 'installed' | 'unchanged' | 'rejected' {
+    const outcome = this.judge();
+    this.onReload?.(outcome === 'rejected' ? 'rejected' : 'loaded');
+    return outcome;
+  }
+
+  private judge(): 'installed' | 'unchanged' | 'rejected' {
     this.settle = null;
     const read = readPair(this.files);
     if ('reason' in read) {
@@ -172,7 +184,8 @@ export class CertificateWatcher {
   }
 
   close(): void {
-    for (const file of [this.files.certFile, this.files.keyFile]) unwatchFile(file, this.listener);
+    for (const watch of this.watches) watch.close();
+    this.watches = [];
     if (this.settle !== null) clearTimeout(this.settle);
     this.settle = null;
   }

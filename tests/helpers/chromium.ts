@@ -3,6 +3,9 @@
  * of its own going to the network (this machine has none, and a refused connection of
  * Chromium's would show among the page's own).
  */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 
 /** CHROMIUM_PATH only exists so the skip path can be exercised; Debian's is the default. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -17,3 +20,22 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+
+/**
+ * `describe(name, body)` when Chromium is installed. Without it the suite is one test that skips
+ * loudly, or fails with CI=true: in CI the browser tests must run.
+ */
+export function describeInChromium(name: string, file: string, body: () => void): void {
+  if (existsSync(CHROMIUM)) {
+    describe(name, body);
+    return;
+  }
+  describe(name, () => {
+    it('needs chromium', (t) => {
+      const why = `chromium not installed: ${CHROMIUM} is missing (apt-get install chromium; .ci/run does it)`;
+      if (process.env.CI === 'true') assert.fail(`${why}. In CI the browser tests must run, not skip.`);
+      process.stderr.write(`\n!!! WARNING: ${file} SKIPPED: ${why}. The page was NOT tested in a browser. !!!\n\n`);
+      t.skip(why);
+    });
+  });
+}

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Logger } from '../../lib/log/logger.ts';
+import { LINE_BREAKS, TERMINAL_UNSAFE } from '../helpers/unsafe-text.ts';
 
 const at = (): number => Date.UTC(2026, 10, 25, 12, 0, 0, 0);
 
@@ -75,5 +76,43 @@ describe('Logger batch bytes', () => {
     assert.equal(chunks.length, 2);
     assert.deepEqual(messages(Buffer.from(chunks[0]).toString('utf8')), ['first']);
     assert.deepEqual(messages(Buffer.from(chunks[1]).toString('utf8')), ['later, and longer than the first']);
+  });
+});
+
+describe('U3: what a log line may hold', () => {
+  const HOSTILE = [
+    'nel \u0085 line',
+    'ls \u2028 ps \u2029',
+    'c0 \u0000 \u001b[31m \r\n \u007f',
+    'c1 \u0080 \u009b2J \u009f',
+    'bidi \u202e \u2066 \u2069 \u200e \u200f \u061c',
+    'zero-width \u200b \u200d \ufeff',
+  ];
+
+  it('U3: escapes U+2028, U+2029, U+0085, the C0 and C1 controls and the bidi controls in every line: one line each, the same values', () => {
+    const { log, writes } = textLogger();
+    for (const text of HOSTILE) log.error(text, { reason: text, list: [text] });
+    log.request({
+      id: 'abc',
+      method: 'POST',
+      route: '/generate',
+      status: 400,
+      ms: 1,
+      key: null,
+      client: '127.0.0.0/24',
+      reason: 'duplicateMember',
+      field: HOSTILE.join('|'),
+    });
+    log.flush();
+    const text = writes.join('');
+    assert.ok(!TERMINAL_UNSAFE.test(text) && !/[\u200b-\u200d\ufeff]/.test(text), JSON.stringify(text));
+    const lines = text.trimEnd().split(LINE_BREAKS);
+    assert.equal(lines.length, HOSTILE.length + 1);
+    const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(
+      parsed.slice(0, -1).map((l) => [l.msg, l.reason, l.list]),
+      HOSTILE.map((t) => [t, t, [t]]),
+    );
+    assert.equal(parsed.at(-1)?.field, HOSTILE.join('|'));
   });
 });
