@@ -18,13 +18,15 @@ const SHORTEST = 8;
 const MOST_DRAWS: number = requestSchema.properties.count.maximum;
 
 /** The automaton's side: its DFA over minterms `of` (rejection's check), the graph with its rows
- * N_t for the walk (absent: rejection), and the lengths it admits. */
+ * N_t for the walk (absent: rejection), the lengths it admits, and the codes some edge places
+ * (rejection draws from these: every match is made of them). */
 type Walk = Readonly<{
   dfa: Dfa;
   of: Int32Array;
   runLimit: number | null;
   graph: Graph;
   lengths: readonly number[];
+  pool: readonly number[];
 }> & {
   readonly rows?: readonly (readonly bigint[])[];
 };
@@ -62,7 +64,9 @@ function plan(text: string, length: number | undefined, o: PatternPlanOptions): 
     const dfa = productDfa(shape.components, shape.formula, of, symbols.length, meter);
     const graph = graphOf(dfa, symbols, shape.runLimit, meter);
     const lengths = lengthsOf(graph, meter).filter((n) => n >= shape.window[0] && n <= shape.window[1]);
-    return (built = { dfa, of, runLimit: shape.runLimit, graph, lengths });
+    const live = new Set(graph.edges.flatMap((out) => out.flatMap((e) => e.syms)));
+    const pool = [...live].sort((a, b) => a - b).map((c) => c + FIRST);
+    return (built = { dfa, of, runLimit: shape.runLimit, graph, lengths, pool });
   };
   const L = length ?? chooseLength(walk().lengths);
   const done = (count: bigint, sampler: Sampler, engine: SpecPlan | null, w: Walk | null): PatternPlan =>
@@ -82,7 +86,7 @@ function plan(text: string, length: number | undefined, o: PatternPlanOptions): 
   meter.charge((2 * graph.edges.flat().length + graph.edges.length) * L * size);
   const rows = countRows(graph, L);
   const count = rows[L][graph.start];
-  const kept = 2 ** (log2BigInt(count) - L * Math.log2(SYMBOLS));
+  const kept = 2 ** (log2BigInt(count) - L * Math.log2(walk().pool.length));
   if ((o.sampler ?? (kept >= REJECTION_ACCEPTANCE ? 'rejection' : 'exact')) === 'rejection')
     return done(count, 'rejection', null, walk());
   meter.charge(MOST_DRAWS * L * (3 * Math.max(...graph.edges.map((e) => e.length)) + 2) * size);
@@ -106,7 +110,9 @@ function chooseLength(lengths: readonly number[]): number {
   const served = lengths.filter((n) => n >= SHORTEST);
   if (served.length > 0) return served.reduce((a, b) => (far(b) < far(a) ? b : a));
   return refuse(
-    lengths.length === 0 ? NONE : `admits no length from ${SHORTEST} to ${MAX_LENGTH}; it admits ${ranges(lengths)}`,
+    lengths.length === 0
+      ? NONE
+      : `admits no length from ${SHORTEST} to ${MAX_LENGTH}; it admits lengths ${ranges(lengths)}`,
   );
 }
 
@@ -173,13 +179,15 @@ export function valueAt(plan: PatternPlan, r: bigint): string {
 
 /** `count` passwords, each uniform over the strings the plan counts: the engine's samplers
  * (sample.ts), or on the automaton a uniform rank unranked (exact), or every symbol uniform over
- * the 94 and the attempt kept when the automaton accepts it (rejection). */
+ * the pool and the attempt kept when the automaton accepts it (rejection: each match has the
+ * chance |pool|^-L per attempt, so the kept one is uniform). */
 export function drawPattern(plan: PatternPlan, random: RandomSource, count: number): string[] {
   if (plan.engine !== null) return drawValues(plan.engine, random, count);
   const codes = new Array<number>(plan.length).fill(0);
   const values = Array.from({ length: count }, () => {
     if (plan.sampler === 'exact') return valueAt(plan, uniformBigIntBelow(plan.count, random));
-    do for (let i = 0; i < codes.length; i++) codes[i] = FIRST + random.below(SYMBOLS);
+    const { pool } = plan.walk as Walk;
+    do for (let i = 0; i < codes.length; i++) codes[i] = pool[random.below(pool.length)];
     while (!accepts(plan.walk as Walk, codes));
     return String.fromCharCode(...codes);
   });

@@ -88,13 +88,15 @@ export function shapeOf({ root, names }: Parsed): Shape {
   const bodies = looks.flatMap((l, i) => (l === null ? [i] : []));
   const items = bodies.length === 1 ? itemsOf(components[bodies[0]]) : [];
   const fixed = items.map((y) => (span(y)[0] === span(y)[1] ? span(y)[0] : null));
-  const at = fixed.indexOf(null);
-  const x = at >= 0 && fixed.lastIndexOf(null) === at ? single(items[at]) : null;
+  // The one item of varying length, or (none varying) the class counted most often.
+  const counts = items.map((y) => (y.k === 'rep' && single(y.node).k === 'set' ? y.max : -1));
+  const at = fixed.includes(null) ? fixed.indexOf(null) : counts.indexOf(Math.max(0, ...counts));
+  const x = at >= 0 && fixed.lastIndexOf(null) <= at ? single(items[at]) : null;
   if (x?.k !== 'rep' || single(x.node).k !== 'set')
     return { components, looks, formula, runLimit, window: [0, MAX_LENGTH], counted: null };
   // (E25) One counted class amid fixed-length items: its count is the length less theirs, so the
   // automaton takes it as a star and the lengths are kept apart.
-  const c = fixed.reduce((a: number, b) => a + (b ?? 0), 0);
+  const c = fixed.reduce((a: number, b, i) => a + (i === at ? 0 : (b ?? 0)), 0);
   const starred = items.map((y, i) => (i === at ? { ...x, min: 0, max: Infinity } : y));
   components[bodies[0]] = { k: 'seq', items: starred };
   const window = [x.min + c, Math.min(MAX_LENGTH, x.max + c)] as const;
