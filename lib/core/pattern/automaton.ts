@@ -7,10 +7,14 @@ import { misplaced, span, type Formula } from './shape.ts';
 /** The most states a DFA may have (the graph: four times as many; an NFA: ten times). */
 export const MAX_STATES = 4096;
 
+/** A step as charged below takes up to STEP units of the engine's budget (about 25 ns each): the
+ * slowest patterns of bench/engine.ts section 4 take 60-215 ns a step, loaded. */
+const STEP = 10;
+
 /** Work units spent so far against the budget; over it, a refusal. */
 export function meterOf(budget: number) {
   const over = `takes more than the budget of ${budget} work units to plan; simplify it or shorten the length`;
-  const m = { work: 0, charge: (units: number): void => ((m.work += units) > budget ? refuse(over) : undefined) };
+  const m = { work: 0, charge: (n: number): void => ((m.work += STEP * n) > budget ? refuse(over) : undefined) };
   return m;
 }
 export type Meter = ReturnType<typeof meterOf>;
@@ -122,19 +126,23 @@ export const holds = (f: Formula, acc: (c: number) => boolean): boolean => {
 /** (E20) The product of the components, accepting where the formula holds, minimised; a state
  * that cannot reach acceptance becomes -1. */
 export function productDfa(nodes: readonly Node[], f: Formula, of: Int32Array, M: number, meter: Meter): Dfa {
-  const comps = nodes.map((node) => componentDfa(node, of, M, meter));
+  const all = nodes.map((node) => componentDfa(node, of, M, meter));
+  // A component of one state is constant (true, as `(?=.*)`, or false): it stays out of the tuples.
+  const at = all.map((c, i) => (c.accept.length > 1 ? all.slice(0, i).filter((d) => d.accept.length > 1).length : -1));
+  const comps = all.filter((c) => c.accept.length > 1);
   const { list: tuples, id } = numbering<number[]>(MAX_STATES);
   const delta: number[] = [];
   const start = comps.map((c) => c.start);
   id(start.join(), start);
   for (let q = 0; q < tuples.length; q++) {
-    meter.charge(M * (comps.length + 4));
+    meter.charge(M * (3 * comps.length + 8));
     for (let m = 0; m < M; m++) {
       const t = tuples[q].map((s, i) => comps[i].delta[s * M + m]);
       delta.push(id(t.join(), t));
     }
   }
-  const accept = Uint8Array.from(tuples, (t) => (holds(f, (i) => comps[i].accept[t[i]] === 1) ? 1 : 0));
+  const on = (t: number[], i: number) => (at[i] < 0 ? all[i].accept[0] : comps[at[i]].accept[t[at[i]]]) === 1;
+  const accept = Uint8Array.from(tuples, (t) => (holds(f, (i) => on(t, i)) ? 1 : 0));
   const d = minimize({ start: 0, delta: Int32Array.from(delta), accept }, M, meter);
   // Backwards from the accepting states: what is never reached is dead.
   const into: number[][] = Array.from(d.accept, () => []);

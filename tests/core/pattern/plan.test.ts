@@ -50,7 +50,8 @@ describe('options.pattern refusals (issue 43)', () => {
     ['(?:[a-z]{8}|[a-z]{10,12}|[a-z]{15})', /matches no password of length 9; it admits lengths 8, 10-12, 15$/, 9],
     ['[a-z]$[a-z]', /matches no password: no string of printable ASCII without space \(U\+0021-U\+007E\)/],
     ['[a-z]{2,4}', /admits no length from 8 to 128; it admits lengths 2-4$/],
-    ['[a-z]{1,128}x{1,128}', /needs more than 4096 automaton states; simplify it$/],
+    // Priced before it is built: the work budget refuses it before the state cap would.
+    ['[a-z]{1,128}x{1,128}', /more than the budget of 1000000 work units to plan; simplify it or shorten the length$/],
   ];
   for (const [pattern, message, length] of cases)
     it(`${pattern}${length === undefined ? '' : ` at ${length}`}: ${message.source.slice(0, 50)}`, () => {
@@ -64,6 +65,11 @@ describe('options.pattern refusals (issue 43)', () => {
     assert.match(
       refusal(plan('(?=.*\\d)(?!.*ab)[a-z0-9]{8,64}', 64, { budget: 1000 })).error,
       /more than the budget of 1000 work units/,
+    );
+    // Past any budget, the state cap still bounds the automaton.
+    assert.match(
+      refusal(plan('[a-z]{1,128}x{1,128}', 24, { budget: 1e12 })).error,
+      /needs more than 4096 automaton states/,
     );
     // The common shape over the budget as the engine's spec is priced again on the automaton.
     assert.ok(isPatternPlan(plan('(?=.*\\d)[a-z0-9]{8,64}', 64, { budget: 20_000 })));
