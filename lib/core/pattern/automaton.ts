@@ -1,4 +1,4 @@
-/** The pattern's automata and the graph the count runs on (docs/engine.md, (E20)-(E22)). Each step
+/** The pattern's automata and the graph the count runs on (docs/engine.md, (P2)-(P4)). Each step
  * is metered as it goes, under a state cap, so a pattern too big is refused after bounded work.
  * @module */
 import { MAX_LENGTH, refuse, SYMBOLS, type Node, type Symbols } from './parse.ts';
@@ -7,8 +7,8 @@ import { misplaced, span, type Formula } from './shape.ts';
 /** The most states a DFA may have (the graph: four times as many; an NFA: ten times). */
 export const MAX_STATES = 4096;
 
-/** A step as charged below takes up to STEP units of the engine's budget (about 25 ns each): the
- * slowest patterns of bench/engine.ts section 4 take 60-215 ns a step, loaded. */
+/** Each step charged below weighs STEP units of the engine's budget, so that a plan at the budget
+ * costs what the engine's does (bench/engine.ts, section 4: a pattern at the budget). */
 const STEP = 10;
 
 /** Work units spent so far against the budget; over it, a refusal. */
@@ -29,7 +29,7 @@ function numbering<T>(cap: number): { list: T[]; id: (key: string | number, item
   return { list, id };
 }
 
-/** (E21) Minterms: the symbols no set of the pattern separates; `of` maps a symbol to its own. */
+/** (P3) Minterms: the symbols no set of the pattern separates; `of` maps a symbol to its own. */
 export function mintermsOf(sets: readonly Symbols[]): { of: Int32Array; symbols: number[][] } {
   const { list: symbols, id } = numbering<number[]>(SYMBOLS);
   const of = Int32Array.from({ length: SYMBOLS }, (_, c) => id(sets.map((s) => s[c]).join(''), []));
@@ -77,7 +77,7 @@ function nfaOf(node: Node, of: Int32Array, meter: Meter): [Nfa, number] {
   return [n, build(node, 0)];
 }
 
-/** (E20) A component's DFA, minimised: subsets of its NFA states, each state marked once past a
+/** (P2) A component's DFA, minimised: subsets of its NFA states, each state marked once past a
  * `$` (after which nothing is consumed); `^` holds only before the first symbol. */
 function componentDfa(node: Node, of: Int32Array, M: number, meter: Meter): Dfa {
   const [n, final] = nfaOf(node, of, meter);
@@ -123,7 +123,7 @@ export const holds = (f: Formula, acc: (c: number) => boolean): boolean => {
   return 'and' in f ? f.and.every((g) => holds(g, acc)) : f.or.some((g) => holds(g, acc));
 };
 
-/** (E20) The product of the components, accepting where the formula holds, minimised; a state
+/** (P2) The product of the components, accepting where the formula holds, minimised; a state
  * that cannot reach acceptance becomes -1. */
 export function productDfa(nodes: readonly Node[], f: Formula, of: Int32Array, M: number, meter: Meter): Dfa {
   const all = nodes.map((node) => componentDfa(node, of, M, meter));
@@ -188,7 +188,7 @@ export type Edge = Readonly<{ to: number; w: bigint; kind: 0 | 1 | 2; syms: read
 export type Graph = Readonly<{ start: number; final: readonly boolean[]; edges: readonly (readonly Edge[])[] }>;
 
 /**
- * (E22) The graph the count runs on: the DFA's states, an edge per minterm; with a run limit k,
+ * (P4) The graph the count runs on: the DFA's states, an edge per minterm; with a run limit k,
  * states (q, m, r): the last symbol was in minterm m and repeats r times, so the next is another
  * minterm's, another of m's, or the same again while r < k.
  */

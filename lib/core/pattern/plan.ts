@@ -11,32 +11,19 @@ import { FIRST, MAX_LENGTH, parsePattern, PatternRefusal, PATTERN_FIELD, refuse,
 import { fastSpec, shapeOf } from './shape.ts';
 import { graphOf, lengthsOf, meterOf, mintermsOf, productDfa, type Dfa, type Graph } from './automaton.ts';
 
-/** Without a length: 24 when admitted, else the admitted length from 8 nearest it (the longer of
- * two as near). */
+/** Without a length: 24 when admitted, else the admitted length from 8 nearest it (the longer on a tie). */
 export const DEFAULT_PATTERN_LENGTH = 24;
 const SHORTEST = 8;
 const MOST_DRAWS: number = requestSchema.properties.count.maximum;
 
-/** The automaton's side: its DFA over minterms `of` (rejection's check), the graph with its rows
- * N_t for the walk (absent: rejection), the lengths it admits, and the codes some edge places
- * (rejection draws from these: every match is made of them). */
-type Walk = Readonly<{
-  dfa: Dfa;
-  of: Int32Array;
-  runLimit: number | null;
-  graph: Graph;
-  lengths: readonly number[];
-  pool: readonly number[];
-}> & {
-  readonly rows?: readonly (readonly bigint[])[];
-};
+/** The automaton's side: its DFA over minterms `of`, the graph with its rows N_t (absent: rejection),
+ * the lengths it admits, and the codes its edges place (rejection draws from them). */
+type Walk = Readonly<{ dfa: Dfa; of: Int32Array; runLimit: number | null; graph: Graph }> &
+  Readonly<{ lengths: readonly number[]; pool: readonly number[]; rows?: readonly (readonly bigint[])[] }>;
 
-/** Counted by the engine (`engine`) or on the automaton (`walk`); `work` in units, the largest
- * request's draws included. */
-export type PatternPlan = Readonly<{ length: number; count: bigint; bits: number; sampler: Sampler; work: number }> & {
-  readonly engine: SpecPlan | null;
-  readonly walk: Walk | null;
-};
+/** Counted by the engine or on the automaton (`walk`); `work` in units, the largest request's draws included. */
+export type PatternPlan = Readonly<{ length: number; count: bigint; bits: number; sampler: Sampler; work: number }> &
+  Readonly<{ engine: SpecPlan | null; walk: Walk | null }>;
 
 /** Tests force a sampler or a method: each is exact and uniform, only the cost differs. */
 export type PatternPlanOptions = Readonly<{ sampler?: Sampler; method?: 'engine' | 'automaton'; budget?: number }>;
@@ -80,7 +67,7 @@ function plan(text: string, length: number | undefined, o: PatternPlanOptions): 
   // Over the budget as the engine's spec, the automaton is priced on its own and may fit.
   if (spec === 'empty' || engine?.kind === 'empty' || !walk().lengths.includes(L)) return noPassword(L, walk);
   const { graph } = walk();
-  // (E23) Priced before any BigInt operation: a unit per operation, weighted by the size of the
+  // (P5) Priced before any BigInt operation: a unit per operation, weighted by the size of the
   // numbers (docs/engine.md, The pattern's cost).
   const size = 1 + (L * Math.log2(SYMBOLS)) / 1024;
   meter.charge((2 * graph.edges.flat().length + graph.edges.length) * L * size);
@@ -109,15 +96,11 @@ function chooseLength(lengths: readonly number[]): number {
   const far = (n: number) => Math.abs(n - DEFAULT_PATTERN_LENGTH) - n / 1024;
   const served = lengths.filter((n) => n >= SHORTEST);
   if (served.length > 0) return served.reduce((a, b) => (far(b) < far(a) ? b : a));
-  return refuse(
-    lengths.length === 0
-      ? NONE
-      : `admits no length from ${SHORTEST} to ${MAX_LENGTH}; it admits lengths ${ranges(lengths)}`,
-  );
+  const some = `admits no length from ${SHORTEST} to ${MAX_LENGTH}; it admits lengths ${ranges(lengths)}`;
+  return refuse(lengths.length === 0 ? NONE : some);
 }
 
-/** The refusal of a length the pattern does not admit, with those it does when the automaton that
- * finds them fits the budget. */
+/** The refusal of a length the pattern does not admit, with those it admits if the budget allows. */
 function noPassword(L: number, walk: () => Walk): never {
   let admits = '';
   try {
@@ -128,14 +111,14 @@ function noPassword(L: number, walk: () => Walk): never {
   return refuse(admits === '; it admits lengths ' ? NONE : `matches no password of length ${L}${admits}`);
 }
 
-/** (E23) N_0(s) = [s final]; N_t(s) = the sum over the edges e of s of w_e N_(t-1)(to_e). */
+/** (P5) N_0(s) = [s final]; N_t(s) = the sum over the edges e of s of w_e N_(t-1)(to_e). */
 function countRows(g: Graph, L: number): bigint[][] {
   const rows: bigint[][] = [g.final.map((f) => (f ? 1n : 0n))];
   for (let t = 1; t <= L; t++) rows.push(g.edges.map((out) => out.reduce((n, e) => n + e.w * rows[t - 1][e.to], 0n)));
   return rows;
 }
 
-/** (E24) The string of rank r below N_L(start): at each place the edges in order, each worth
+/** (P6) The string of rank r below N_L(start): at each place the edges in order, each worth
  * w_e N_(t-1)(to_e); r falls in one, whose symbol is the quotient by N_(t-1)(to_e), and the
  * remainder is carried on. A bijection from [0, N_L(start)) onto the strings counted. */
 function unrank({ graph, rows = [] }: Walk, L: number, r: bigint): number[] {
@@ -168,7 +151,7 @@ export function accepts({ dfa, of, runLimit }: Walk, codes: readonly number[]): 
   return q >= 0 && dfa.accept[q] === 1;
 }
 
-/** The password of rank r below the count, for an exact plan: (E24), or (E18) for the engine's spec. */
+/** The password of rank r below the count, for an exact plan: (P6), or (E18) for the engine's spec. */
 export function valueAt(plan: PatternPlan, r: bigint): string {
   const counted = plan.engine?.counted;
   const codes = counted ? unrankSpec(counted, r) : unrank(plan.walk as Walk, plan.length, r).map((c) => c + FIRST);

@@ -1,5 +1,5 @@
-/** The pattern's top level as a formula over automata (E19), its run limit and length window
- * (E25), and the common shape as the engine's spec (E26); docs/engine.md, The pattern. @module */
+/** The pattern's top level as a formula over automata (P1), its run limit and length window
+ * (P7), and the common shape as the engine's spec (P8); docs/engine.md, The pattern. @module */
 import { MAX_SETS, type EngineSpec } from '../engine.ts';
 import { FIRST, MAX_LENGTH, refuse, SYMBOLS, type Node, type Parsed, type Symbols } from './parse.ts';
 
@@ -8,7 +8,7 @@ export type Formula =
   number | { readonly not: Formula } | { readonly and: readonly Formula[] } | { readonly or: readonly Formula[] };
 
 /** The automata (a body, or a lookahead's content then anything; `looks` holds the content, null
- * for a body), the formula, the idiom's run limit, and (E25) the lengths the body allows, with its
+ * for a body), the formula, the idiom's run limit, and (P7) the lengths the body allows, with its
  * items and the counted class (now a star) at `at`. */
 export type Shape = Readonly<{ components: readonly Node[]; looks: readonly (Node | null)[]; formula: Formula }> &
   Readonly<{ runLimit: number | null; window: readonly [number, number]; counted: Counted | null }>;
@@ -67,7 +67,7 @@ export function shapeOf({ root, names }: Parsed): Shape {
     runLimit = Math.min(runLimit ?? k, k);
     return { and: [] };
   };
-  // (E19) What the items match when nothing has been consumed before them: the lookaheads in
+  // (P1) What the items match when nothing has been consumed before them: the lookaheads in
   // front, and the rest as one body; an alternation whose branches begin with lookaheads is
   // distributed over the rest (or, when its branches are lookaheads only, kept as one condition).
   const conj = (items: readonly Node[], body: boolean, underOr: boolean): Formula => {
@@ -94,7 +94,7 @@ export function shapeOf({ root, names }: Parsed): Shape {
   const x = at >= 0 && fixed.lastIndexOf(null) <= at ? single(items[at]) : null;
   if (x?.k !== 'rep' || single(x.node).k !== 'set')
     return { components, looks, formula, runLimit, window: [0, MAX_LENGTH], counted: null };
-  // (E25) One counted class amid fixed-length items: its count is the length less theirs, so the
+  // (P7) One counted class amid fixed-length items: its count is the length less theirs, so the
   // automaton takes it as a star and the lengths are kept apart.
   const c = fixed.reduce((a: number, b, i) => a + (i === at ? 0 : (b ?? 0)), 0);
   const starred = items.map((y, i) => (i === at ? { ...x, min: 0, max: Infinity } : y));
@@ -156,7 +156,7 @@ function contains(n: Node | null): Hit | null {
 }
 
 /**
- * (E26) The common shape as the engine's spec at length L: lookaheads `(?=.*S)` (a set of minimum
+ * (P8) The common shape as the engine's spec at length L: lookaheads `(?=.*S)` (a set of minimum
  * 1, or k for `(?=(?:.*S){k})`), `(?!.*S)` (S left out), every k of M such sets as an alternation
  * of their conjunctions (minSets), the no-repeat idiom (maxRepeating), and a body of one counted
  * class, maybe after a first and before a last class within it. 'empty' when no string of length
