@@ -7,14 +7,14 @@ import { misplaced, span, type Formula } from './shape.ts';
 /** The most states a DFA may have (the graph: four times as many; an NFA: ten times). */
 export const MAX_STATES = 4096;
 
-/** Each step charged below weighs STEP units of the engine's budget, so that a plan at the budget
- * costs what the engine's does (bench/engine.ts, section 4: a pattern at the budget). */
+/** Each step charged below weighs STEP units of the engine's budget (a BigInt operation weighs 1),
+ * so that a plan at the budget costs what the engine's does (bench/engine.ts, section 5). */
 const STEP = 10;
 
 /** Work units spent so far against the budget; over it, a refusal. */
 export function meterOf(budget: number) {
   const over = `takes more than the budget of ${budget} work units to plan; simplify it or shorten the length`;
-  const m = { work: 0, charge: (n: number): void => ((m.work += STEP * n) > budget ? refuse(over) : undefined) };
+  const m = { work: 0, charge: (n: number, unit = STEP) => ((m.work += unit * n) > budget ? refuse(over) : undefined) };
   return m;
 }
 export type Meter = ReturnType<typeof meterOf>;
@@ -105,7 +105,7 @@ function componentDfa(node: Node, of: Int32Array, M: number, meter: Meter): Dfa 
     const seeds: number[][] = Array.from({ length: M }, () => []);
     for (const v of sets[q])
       if (v % 2 === 0) for (const e of n.chars[v >> 1]) for (const m of e.ms) seeds[m].push(2 * e.to);
-    meter.charge(M + sets[q].length);
+    meter.charge(M * (sets[q].length + 1));
     const known = new Map<string, number>();
     for (const list of seeds) {
       const key = list.join();
@@ -212,7 +212,7 @@ export function graphOf(d: Dfa, symbols: readonly number[][], limit: number | nu
       if (t >= 0 && limit !== null && n === m && r < limit) add(node(t, n, r + 1), 1, 2, []);
     });
     edges.push(out);
-    meter.charge(M + 2);
+    meter.charge(8 * M + 16);
   }
   return { start: keys.length > 0 ? 0 : -1, final: keys.map((k) => d.accept[stateOf(k)] === 1), edges };
 }
@@ -224,7 +224,7 @@ export function lengthsOf(g: Graph, meter: Meter): number[] {
   for (let t = 1; t <= MAX_LENGTH; t++) {
     cur = new Set([...cur].flatMap((s) => g.edges[s].map((e) => e.to)));
     if ([...cur].some((s) => g.final[s])) lengths.push(t);
-    meter.charge(2 * cur.size + 1);
+    meter.charge(6 * cur.size + 3);
   }
   return lengths;
 }

@@ -70,13 +70,13 @@ function plan(text: string, length: number | undefined, o: PatternPlanOptions): 
   // (P5) Priced before any BigInt operation: a unit per operation, weighted by the size of the
   // numbers (docs/engine.md, The pattern's cost).
   const size = 1 + (L * Math.log2(SYMBOLS)) / 1024;
-  meter.charge((2 * graph.edges.flat().length + graph.edges.length) * L * size);
+  meter.charge((2 * graph.edges.flat().length + graph.edges.length) * L * size, 1);
   const rows = countRows(graph, L);
   const count = rows[L][graph.start];
   const kept = 2 ** (log2BigInt(count) - L * Math.log2(walk().pool.length));
   if ((o.sampler ?? (kept >= REJECTION_ACCEPTANCE ? 'rejection' : 'exact')) === 'rejection')
     return done(count, 'rejection', null, walk());
-  meter.charge(MOST_DRAWS * L * (3 * Math.max(...graph.edges.map((e) => e.length)) + 2) * size);
+  meter.charge(MOST_DRAWS * L * (3 * Math.max(...graph.edges.map((e) => e.length)) + 2) * size, 1);
   return done(count, 'exact', null, { ...walk(), rows });
 }
 
