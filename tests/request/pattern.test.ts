@@ -13,6 +13,7 @@ import { planPatternRequest } from '../../lib/request/pattern.ts';
 import { planPattern, isPatternPlan } from '../../lib/core/pattern/index.ts';
 import { responseSchema } from '../../lib/generated/schema.generated.ts';
 import { mapStore } from '../helpers/map-store.ts';
+import { firstFailure, judgePolicies, policySetOf } from '../../lib/policies/policies.ts';
 import { seededRandom } from '../helpers/seeded.ts';
 
 const validResponse = new Ajv2020({ strict: true, allErrors: true }).compile(responseSchema);
@@ -83,6 +84,28 @@ describe('options.pattern through generate() (issue 43)', () => {
     const r = generate({ mode: 'password', minBits: 64, options: { pattern: '\\d{12}' } });
     assert.equal(r.status, 400);
     assert.match((r.body as { error: string }).error, /39\.86 bits/);
+  });
+
+  it('a named policy may use it: judged at load like any request, then served by its name', () => {
+    const pattern = '(?=.*\\d)(?=.*[A-Z])[A-Za-z0-9]{16}';
+    const file = JSON.stringify({ policies: { corp: { mode: 'password', options: { pattern } } } });
+    const verdict = judgePolicies(file, 64);
+    assert.equal(firstFailure(verdict), null);
+    const r = generate({ mode: 'password', policy: 'corp', count: 3 }, seededRandom(1), {
+      policies: policySetOf(verdict),
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const body = r.body as unknown as Body;
+    assert.equal(body.metadata.policy, 'corp');
+    for (const { value } of body.results) assert.ok(new RegExp(`^(?:${pattern})$`, 'v').test(value), value);
+    const refused = judgePolicies(
+      JSON.stringify({ policies: { bad: { mode: 'password', options: { pattern: '[a-z' } } } }),
+      0,
+    );
+    assert.match(
+      firstFailure(refused) ?? '',
+      /policy "bad", field options\.pattern: options\.pattern is not a valid HTML pattern/,
+    );
   });
 
   it('plans are kept by the text and length asked: the store serves the second request', () => {
