@@ -1,5 +1,5 @@
 /**
- * `node --import tsx bench/engine.ts [--quick]`: what a plan costs (docs/engine.md, The work budget;
+ * `node --import tsx bench/engine.ts [--quick]`, or section `engine` of `npm run bench`: what a plan costs (docs/engine.md, The work budget;
  * docs/benchmark.md, The engine). Each planner is bundled by esbuild from its own sources, the same
  * way (no names kept): this checkout's lib/, and the planner of 2fb3ee0 (the last before the exact
  * engine) from git, so both run as built code in one process.
@@ -110,8 +110,26 @@ function familyMember(below: (n: number) => number): Record<string, unknown> {
 const FEDEX =
   'minlength: 8; max-consecutive: 3; required: lower; required: upper; required: digit; allowed: [-!@#$%^&*_+=`|(){}[:;,.?]];';
 
-async function main(): Promise<void> {
-  const quick = process.argv.includes('--quick');
+/** What the section measured (CPU milliseconds), for bench/run.ts's table and targets. */
+export interface EngineResult {
+  readonly requests: readonly { readonly name: string; readonly nowMs: number; readonly oldMs: number | null }[];
+  readonly corpus: { readonly nowMs: number; readonly oldMs: number };
+  readonly atBudget: { readonly work: number; readonly options: object; readonly ms: number };
+  readonly family: {
+    readonly members: number;
+    readonly served: number;
+    readonly refused: number;
+    readonly servedShare: number;
+    readonly medianMs: number;
+    readonly p99Ms: number;
+    readonly worstMs: number;
+    readonly costliest: { readonly work: number; readonly ms: number };
+    readonly refusals: readonly string[];
+  };
+}
+
+/** The section, its lines written to `print` as they are measured. */
+export async function runEngine(quick: boolean, print: (line: string) => void = console.log): Promise<EngineResult> {
   const dir = mkdtempSync(join(tmpdir(), 'engine-bench-'));
   try {
     const oldRoot = join(dir, 'old');
@@ -134,7 +152,8 @@ async function main(): Promise<void> {
       ],
       ['fedex.com at 128', FEDEX, 128, true],
     ];
-    console.log('1. requests, each planned afresh: CPU ms per plan (least of batches)');
+    print('1. requests, each planned afresh: CPU ms per plan (least of batches)');
+    const rows: EngineResult['requests'][number][] = [];
     for (const [name, options, length, withOld] of requests) {
       const call = (p: Planner) =>
         typeof options === 'string'
@@ -142,7 +161,8 @@ async function main(): Promise<void> {
           : () => p.planPassword(p.withPasswordOptionsDefaults(options));
       const fns = withOld ? [call(now), call(old)] : [call(now)];
       const [t, o] = paired(fns, quick ? 3 : 12, quick ? 30 : 100);
-      console.log(
+      rows.push({ name, nowMs: t, oldMs: o ?? null });
+      print(
         `   ${name.padEnd(42)} now ${t.toFixed(3)} ms` +
           (o === undefined ? '   2fb3ee0 -' : `   2fb3ee0 ${o.toFixed(3)} ms   ratio ${(t / o).toFixed(2)}`),
       );
@@ -161,7 +181,7 @@ async function main(): Promise<void> {
       return plans;
     };
     const [ct, co] = paired([corpusTotal(now), corpusTotal(old)], quick ? 1 : 3, 0);
-    console.log(
+    print(
       `2. corpus, every rule at every length it allows: now ${ct.toFixed(0)} ms, 2fb3ee0 ${co.toFixed(0)} ms, ratio ${(ct / co).toFixed(2)}`,
     );
     const workOf = (options: object) => {
@@ -180,7 +200,7 @@ async function main(): Promise<void> {
       atBudget();
       budgetMs = Math.min(budgetMs, cpuMs() - t0);
     }
-    console.log(
+    print(
       `3. a plan at the budget (${costliest.work} work units): ${JSON.stringify(costliest.options)}: ${budgetMs.toFixed(1)} ms to plan and draw 20`,
     );
     const random = seededRandom(2026);
@@ -189,12 +209,15 @@ async function main(): Promise<void> {
     let served = 0;
     let refused = 0;
     const refusals: string[] = [];
+    // The member served with the most work units: nearer the budget than the search of section 3
+    // may reach, which climbs one change at a time from the defaults.
+    let costliestMember = { work: 0, ms: 0 };
     const members = quick ? 200 : 1000;
     for (let i = 0; i < members; i++) {
       const options = now.withPasswordOptionsDefaults(familyMember(below));
       // The lesser of two fresh plans: a garbage collection landing in one is not the plan's cost.
       let t = Infinity;
-      let plan: { error?: string } = {};
+      let plan: { error?: string; work?: number } = {};
       for (let k = 0; k < 2; k++) {
         const t0 = cpuMs();
         plan = now.planPassword(options);
@@ -203,24 +226,45 @@ async function main(): Promise<void> {
       if (plan.error === undefined) {
         served++;
         times.push(t);
+        if ((plan.work ?? 0) > costliestMember.work) costliestMember = { work: plan.work ?? 0, ms: t };
       } else if (/budget/.test(plan.error)) {
         refused++;
         if (refusals.length < 5) refusals.push(JSON.stringify(options));
       }
     }
     times.sort((a, b) => a - b);
-    console.log(
-      `4. family: ${members} seeded members, ${served} served, ${refused} over the budget (${((100 * served) / (served + refused)).toFixed(1)} % served); plan ms median ${times[times.length >> 1].toFixed(3)}, p99 ${times[Math.floor(times.length * 0.99)].toFixed(2)}, worst ${times[times.length - 1].toFixed(2)}`,
+    const family = {
+      members,
+      served,
+      refused,
+      servedShare: served / (served + refused),
+      medianMs: times[times.length >> 1],
+      p99Ms: times[Math.floor(times.length * 0.99)],
+      worstMs: times[times.length - 1],
+      costliest: costliestMember,
+      refusals,
+    };
+    print(
+      `4. family: ${members} seeded members, ${served} served, ${refused} over the budget (${(100 * family.servedShare).toFixed(1)} % served); plan ms median ${family.medianMs.toFixed(3)}, p99 ${family.p99Ms.toFixed(2)}, worst ${family.worstMs.toFixed(2)}`,
     );
-    for (const r of refusals) console.log(`   refused: ${r}`);
-    patterns(now, random20);
+    print(
+      `   the member served with the most work: ${costliestMember.work} units, ${costliestMember.ms.toFixed(2)} ms`,
+    );
+    for (const r of refusals) print(`   refused: ${r}`);
+    patterns(now, random20, print);
+    return {
+      requests: rows,
+      corpus: { nowMs: ct, oldMs: co },
+      atBudget: { work: costliest.work, options: costliest.options, ms: budgetMs },
+      family,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /** Section 5: the real regexes, and a pattern at the budget and one step over it. */
-function patterns(now: Planner, random: object): void {
+function patterns(now: Planner, random: object, print: (line: string) => void): void {
   const plan = now.planPattern as NonNullable<Planner['planPattern']>;
   const draw = now.drawPattern as NonNullable<Planner['drawPattern']>;
   const least = (f: () => unknown) => {
@@ -242,7 +286,7 @@ function patterns(now: Planner, random: object): void {
     pattern: string;
   }[];
   const times = real.map((r) => [least(() => served(r.pattern)), r.id] as const).sort((a, b) => b[0] - a[0]);
-  console.log(`5. patterns: the worst real regex ${times[0][1]}, ${times[0][0].toFixed(1)} ms to plan and draw 20`);
+  print(`5. patterns: the worst real regex ${times[0][1]}, ${times[0][0].toFixed(1)} ms to plan and draw 20`);
   const words = ['abc', 'bcd', 'cde', 'def', 'efg', 'fgh', 'ghi', 'hij'];
   const text = (k: number) =>
     `${words
@@ -257,13 +301,13 @@ function patterns(now: Planner, random: object): void {
     }
   const over = [best.k + 1, best.k + 2, words.length].find((k) => plan(text(k), best.length).error !== undefined);
   const atBudget = least(() => served(text(best.k), best.length));
-  console.log(
+  print(
     `   at the budget: ${text(best.k)} at ${best.length} (${best.work} work units): ${atBudget.toFixed(1)} ms to plan and draw 20`,
   );
   if (over !== undefined) {
     const refused = least(() => plan(text(over), best.length));
-    console.log(`   over it: ${text(over)} at ${best.length}, refused in ${refused.toFixed(1)} ms`);
+    print(`   over it: ${text(over)} at ${best.length}, refused in ${refused.toFixed(1)} ms`);
   }
 }
 
-await main();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runEngine(process.argv.includes('--quick'));

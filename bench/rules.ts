@@ -56,7 +56,7 @@ function corpusTimes(): void {
       const planMs = performance.now() - t;
       if (!isRulesPlan(p)) continue;
       t = performance.now();
-      for (let i = 0; i < 10; i++) generateRulesPasswords(p, defaultRandom, 1)[0];
+      for (let i = 0; i < 10; i++) generateRulesPasswords(p, defaultRandom, 1);
       const sampleMs = (performance.now() - t) / 10;
       if (pass === 1) {
         times.parse.push(parseMs);
@@ -81,7 +81,7 @@ function perPassword(plans: RulesPlan[], batches: number, perBatch: number): num
   for (let b = 0; b < batches; b++) {
     plans.forEach((p, i) => {
       const t = performance.now();
-      for (let n = 0; n < perBatch; n++) generateRulesPasswords(p, defaultRandom, 1)[0];
+      for (let n = 0; n < perBatch; n++) generateRulesPasswords(p, defaultRandom, 1);
       samples[i].push((performance.now() - t) / perBatch);
     });
   }
@@ -177,7 +177,7 @@ function sequencePlans(): void {
       p = plan(text, length);
     });
     const sampleMs = cpuMs(() => {
-      for (let i = 0; i < 20; i++) generateRulesPasswords(p!, defaultRandom, 1)[0];
+      for (let i = 0; i < 20; i++) generateRulesPasswords(p!, defaultRandom, 1);
     });
     console.log(
       `   ${text.slice(0, 60).padEnd(60)} ${String(length).padStart(4)}: plan ${planMs.toFixed(1)} ms, ${p!.sampler}, one password ${us(sampleMs / 20)}`,

@@ -4,7 +4,7 @@
  *
  *   npm run bench                  full run (~8 min on 2 cores)
  *   npm run bench -- --quick       smoke run (2 rounds, short durations, 2,000 clients; writes quick.json)
- *   npm run bench -- --only=inprocess,sizes   some sections only (inprocess, http, startup, clients, sizes, metrics)
+ *   npm run bench -- --only=inprocess,sizes   some sections only (inprocess, http, startup, clients, sizes, metrics, engine)
  *   other flags: --rounds=N --duration=SEC --clients=N --no-build --out=PATH
  *   --scenarios=count1-c32,count20-c32   some HTTP scenarios only (bench/http.ts, SCENARIOS)
  * @module
@@ -24,6 +24,7 @@ import {
   type LoadTool,
   type ScenarioResult,
 } from './http.ts';
+import { runEngine, type EngineResult } from './engine.ts';
 import { runInProcess, type Core, type WorkloadResult } from './inprocess.ts';
 import { runMetrics, type MetricsResult } from './metrics.ts';
 import { HAS_TASKSET, pinSelf, REAL_SERVER, ROOT } from './procs.ts';
@@ -31,7 +32,7 @@ import { BEFORE_WORD_LISTS, runSizes, type SizesResult } from './sizes.ts';
 import { runStartup, type StartupResult } from './startup.ts';
 import { formatCount, formatRatio, targetMet, type Comparison, type Summary } from './stats.ts';
 
-const SECTIONS = ['inprocess', 'http', 'startup', 'clients', 'sizes', 'metrics'] as const;
+const SECTIONS = ['inprocess', 'http', 'startup', 'clients', 'sizes', 'metrics', 'engine'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Options {
@@ -130,7 +131,7 @@ interface TargetResult {
   readonly target: string;
   readonly comparison: Comparison;
   readonly bound: number;
-  readonly unit: 'x' | 'MB' | 'B';
+  readonly unit: 'x' | 'MB' | 'B' | 'ms' | '%';
   readonly median: number;
   readonly min: number;
   readonly max: number;
@@ -142,7 +143,7 @@ function target(
   comparison: Comparison,
   bound: number,
   s: Summary,
-  unit: 'x' | 'MB' | 'B' = 'x',
+  unit: TargetResult['unit'] = 'x',
 ): TargetResult {
   return {
     target: name,
@@ -326,7 +327,7 @@ function printTargets(targets: readonly TargetResult[]): string {
     const fig =
       t.unit === 'x'
         ? formatRatio({ median: t.median, min: t.min, max: t.max, n: 0 })
-        : `${t.median.toFixed(1)} ${t.unit}`;
+        : `${t.unit === 'ms' ? t.median.toPrecision(3) : t.median.toFixed(1)} ${t.unit}`;
     rows.push([
       t.target,
       `${t.comparison} ${t.bound}${t.unit === 'x' ? 'x' : ` ${t.unit}`}`,
@@ -335,6 +336,23 @@ function printTargets(targets: readonly TargetResult[]): string {
     ]);
   }
   return table(rows);
+}
+
+/** The engine issue's targets: absolute CPU times on this machine where the issue gives them,
+ * ratios against the old planner where it had the same spec. */
+function engineTargets(r: EngineResult, targets: TargetResult[]): void {
+  const one = (v: number): Summary => ({ median: v, min: v, max: v, n: 1 });
+  const ms = (name: string) => r.requests.find((q) => q.name === name)!;
+  targets.push(target('engine: default options, one plan', '<=', 0.1, one(ms('default options').nowMs), 'ms'));
+  targets.push(target('engine: length 128 with symbols', '<=', 0.5, one(ms('length 128 with symbols').nowMs), 'ms'));
+  const four = ms('four classes, each at least 4, length 32');
+  targets.push(target('engine: four classes each at least 4, length 32', '<=', 10, one(four.nowMs), 'ms'));
+  const fedex = ms('fedex.com at 128');
+  targets.push(target('engine: fedex.com at 128 vs 2fb3ee0', '<=', 1, one(fedex.nowMs / (fedex.oldMs ?? NaN))));
+  targets.push(target('engine: the corpus at every length vs 2fb3ee0', '<=', 1, one(r.corpus.nowMs / r.corpus.oldMs)));
+  targets.push(target('engine: a plan at the budget, drawn 20 times', '<=', 25, one(r.atBudget.ms), 'ms'));
+  targets.push(target('engine: the family served', '>=', 99, one(100 * r.family.servedShare), '%'));
+  targets.push(target("engine: the family's slowest plan", '<=', 25, one(r.family.worstMs), 'ms'));
 }
 
 // --- main --------------------------------------------------------------------------------
@@ -464,6 +482,17 @@ async function main(): Promise<void> {
     );
     targets.push(target('metrics on vs off, count=1 c=32 req/s', '>=', 0.97, r.ratios.rps));
     targets.push(target('metrics on vs off, count=1 c=32 CPU per request', '<=', 1.03, r.ratios.cpuPerRequest));
+  }
+  if (options.only.has('engine')) {
+    log('the engine against the planner of 2fb3ee0 ...');
+    const lines: string[] = [];
+    const r = await runEngine(options.quick, (line) => {
+      lines.push(line);
+      log(line);
+    });
+    report.engine = r;
+    printed.push(`7. The engine: plans in process, CPU time (bench/engine.ts)\n${lines.join('\n')}`);
+    engineTargets(r, targets);
   }
   if (options.only.has('sizes')) {
     const r = runSizes();

@@ -106,9 +106,9 @@ const POLICIES = servedPolicies();
 
 /**
  * The page's plans, so that generating again with the same options only draws (planning counts
- * the options exactly, which takes up to a few milliseconds): at most 32, each at most 1 MB by
- * the core's estimate, the oldest dropped first. Plans hold no generated value, only counts and
- * the options' characters.
+ * the options exactly, up to the work budget: docs/engine.md, Cost and the work budget): at most
+ * 32, each at most 1 MB by the core's estimate, the oldest dropped first. Plans hold no generated
+ * value, only counts and the options' characters.
  */
 function pagePlans(): PlanStore {
   const plans = new Map<string, object>();

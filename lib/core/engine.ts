@@ -554,30 +554,45 @@ function startRows(type: PieceType, D: number, one: boolean): bigint[][] {
 function stepRows(rec: Recurrence, row: Rows, type: PieceType, t: number, jin: readonly bigint[]): bigint[][] {
   const { D } = rec;
   const n = type.size;
-  const [kj, kr, ku, kd] = [0, 1, 2, 3].map(() => new Array<bigint>(n * D));
+  const [kj, kr, ku, kd] = [
+    new Array<bigint>(n * D),
+    new Array<bigint>(n * D),
+    new Array<bigint>(n * D),
+    new Array<bigint>(n * D),
+  ];
   const powers = rec.powers(type.weight);
   const one = powers[1];
   const previous = row.K[JUMP][t - 1];
   const mr = Math.min(rec.R - 1, t);
-  const [repeats, repeatsBefore, ups] = [row.repeats[t - 1], row.repeats[t - 1 - mr], row.ups[t - 1]];
+  const repeats = row.repeats[t - 1];
+  const repeatsBefore = row.repeats[t - 1 - mr];
+  const ups = row.ups[t - 1];
+  const pr = powers[mr + 1];
   for (let x = 0; x < (n + 1) >> 1; x++) {
     const y = n - 1 - x;
     const mu = Math.min(rec.S - 1, t, n - 1 - x);
     const md = Math.min(rec.S - 1, t, x);
-    const [upsBefore, downsBefore] = [row.ups[t - 1 - mu], row.ups[t - 1 - md]];
+    const upsBefore = row.ups[t - 1 - mu];
+    const downsBefore = row.ups[t - 1 - md];
+    const [pu, pd] = [powers[mu + 1], powers[md + 1]];
     for (let f = 0; f < D; f++) {
       const g = one[f];
-      let [all, r, u, d] = [jin[f], 0n, 0n, 0n];
+      // Plain declarations, not a destructured array: this loop is the count's hot path.
+      let all = jin[f];
+      let r = 0n;
+      let u = 0n;
+      let d = 0n;
       if (g >= 0) {
         // (E8) The runs of 1..m more repeats, steps up and steps down: two terms of running sums.
-        const [pr, pu, pd] = [powers[mr + 1][f], powers[mu + 1][f], powers[md + 1][f]];
         if (mr > 0 && repeats !== undefined)
-          r = repeats[x * D + g] - (repeatsBefore && pr >= 0 ? repeatsBefore[x * D + pr] : 0n);
+          r = repeats[x * D + g] - (repeatsBefore && pr[f] >= 0 ? repeatsBefore[x * D + pr[f]] : 0n);
         if (mu > 0 && ups !== undefined)
-          u = ups[(x + 1) * D + g] - (upsBefore && pu >= 0 && x + 1 + mu < n ? upsBefore[(x + 1 + mu) * D + pu] : 0n);
+          u =
+            ups[(x + 1) * D + g] -
+            (upsBefore && pu[f] >= 0 && x + 1 + mu < n ? upsBefore[(x + 1 + mu) * D + pu[f]] : 0n);
         // A down-run from x is the mirror of an up-run from y (E9): its sums are the ups'.
         if (md > 0 && ups !== undefined)
-          d = ups[(n - x) * D + g] - (downsBefore && pd >= 0 && md < x ? downsBefore[(n - x + md) * D + pd] : 0n);
+          d = ups[(n - x) * D + g] - (downsBefore && pd[f] >= 0 && md < x ? downsBefore[(n - x + md) * D + pd[f]] : 0n);
         // (E7) The jumps: all of J but the code itself and its neighbours in the piece.
         all -=
           previous[x * D + g] + (x > 0 ? previous[(x - 1) * D + g] : 0n) + (x < n - 1 ? previous[(x + 1) * D + g] : 0n);
@@ -715,7 +730,8 @@ function bySeries(m: Compiled, shape: Shape, kernels: (size: number) => bigint[]
   const add = (acc: bigint[], h: readonly (readonly bigint[])[], src: readonly bigint[][] | null, base: number) => {
     for (let i = 0; i < weights.length; i++) {
       for (let j = src === null ? base : 0; j <= Math.min(base, reach[i]); j++) {
-        const [c, p] = [h[i][j], by[i][j + 1]];
+        const c = h[i][j];
+        const p = by[i][j + 1];
         if (c === 0n) continue;
         const v = src === null ? null : src[base - j];
         for (let f = 0; f < D; f++) {

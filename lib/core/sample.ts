@@ -36,7 +36,7 @@ export const REJECTION_ACCEPTANCE = 1 / 32;
  * not depend on the machine's load. What a plan at the budget costs in time: docs/engine.md, The
  * work budget.
  */
-export const PLAN_WORK_BUDGET = 1_000_000;
+export const PLAN_WORK_BUDGET = 700_000;
 
 /** The most values one request draws from a plan: the request schema's `count` maximum. */
 const MOST_DRAWS: number = requestSchema.properties.count.maximum;

@@ -181,7 +181,11 @@ describe('generatePassword', () => {
       const words = seededWords(7);
       const p = plan({ length });
       for (let i = 0; i < 20; i++)
-        assert.equal(generatePasswords(p, rng, 1)[0], decodeWords(POOL_62, length, words, hasAll), `length ${length}, #${i}`);
+        assert.equal(
+          generatePasswords(p, rng, 1)[0],
+          decodeWords(POOL_62, length, words, hasAll),
+          `length ${length}, #${i}`,
+        );
     }
   });
 

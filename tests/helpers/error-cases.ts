@@ -501,7 +501,7 @@ export const ERROR_CASES: readonly ErrorCase[] = [
     name: 'pattern over the work budget',
     input: pw({ pattern: '(?!.*abc)(?!.*bcd)(?!.*cde)(?!.*def)(?!.*efg)(?!.*fgh)[a-z0-9]+', length: 128 }),
     expected: patternError(
-      'options.pattern takes more than the budget of 1000000 work units to plan; simplify it or shorten the length',
+      'options.pattern takes more than the budget of 700000 work units to plan; simplify it or shorten the length',
     ),
   },
   // minBits: the schema's bounds, then the floor decided from the options' exact bits.

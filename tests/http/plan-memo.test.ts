@@ -10,12 +10,12 @@ import { PLAN_MEMO_BYTES, PlanMemo } from '../../lib/http/plan-memo.ts';
 describe('T4: the plan memo', () => {
   it('T4: one client cycling costly rules, each requested as often as the other client asks for its own, does not flush that plan', () => {
     // A digit and a letter required among digits and lower-case letters, no character repeated or
-    // next to its neighbour, 64 long: rejection would keep about 1 draw in 10^5, so each plan holds
-    // the exact sampler's tables (about 1 MB by the memo's estimate): twenty of them are more than
-    // the memo's 16 MB (PLAN_MEMO_BYTES).
+    // next to its neighbour, 60 long: rejection would keep about 1 draw in 200 (it needs 1 in 32),
+    // so each plan holds the exact sampler's tables (about 1 MB by the memo's estimate): twenty of
+    // them are more than the memo's 16 MB (PLAN_MEMO_BYTES).
     const costly = (c: string) => ({
       text: `allowed: digit, lower; required: [1]; required: [${c}]; max-consecutive: 1`,
-      length: 64,
+      length: 60,
     });
     const memo = new PlanMemo();
     const mine = costly('a');

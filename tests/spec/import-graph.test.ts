@@ -125,8 +125,17 @@ describe('the import graph of lib/', () => {
     assert.deepEqual(bypassing, []);
     const lines = [...graph.keys()]
       .filter((f) => folderOf(f) === 'core')
-      .reduce((n, f) => n + readFileSync(join(ROOT, f), 'utf8').split('\n').filter((l) => l.trim() !== '').length, 0);
-    console.log(`lib/core: ${[...graph.keys()].filter((f) => folderOf(f) === 'core').length} modules, ${lines} non-blank lines`);
+      .reduce(
+        (n, f) =>
+          n +
+          readFileSync(join(ROOT, f), 'utf8')
+            .split('\n')
+            .filter((l) => l.trim() !== '').length,
+        0,
+      );
+    console.log(
+      `lib/core: ${[...graph.keys()].filter((f) => folderOf(f) === 'core').length} modules, ${lines} non-blank lines`,
+    );
   });
 
   it('the checker finds a cycle, and reads every form of import', () => {

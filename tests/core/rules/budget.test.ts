@@ -101,6 +101,30 @@ function retained(make: () => unknown): { value: unknown; bytes: number } {
   return { value, bytes: process.memoryUsage().heapUsed - before };
 }
 
+describe('U1: an exact plan is priced with the draws of the largest request', () => {
+  // The review's rule: eight required symbols under max-sequential 1 at 128. Before, its plan was
+  // priced by its tables alone (480,256 units) and served, and each of a count=20 request's draws
+  // walked 128 places over up to 256 subsets of the required sets, unpriced.
+  const eightSymbols = `allowed: lower, upper, digit; ${[...'!#$%&*+-'].map((c) => `required: [${c}]`).join('; ')}; max-sequential: 1`;
+
+  it("U1: the review's rule at 128 is a 400 naming options.passwordRules, its draws priced over the budget", () => {
+    const r = generate({ mode: 'password', count: 20, options: { passwordRules: eightSymbols, length: 128 } });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.field, 'options.passwordRules');
+    assert.match(r.body.error, /over the budget of \d+ \(/);
+  });
+
+  it("U1: an exact plan's work is its tables and 20 draws, within the budget", () => {
+    const text = 'allowed: lower, upper, digit, [-!]; required: [b]; required: [e]; required: [j]; max-sequential: 1';
+    const plan = planRulesRequest({ text, length: 28 });
+    assert.ok(isRulesPlan(plan) && plan.sampler === 'exact' && plan.counted !== null);
+    const work = plan.counted.compiled.work;
+    assert.ok(work.draw > 0);
+    assert.equal(plan.work, work.tables + 20 * work.draw);
+    assert.ok(plan.work <= PLAN_WORK_BUDGET);
+  });
+});
+
 describe('planBytes: what the memo counts a plan as', () => {
   it("grows with the sampler's table: a refusal and a rejection plan are small, the exact tables are counted whole", () => {
     const at = (text: string, length: number) => {
@@ -132,9 +156,9 @@ describe('planBytes: what the memo counts a plan as', () => {
       12,
     ],
     [
-      'three required letters among 64 under max-sequential 1 at 32',
+      'three required letters among 64 under max-sequential 1 at 28',
       'allowed: lower, upper, digit, [-!]; required: [b]; required: [e]; required: [j]; max-sequential: 1',
-      32,
+      28,
       3,
     ],
   ] as const) {

@@ -236,7 +236,7 @@ it(`${RUNS.toLocaleString('en')} fuzzed rule strings, directly and through gener
           const parsed = parsePasswordRules(text);
           if (!parsed.ok) return;
           const planned = planPasswordRules(parsed.rule, length);
-          if (isRulesPlan(planned)) generateRulesPasswords(planned, random, 1)[0];
+          if (isRulesPlan(planned)) generateRulesPasswords(planned, random, 1);
         }),
       );
     }
