@@ -14,6 +14,11 @@
  * 4. The realistic family: 1,000 seeded option sets (any classes with exclusions, length 8-128,
  *    class minimums 0-4, minClasses, first and last classes, maxRepeating and maxSequential 2-8 or
  *    absent): the share served and the worst and median plan times (each the lesser of two).
+ * 5. options.pattern (docs/pattern.md): the real regexes of tests/fixtures/pattern/, each planned
+ *    at its default length and drawn from (20 values), the worst of them; and a pattern at the
+ *    budget: the most work units still served among k negative lookaheads (?!.*w) before
+ *    (?=.*\d)[a-z0-9]+ at lengths 8-128, planned and drawn from, and one more lookahead at that
+ *    length, refused over the budget: CPU time of each, the least of 5.
  * Figures are CPU time of this process (process.cpuUsage), so the machine's other work moves
  * them less than wall time; on a loaded machine quote the ratios, not the times.
  * @module
@@ -35,6 +40,8 @@ interface Planner {
   withPasswordOptionsDefaults(o: object): object;
   drawValues?(plan: object, random: object, count: number): string[];
   defaultRandom?: object;
+  planPattern?: (text: string, length?: number) => { work?: number; error?: string };
+  drawPattern?: (plan: object, random: object, count: number) => string[];
 }
 
 const ENTRY = (root: string, current: boolean) => `
@@ -42,7 +49,7 @@ export { planPassword } from '${root}/lib/core/password.ts';
 export { planPasswordRules } from '${root}/lib/core/rules/plan.ts';
 export { parsePasswordRules } from '${root}/lib/core/rules/parse.ts';
 export { withPasswordOptionsDefaults } from '${root}/lib/generated/options.generated.ts';
-${current ? `export { drawValues } from '${root}/lib/core/sample.ts';\nexport { defaultRandom } from '${root}/lib/core/random.ts';` : ''}
+${current ? `export { drawValues } from '${root}/lib/core/sample.ts';\nexport { defaultRandom } from '${root}/lib/core/random.ts';\nexport { planPattern, drawPattern } from '${root}/lib/core/pattern/plan.ts';` : ''}
 `;
 
 /** Bundles one planner from a source tree into dir/name.mjs and imports it. */
@@ -244,6 +251,7 @@ export async function runEngine(quick: boolean, print: (line: string) => void = 
       `   the member served with the most work: ${costliestMember.work} units, ${costliestMember.ms.toFixed(2)} ms`,
     );
     for (const r of refusals) print(`   refused: ${r}`);
+    patterns(now, random20, print);
     return {
       requests: rows,
       corpus: { nowMs: ct, oldMs: co },
@@ -252,6 +260,53 @@ export async function runEngine(quick: boolean, print: (line: string) => void = 
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Section 5: the real regexes, and a pattern at the budget and one step over it. */
+function patterns(now: Planner, random: object, print: (line: string) => void): void {
+  const plan = now.planPattern as NonNullable<Planner['planPattern']>;
+  const draw = now.drawPattern as NonNullable<Planner['drawPattern']>;
+  const least = (f: () => unknown) => {
+    let t = Infinity;
+    for (let round = 0; round < 5; round++) {
+      const t0 = cpuMs();
+      f();
+      t = Math.min(t, cpuMs() - t0);
+    }
+    return t;
+  };
+  const served = (text: string, length?: number) => {
+    const p = plan(text, length);
+    if (p.error === undefined) draw(p, random, 20);
+    return p;
+  };
+  const real = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/pattern/real-regexes.json'), 'utf8')) as {
+    id: string;
+    pattern: string;
+  }[];
+  const times = real.map((r) => [least(() => served(r.pattern)), r.id] as const).sort((a, b) => b[0] - a[0]);
+  print(`5. patterns: the worst real regex ${times[0][1]}, ${times[0][0].toFixed(1)} ms to plan and draw 20`);
+  const words = ['abc', 'bcd', 'cde', 'def', 'efg', 'fgh', 'ghi', 'hij'];
+  const text = (k: number) =>
+    `${words
+      .map((w) => `(?!.*${w})`)
+      .slice(0, k)
+      .join('')}(?=.*\\d)[a-z0-9]+`;
+  let best = { k: 0, length: 8, work: -1 };
+  for (let k = 1; k <= words.length; k++)
+    for (let length = 8; length <= 128; length += 8) {
+      const work = plan(text(k), length).work ?? -1;
+      if (work > best.work) best = { k, length, work };
+    }
+  const over = [best.k + 1, best.k + 2, words.length].find((k) => plan(text(k), best.length).error !== undefined);
+  const atBudget = least(() => served(text(best.k), best.length));
+  print(
+    `   at the budget: ${text(best.k)} at ${best.length} (${best.work} work units): ${atBudget.toFixed(1)} ms to plan and draw 20`,
+  );
+  if (over !== undefined) {
+    const refused = least(() => plan(text(over), best.length));
+    print(`   over it: ${text(over)} at ${best.length}, refused in ${refused.toFixed(1)} ms`);
   }
 }
 

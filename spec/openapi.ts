@@ -904,6 +904,14 @@ export function buildOpenApi(): Json {
                     summary: "A password to a site's passwordrules (its own default length: 24 moved into 12-20)",
                     value: RULES_EXAMPLE,
                   },
+                  pattern: {
+                    summary:
+                      "A password to a system's own regular expression (HTML pattern semantics; its default length: 24 moved to the nearest it admits, 20)",
+                    value: {
+                      mode: 'password',
+                      options: { pattern: '^(?=.*\\d)(?=.*[a-z])(?=.*[A-Z])[a-zA-Z0-9!#]{12,20}$' },
+                    },
+                  },
                   passwordConstraints: {
                     summary: `A ${CONSTRAINTS_EXAMPLE.options.length}-character password with at least ${CONSTRAINTS_EXAMPLE.options.minNumbers} digits and ${CONSTRAINTS_EXAMPLE.options.minSymbols} symbols, a letter first, no character more than ${CONSTRAINTS_EXAMPLE.options.maxRepeating} times in a row`,
                     value: CONSTRAINTS_EXAMPLE,

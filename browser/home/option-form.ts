@@ -64,12 +64,17 @@ function buildPasswordPanel(d: Description): PasswordPanel {
   const ends: HTMLElement[] = [];
   const limits: HTMLElement[] = [];
   let rules: RulesField | undefined;
+  // The pattern's box sits beside the site rules: each replaces the options above them.
+  const beside: HTMLElement[] = [];
   for (const [name, spec] of Object.entries(options)) {
     const cls = byOption.get(name);
     let built: BuiltControl;
     if (name === 'passwordRules') {
       rules = rulesField(spec);
       built = rules;
+    } else if (name === 'pattern') {
+      built = textControl('password', name, spec);
+      beside.push(built.el);
     } else if (spec.type === 'array') {
       built = memberSetControl('password', name, spec, (v) => CLASS_TEXT[v] ?? v);
       ends.push(built.el);
@@ -119,6 +124,7 @@ function buildPasswordPanel(d: Description): PasswordPanel {
     ...extras,
     requirements,
     ...(rules ? [rules.el] : []),
+    ...beside,
   );
   /* c8 ignore next -- the schema has passwordRules; without it the page has no rules field */
   if (!rules) throw new Error('home page: describe() lists no passwordRules option');

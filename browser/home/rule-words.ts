@@ -181,5 +181,7 @@ function rulesRule(m: Metadata): string {
 
 /** The rule a password result was counted under, in words (no closing full stop). */
 export function passwordRuleWords(m: Metadata): string {
+  if (m.entropyMode === 'uniform-pattern')
+    return `${String(m.length)} characters matching the pattern, from the ${String(m.allowedSize)} its matches use`;
   return m.entropyMode === 'uniform-rules' ? rulesRule(m) : passwordRule(m);
 }

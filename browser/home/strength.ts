@@ -86,6 +86,8 @@ function explain(data: Generated, d: Description): string {
     const fixed = drawn === undefined;
     return `${rule} ${fixed ? 'Separator and capitals add nothing: they are fixed by the options.' : 'Capitals add nothing.'}`;
   }
+  if (m.entropyMode === 'uniform-pattern')
+    return `${rule} Every password the pattern matches at this length is equally likely, and the bits count exactly those.`;
   return m.entropyMode === 'uniform-rules'
     ? `${rule} Every password the rules allow is equally likely, and the bits count exactly those.`
     : `${rule} Every such password is equally likely, and the bits count exactly those.`;

@@ -49,6 +49,10 @@ const OPTION_TEXT: Record<string, OptionText> = {
     label: 'Site rules',
     hint: "Paste a site's passwordrules to get a password that meets them, uniform over every password they allow. While rules are set, they choose the characters: the options above are off.",
   },
+  pattern: {
+    label: 'Pattern',
+    hint: "Paste a system's password regular expression (as an HTML pattern reads it) to get a password uniform over every match. While it is set, leave the options above and the site rules as they are: it chooses the characters.",
+  },
   wordCount: { label: 'Words', hint: 'words' },
   wordList: { label: 'Word list' },
   minLength: { label: 'At least', hint: 'characters' },

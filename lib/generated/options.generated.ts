@@ -31,6 +31,7 @@ export interface PasswordOptions {
   "maxRepeating"?: number;
   "maxSequential"?: number;
   "passwordRules"?: string;
+  "pattern"?: string;
 }
 
 export function withPasswordOptionsDefaults(given: { readonly [key: string]: unknown } | undefined): PasswordOptions {
@@ -57,6 +58,7 @@ export function withPasswordOptionsDefaults(given: { readonly [key: string]: unk
       "maxRepeating": undefined,
       "maxSequential": undefined,
       "passwordRules": undefined,
+      "pattern": undefined,
     };
   }
   return {
@@ -81,12 +83,13 @@ export function withPasswordOptionsDefaults(given: { readonly [key: string]: unk
     "maxRepeating": given["maxRepeating"] === undefined ? undefined : (given["maxRepeating"] as number),
     "maxSequential": given["maxSequential"] === undefined ? undefined : (given["maxSequential"] as number),
     "passwordRules": given["passwordRules"] === undefined ? undefined : (given["passwordRules"] as string),
+    "pattern": given["pattern"] === undefined ? undefined : (given["pattern"] as string),
   };
 }
 
 /** The plan store key of PasswordOptions: every property, in schema order. */
 export function passwordOptionsKey(o: PasswordOptions): string {
-  return `PasswordOptions ${o["length"]} ${o["includeLowercase"]} ${o["includeUppercase"]} ${o["includeNumbers"]} ${o["includeSymbols"]} ${o["avoidAmbiguous"]} ${text(o["excludedCharacters"])} ${o["minLowercase"] ?? ''} ${o["minUppercase"] ?? ''} ${o["minNumbers"] ?? ''} ${o["minSymbols"] ?? ''} ${o["maxLowercase"] ?? ''} ${o["maxUppercase"] ?? ''} ${o["maxNumbers"] ?? ''} ${o["maxSymbols"] ?? ''} ${o["minClasses"] ?? ''} ${o["firstCharacter"] ?? ''} ${o["lastCharacter"] ?? ''} ${o["maxRepeating"] ?? ''} ${o["maxSequential"] ?? ''} ${text(o["passwordRules"])}`;
+  return `PasswordOptions ${o["length"]} ${o["includeLowercase"]} ${o["includeUppercase"]} ${o["includeNumbers"]} ${o["includeSymbols"]} ${o["avoidAmbiguous"]} ${text(o["excludedCharacters"])} ${o["minLowercase"] ?? ''} ${o["minUppercase"] ?? ''} ${o["minNumbers"] ?? ''} ${o["minSymbols"] ?? ''} ${o["maxLowercase"] ?? ''} ${o["maxUppercase"] ?? ''} ${o["maxNumbers"] ?? ''} ${o["maxSymbols"] ?? ''} ${o["minClasses"] ?? ''} ${o["firstCharacter"] ?? ''} ${o["lastCharacter"] ?? ''} ${o["maxRepeating"] ?? ''} ${o["maxSequential"] ?? ''} ${text(o["passwordRules"])} ${text(o["pattern"])}`;
 }
 
 /** Options of mode passphrase. Words are drawn uniformly from the list wordList names, by default the EFF large wordlist without its 4 hyphenated words (7,772 words), and output composed to Unicode NFC. minLength and maxLength bound the whole passphrase's length; the passphrase is then uniform over exactly the ones that fit. */

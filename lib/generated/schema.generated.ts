@@ -231,6 +231,11 @@ export const requestSchema = {
           "description": "A website's password rules in the syntax of the HTML passwordrules attribute (properties minlength, maxlength, required, allowed, max-repeating, max-sequential, and max-consecutive, which sets both), e.g. \"minlength: 12; required: lower; required: upper; required: digit; allowed: [-_!]; max-sequential: 3\". The password is uniform over exactly the strings the rule allows at its length, and bits = log2 of their exact number. length, when given, must lie inside the rule's bounds; without it the length is 24 moved into them. Cannot be combined with the class options, avoidAmbiguous, excludedCharacters, the class minimums (minLowercase, minUppercase, minNumbers, minSymbols) and maximums (maxLowercase, maxUppercase, maxNumbers, maxSymbols), minClasses, firstCharacter, lastCharacter, maxRepeating or maxSequential.",
           "type": "string",
           "maxLength": 1024
+        },
+        "pattern": {
+          "description": "A system's own password regular expression, with the semantics of the HTML pattern attribute: the password matches ^(?:pattern)$ compiled with the v flag, over printable ASCII without space (U+0021-U+007E; . and negated classes range over it). No slashes, no flags. Lookaheads at the start of the pattern or of a top-level alternative (k of M as alternated lookaheads) and the no-repeat idiom (?!.*(.)\\1{k}) are read; any other backreference, a lookbehind, \\b or \\B and properties of strings are refused. The password is uniform over exactly the matching strings of its length, and bits = log2 of their exact number. length chooses the length; without it, 24 if the pattern admits 24, else the admitted length from 8 nearest 24. Cannot be combined with passwordRules or any other password option but length.",
+          "type": "string",
+          "maxLength": 1024
         }
       },
       "dependentSchemas": {
@@ -256,6 +261,31 @@ export const requestSchema = {
             "lastCharacter": false,
             "maxRepeating": false,
             "maxSequential": false
+          }
+        },
+        "pattern": {
+          "description": "With pattern the expression alone decides the characters and their arrangement: every other password option but length is refused, whatever its value.",
+          "properties": {
+            "includeLowercase": false,
+            "includeUppercase": false,
+            "includeNumbers": false,
+            "includeSymbols": false,
+            "avoidAmbiguous": false,
+            "excludedCharacters": false,
+            "minLowercase": false,
+            "minUppercase": false,
+            "minNumbers": false,
+            "minSymbols": false,
+            "maxLowercase": false,
+            "maxUppercase": false,
+            "maxNumbers": false,
+            "maxSymbols": false,
+            "minClasses": false,
+            "firstCharacter": false,
+            "lastCharacter": false,
+            "maxRepeating": false,
+            "maxSequential": false,
+            "passwordRules": false
           }
         }
       }
@@ -445,6 +475,9 @@ export const responseSchema = {
           "$ref": "#/$defs/RulesPasswordMetadata"
         },
         {
+          "$ref": "#/$defs/PatternPasswordMetadata"
+        },
+        {
           "$ref": "#/$defs/PassphraseMetadata"
         }
       ]
@@ -544,6 +577,35 @@ export const responseSchema = {
         "unicodeAsAsciiPrintable": {
           "description": "True when the rule said unicode, which was read as ascii-printable.",
           "type": "boolean"
+        },
+        "policy": {
+          "$ref": "#/$defs/PolicyName"
+        }
+      }
+    },
+    "PatternPasswordMetadata": {
+      "description": "A password made to options.pattern: uniform over exactly the strings of this length that match ^(?:pattern)$ with the v flag, over printable ASCII without space.",
+      "type": "object",
+      "required": [
+        "entropyMode",
+        "allowedSize",
+        "length"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "entropyMode": {
+          "const": "uniform-pattern"
+        },
+        "allowedSize": {
+          "description": "How many characters some matching password of any length uses.",
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 94
+        },
+        "length": {
+          "type": "integer",
+          "minimum": 8,
+          "maximum": 128
         },
         "policy": {
           "$ref": "#/$defs/PolicyName"

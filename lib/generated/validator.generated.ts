@@ -47,7 +47,7 @@ function requireValidator () {
 	validator$1.exports = validate10;
 	validator$1.exports.default = validate10;
 	const schema11 = {"properties":{"mode":{"enum":["password","passphrase"]}}};
-	const schema12 = {"properties":{"length":{"description":"Number of characters.","type":"integer","minimum":8,"maximum":128,"default":24},"includeLowercase":{"description":"Use the lowercase letters a-z.","type":"boolean","default":true},"includeUppercase":{"description":"Use the uppercase letters A-Z.","type":"boolean","default":true},"includeNumbers":{"description":"Use the digits 0-9.","type":"boolean","default":true},"includeSymbols":{"description":"Use the symbols !@#$%^&*()-_=+[]{};:,.?","type":"boolean","default":false},"avoidAmbiguous":{"description":"Leave out the look-alike characters 0O1Il5S8B.","type":"boolean","default":false},"excludedCharacters":{"description":"Further characters to leave out of the pool. Characters outside the pool are ignored.","type":"string","maxLength":256,"default":""},"minLowercase":{"description":"At least this many lowercase letters (a-z) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeLowercase true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeLowercase is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.","type":"integer","minimum":0,"maximum":128},"minUppercase":{"description":"At least this many uppercase letters (A-Z) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeUppercase true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeUppercase is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.","type":"integer","minimum":0,"maximum":128},"minNumbers":{"description":"At least this many digits (0-9) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeNumbers true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeNumbers is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.","type":"integer","minimum":0,"maximum":128},"minSymbols":{"description":"At least this many symbols in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeSymbols true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeSymbols is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.","type":"integer","minimum":0,"maximum":128},"maxLowercase":{"description":"At most this many lowercase letters (a-z) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters (0 keeps the class out while it stays included for firstCharacter and lastCharacter). Only with includeLowercase true: given for a class that is not included it is a 400, and so is a maximum below the class's minimum (given, or 1 by default). The included classes' maximums together must leave room for length characters.","type":"integer","minimum":0,"maximum":128},"maxUppercase":{"description":"At most this many uppercase letters (A-Z) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters (0 keeps the class out while it stays included for firstCharacter and lastCharacter). Only with includeUppercase true: given for a class that is not included it is a 400, and so is a maximum below the class's minimum (given, or 1 by default). The included classes' maximums together must leave room for length characters.","type":"integer","minimum":0,"maximum":128},"maxNumbers":{"description":"At most this many digits (0-9) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters (0 keeps the class out while it stays included for firstCharacter and lastCharacter). Only with includeNumbers true: given for a class that is not included it is a 400, and so is a maximum below the class's minimum (given, or 1 by default). The included classes' maximums together must leave room for length characters.","type":"integer","minimum":0,"maximum":128},"maxSymbols":{"description":"At most this many symbols in every password, counted in the class as left after avoidAmbiguous and excludedCharacters (0 keeps the class out while it stays included for firstCharacter and lastCharacter). Only with includeSymbols true: given for a class that is not included it is a 400, and so is a maximum below the class's minimum (given, or 1 by default). The included classes' maximums together must leave room for length characters.","type":"integer","minimum":0,"maximum":128},"minClasses":{"description":"At least this many distinct included classes appear in every password (k of the included classes, e.g. 3 of lowercase, uppercase, numbers and symbols); at most the number of included classes. No schema default: omitted, there is no such requirement and each included class's minimum defaults to 1; given, the minimums default to 0, so only the ones sent apply.","type":"integer","minimum":1,"maximum":4},"firstCharacter":{"description":"The first character comes from the union of these classes (e.g. [\"lowercase\", \"uppercase\"]: a letter), each of which must be included: distinct names of lowercase, uppercase, numbers, symbols. No schema default: omitted, the first character may be any character of the pool.","type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","enum":["lowercase","uppercase","numbers","symbols"]}},"lastCharacter":{"description":"The last character comes from the union of these classes (e.g. [\"lowercase\", \"uppercase\"]: a letter), each of which must be included: distinct names of lowercase, uppercase, numbers, symbols. No schema default: omitted, the last character may be any character of the pool.","type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","enum":["lowercase","uppercase","numbers","symbols"]}},"maxRepeating":{"description":"No character more than this many times in a row (1: no two neighbours equal). No schema default: omitted, no limit.","type":"integer","minimum":1,"maximum":128},"maxSequential":{"description":"No run longer than this of characters adjacent in ASCII order, ascending or descending, within a-z, A-Z or 0-9 (abc, CBA and 123 are runs of 3), the meaning of passwordrules' max-sequential. No schema default: omitted, no limit.","type":"integer","minimum":1,"maximum":128},"passwordRules":{"description":"A website's password rules in the syntax of the HTML passwordrules attribute (properties minlength, maxlength, required, allowed, max-repeating, max-sequential, and max-consecutive, which sets both), e.g. \"minlength: 12; required: lower; required: upper; required: digit; allowed: [-_!]; max-sequential: 3\". The password is uniform over exactly the strings the rule allows at its length, and bits = log2 of their exact number. length, when given, must lie inside the rule's bounds; without it the length is 24 moved into them. Cannot be combined with the class options, avoidAmbiguous, excludedCharacters, the class minimums (minLowercase, minUppercase, minNumbers, minSymbols) and maximums (maxLowercase, maxUppercase, maxNumbers, maxSymbols), minClasses, firstCharacter, lastCharacter, maxRepeating or maxSequential.","type":"string","maxLength":1024}}};
+	const schema12 = {"properties":{"length":{"description":"Number of characters.","type":"integer","minimum":8,"maximum":128,"default":24},"includeLowercase":{"description":"Use the lowercase letters a-z.","type":"boolean","default":true},"includeUppercase":{"description":"Use the uppercase letters A-Z.","type":"boolean","default":true},"includeNumbers":{"description":"Use the digits 0-9.","type":"boolean","default":true},"includeSymbols":{"description":"Use the symbols !@#$%^&*()-_=+[]{};:,.?","type":"boolean","default":false},"avoidAmbiguous":{"description":"Leave out the look-alike characters 0O1Il5S8B.","type":"boolean","default":false},"excludedCharacters":{"description":"Further characters to leave out of the pool. Characters outside the pool are ignored.","type":"string","maxLength":256,"default":""},"minLowercase":{"description":"At least this many lowercase letters (a-z) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeLowercase true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeLowercase is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.","type":"integer","minimum":0,"maximum":128},"minUppercase":{"description":"At least this many uppercase letters (A-Z) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeUppercase true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeUppercase is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.","type":"integer","minimum":0,"maximum":128},"minNumbers":{"description":"At least this many digits (0-9) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeNumbers true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeNumbers is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.","type":"integer","minimum":0,"maximum":128},"minSymbols":{"description":"At least this many symbols in every password, counted in the class as left after avoidAmbiguous and excludedCharacters. Only with includeSymbols true: given for a class that is not included it is a 400. No schema default, because the default depends on other options: omitted, it is 1 when includeSymbols is true (every included class appears), but 0 when minClasses is given. At most length, and the included classes' minimums together at most length.","type":"integer","minimum":0,"maximum":128},"maxLowercase":{"description":"At most this many lowercase letters (a-z) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters (0 keeps the class out while it stays included for firstCharacter and lastCharacter). Only with includeLowercase true: given for a class that is not included it is a 400, and so is a maximum below the class's minimum (given, or 1 by default). The included classes' maximums together must leave room for length characters.","type":"integer","minimum":0,"maximum":128},"maxUppercase":{"description":"At most this many uppercase letters (A-Z) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters (0 keeps the class out while it stays included for firstCharacter and lastCharacter). Only with includeUppercase true: given for a class that is not included it is a 400, and so is a maximum below the class's minimum (given, or 1 by default). The included classes' maximums together must leave room for length characters.","type":"integer","minimum":0,"maximum":128},"maxNumbers":{"description":"At most this many digits (0-9) in every password, counted in the class as left after avoidAmbiguous and excludedCharacters (0 keeps the class out while it stays included for firstCharacter and lastCharacter). Only with includeNumbers true: given for a class that is not included it is a 400, and so is a maximum below the class's minimum (given, or 1 by default). The included classes' maximums together must leave room for length characters.","type":"integer","minimum":0,"maximum":128},"maxSymbols":{"description":"At most this many symbols in every password, counted in the class as left after avoidAmbiguous and excludedCharacters (0 keeps the class out while it stays included for firstCharacter and lastCharacter). Only with includeSymbols true: given for a class that is not included it is a 400, and so is a maximum below the class's minimum (given, or 1 by default). The included classes' maximums together must leave room for length characters.","type":"integer","minimum":0,"maximum":128},"minClasses":{"description":"At least this many distinct included classes appear in every password (k of the included classes, e.g. 3 of lowercase, uppercase, numbers and symbols); at most the number of included classes. No schema default: omitted, there is no such requirement and each included class's minimum defaults to 1; given, the minimums default to 0, so only the ones sent apply.","type":"integer","minimum":1,"maximum":4},"firstCharacter":{"description":"The first character comes from the union of these classes (e.g. [\"lowercase\", \"uppercase\"]: a letter), each of which must be included: distinct names of lowercase, uppercase, numbers, symbols. No schema default: omitted, the first character may be any character of the pool.","type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","enum":["lowercase","uppercase","numbers","symbols"]}},"lastCharacter":{"description":"The last character comes from the union of these classes (e.g. [\"lowercase\", \"uppercase\"]: a letter), each of which must be included: distinct names of lowercase, uppercase, numbers, symbols. No schema default: omitted, the last character may be any character of the pool.","type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","enum":["lowercase","uppercase","numbers","symbols"]}},"maxRepeating":{"description":"No character more than this many times in a row (1: no two neighbours equal). No schema default: omitted, no limit.","type":"integer","minimum":1,"maximum":128},"maxSequential":{"description":"No run longer than this of characters adjacent in ASCII order, ascending or descending, within a-z, A-Z or 0-9 (abc, CBA and 123 are runs of 3), the meaning of passwordrules' max-sequential. No schema default: omitted, no limit.","type":"integer","minimum":1,"maximum":128},"passwordRules":{"description":"A website's password rules in the syntax of the HTML passwordrules attribute (properties minlength, maxlength, required, allowed, max-repeating, max-sequential, and max-consecutive, which sets both), e.g. \"minlength: 12; required: lower; required: upper; required: digit; allowed: [-_!]; max-sequential: 3\". The password is uniform over exactly the strings the rule allows at its length, and bits = log2 of their exact number. length, when given, must lie inside the rule's bounds; without it the length is 24 moved into them. Cannot be combined with the class options, avoidAmbiguous, excludedCharacters, the class minimums (minLowercase, minUppercase, minNumbers, minSymbols) and maximums (maxLowercase, maxUppercase, maxNumbers, maxSymbols), minClasses, firstCharacter, lastCharacter, maxRepeating or maxSequential.","type":"string","maxLength":1024},"pattern":{"description":"A system's own password regular expression, with the semantics of the HTML pattern attribute: the password matches ^(?:pattern)$ compiled with the v flag, over printable ASCII without space (U+0021-U+007E; . and negated classes range over it). No slashes, no flags. Lookaheads at the start of the pattern or of a top-level alternative (k of M as alternated lookaheads) and the no-repeat idiom (?!.*(.)\\1{k}) are read; any other backreference, a lookbehind, \\b or \\B and properties of strings are refused. The password is uniform over exactly the matching strings of its length, and bits = log2 of their exact number. length chooses the length; without it, 24 if the pattern admits 24, else the admitted length from 8 nearest 24. Cannot be combined with passwordRules or any other password option but length.","type":"string","maxLength":1024}}};
 	const schema13 = {"properties":{"separator":{"enum":["hyphen","underscore","dot","space","digit","symbol"]},"wordList":{"enum":["eff-large","bip39-english","bip39-japanese","bip39-korean","bip39-spanish","bip39-chinese-simplified","bip39-chinese-traditional","bip39-french","bip39-italian","bip39-czech","bip39-portuguese"]}}};
 	const func2 = Object.prototype.hasOwnProperty;
 	const func3 = /*@__PURE__*/ requireUcs2length().default;
@@ -1015,11 +1015,13 @@ function requireValidator () {
 	var valid3 = true;
 	}
 	if(valid3){
-	if(data1.passwordRules !== undefined){
-	if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-	if(data1.includeLowercase !== undefined){
-	var valid9 = false;
-	const err60 = {instancePath:instancePath+"/options/includeLowercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeLowercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(data1.pattern !== undefined){
+	let data25 = data1.pattern;
+	const _errs55 = errors;
+	if(errors === _errs55){
+	if(typeof data25 === "string"){
+	if(func3(data25) > 1024){
+	const err60 = {instancePath:instancePath+"/options/pattern",schemaPath:"#/$defs/PasswordOptions/properties/pattern/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 	if(vErrors === null){
 	vErrors = [err60];
 	}
@@ -1028,13 +1030,9 @@ function requireValidator () {
 	}
 	errors++;
 	}
-	else {
-	var valid9 = true;
 	}
-	if(valid9){
-	if(data1.includeUppercase !== undefined){
-	var valid9 = false;
-	const err61 = {instancePath:instancePath+"/options/includeUppercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeUppercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	else {
+	const err61 = {instancePath:instancePath+"/options/pattern",schemaPath:"#/$defs/PasswordOptions/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
 	if(vErrors === null){
 	vErrors = [err61];
 	}
@@ -1043,13 +1041,19 @@ function requireValidator () {
 	}
 	errors++;
 	}
-	else {
-	var valid9 = true;
 	}
-	if(valid9){
-	if(data1.includeNumbers !== undefined){
+	var valid3 = _errs55 === errors;
+	}
+	else {
+	var valid3 = true;
+	}
+	if(valid3){
+	if(data1.passwordRules !== undefined){
+	const _errs57 = errors;
+	if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+	if(data1.includeLowercase !== undefined){
 	var valid9 = false;
-	const err62 = {instancePath:instancePath+"/options/includeNumbers",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeNumbers/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	const err62 = {instancePath:instancePath+"/options/includeLowercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeLowercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
 	vErrors = [err62];
 	}
@@ -1062,9 +1066,9 @@ function requireValidator () {
 	var valid9 = true;
 	}
 	if(valid9){
-	if(data1.includeSymbols !== undefined){
+	if(data1.includeUppercase !== undefined){
 	var valid9 = false;
-	const err63 = {instancePath:instancePath+"/options/includeSymbols",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeSymbols/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	const err63 = {instancePath:instancePath+"/options/includeUppercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeUppercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
 	vErrors = [err63];
 	}
@@ -1077,9 +1081,9 @@ function requireValidator () {
 	var valid9 = true;
 	}
 	if(valid9){
-	if(data1.avoidAmbiguous !== undefined){
+	if(data1.includeNumbers !== undefined){
 	var valid9 = false;
-	const err64 = {instancePath:instancePath+"/options/avoidAmbiguous",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/avoidAmbiguous/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	const err64 = {instancePath:instancePath+"/options/includeNumbers",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeNumbers/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
 	vErrors = [err64];
 	}
@@ -1092,9 +1096,9 @@ function requireValidator () {
 	var valid9 = true;
 	}
 	if(valid9){
-	if(data1.excludedCharacters !== undefined){
+	if(data1.includeSymbols !== undefined){
 	var valid9 = false;
-	const err65 = {instancePath:instancePath+"/options/excludedCharacters",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/excludedCharacters/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	const err65 = {instancePath:instancePath+"/options/includeSymbols",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/includeSymbols/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
 	vErrors = [err65];
 	}
@@ -1107,9 +1111,9 @@ function requireValidator () {
 	var valid9 = true;
 	}
 	if(valid9){
-	if(data1.minLowercase !== undefined){
+	if(data1.avoidAmbiguous !== undefined){
 	var valid9 = false;
-	const err66 = {instancePath:instancePath+"/options/minLowercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minLowercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	const err66 = {instancePath:instancePath+"/options/avoidAmbiguous",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/avoidAmbiguous/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
 	vErrors = [err66];
 	}
@@ -1122,9 +1126,9 @@ function requireValidator () {
 	var valid9 = true;
 	}
 	if(valid9){
-	if(data1.minUppercase !== undefined){
+	if(data1.excludedCharacters !== undefined){
 	var valid9 = false;
-	const err67 = {instancePath:instancePath+"/options/minUppercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minUppercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	const err67 = {instancePath:instancePath+"/options/excludedCharacters",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/excludedCharacters/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
 	vErrors = [err67];
 	}
@@ -1137,9 +1141,9 @@ function requireValidator () {
 	var valid9 = true;
 	}
 	if(valid9){
-	if(data1.minNumbers !== undefined){
+	if(data1.minLowercase !== undefined){
 	var valid9 = false;
-	const err68 = {instancePath:instancePath+"/options/minNumbers",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minNumbers/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	const err68 = {instancePath:instancePath+"/options/minLowercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minLowercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
 	vErrors = [err68];
 	}
@@ -1152,9 +1156,9 @@ function requireValidator () {
 	var valid9 = true;
 	}
 	if(valid9){
-	if(data1.minSymbols !== undefined){
+	if(data1.minUppercase !== undefined){
 	var valid9 = false;
-	const err69 = {instancePath:instancePath+"/options/minSymbols",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minSymbols/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	const err69 = {instancePath:instancePath+"/options/minUppercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minUppercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
 	vErrors = [err69];
 	}
@@ -1167,9 +1171,9 @@ function requireValidator () {
 	var valid9 = true;
 	}
 	if(valid9){
-	if(data1.maxLowercase !== undefined){
+	if(data1.minNumbers !== undefined){
 	var valid9 = false;
-	const err70 = {instancePath:instancePath+"/options/maxLowercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxLowercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	const err70 = {instancePath:instancePath+"/options/minNumbers",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minNumbers/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
 	vErrors = [err70];
 	}
@@ -1182,9 +1186,9 @@ function requireValidator () {
 	var valid9 = true;
 	}
 	if(valid9){
-	if(data1.maxUppercase !== undefined){
+	if(data1.minSymbols !== undefined){
 	var valid9 = false;
-	const err71 = {instancePath:instancePath+"/options/maxUppercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxUppercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	const err71 = {instancePath:instancePath+"/options/minSymbols",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minSymbols/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
 	vErrors = [err71];
 	}
@@ -1197,9 +1201,9 @@ function requireValidator () {
 	var valid9 = true;
 	}
 	if(valid9){
-	if(data1.maxNumbers !== undefined){
+	if(data1.maxLowercase !== undefined){
 	var valid9 = false;
-	const err72 = {instancePath:instancePath+"/options/maxNumbers",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxNumbers/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	const err72 = {instancePath:instancePath+"/options/maxLowercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxLowercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
 	vErrors = [err72];
 	}
@@ -1212,9 +1216,9 @@ function requireValidator () {
 	var valid9 = true;
 	}
 	if(valid9){
-	if(data1.maxSymbols !== undefined){
+	if(data1.maxUppercase !== undefined){
 	var valid9 = false;
-	const err73 = {instancePath:instancePath+"/options/maxSymbols",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxSymbols/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	const err73 = {instancePath:instancePath+"/options/maxUppercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxUppercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
 	vErrors = [err73];
 	}
@@ -1227,9 +1231,9 @@ function requireValidator () {
 	var valid9 = true;
 	}
 	if(valid9){
-	if(data1.minClasses !== undefined){
+	if(data1.maxNumbers !== undefined){
 	var valid9 = false;
-	const err74 = {instancePath:instancePath+"/options/minClasses",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minClasses/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	const err74 = {instancePath:instancePath+"/options/maxNumbers",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxNumbers/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
 	vErrors = [err74];
 	}
@@ -1242,9 +1246,9 @@ function requireValidator () {
 	var valid9 = true;
 	}
 	if(valid9){
-	if(data1.firstCharacter !== undefined){
+	if(data1.maxSymbols !== undefined){
 	var valid9 = false;
-	const err75 = {instancePath:instancePath+"/options/firstCharacter",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/firstCharacter/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	const err75 = {instancePath:instancePath+"/options/maxSymbols",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxSymbols/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
 	vErrors = [err75];
 	}
@@ -1257,9 +1261,9 @@ function requireValidator () {
 	var valid9 = true;
 	}
 	if(valid9){
-	if(data1.lastCharacter !== undefined){
+	if(data1.minClasses !== undefined){
 	var valid9 = false;
-	const err76 = {instancePath:instancePath+"/options/lastCharacter",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/lastCharacter/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	const err76 = {instancePath:instancePath+"/options/minClasses",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/minClasses/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
 	vErrors = [err76];
 	}
@@ -1272,9 +1276,9 @@ function requireValidator () {
 	var valid9 = true;
 	}
 	if(valid9){
-	if(data1.maxRepeating !== undefined){
+	if(data1.firstCharacter !== undefined){
 	var valid9 = false;
-	const err77 = {instancePath:instancePath+"/options/maxRepeating",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxRepeating/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	const err77 = {instancePath:instancePath+"/options/firstCharacter",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/firstCharacter/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
 	vErrors = [err77];
 	}
@@ -1287,14 +1291,44 @@ function requireValidator () {
 	var valid9 = true;
 	}
 	if(valid9){
-	if(data1.maxSequential !== undefined){
+	if(data1.lastCharacter !== undefined){
 	var valid9 = false;
-	const err78 = {instancePath:instancePath+"/options/maxSequential",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxSequential/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	const err78 = {instancePath:instancePath+"/options/lastCharacter",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/lastCharacter/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
 	vErrors = [err78];
 	}
 	else {
 	vErrors.push(err78);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.maxRepeating !== undefined){
+	var valid9 = false;
+	const err79 = {instancePath:instancePath+"/options/maxRepeating",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxRepeating/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err79];
+	}
+	else {
+	vErrors.push(err79);
+	}
+	errors++;
+	}
+	else {
+	var valid9 = true;
+	}
+	if(valid9){
+	if(data1.maxSequential !== undefined){
+	var valid9 = false;
+	const err80 = {instancePath:instancePath+"/options/maxSequential",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/passwordRules/properties/maxSequential/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err80];
+	}
+	else {
+	vErrors.push(err80);
 	}
 	errors++;
 	}
@@ -1320,37 +1354,371 @@ function requireValidator () {
 	}
 	}
 	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
+	var valid8 = _errs57 === errors;
 	}
 	else {
-	const err79 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PasswordOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	var valid8 = true;
+	}
+	if(valid8){
+	if(data1.pattern !== undefined){
+	const _errs58 = errors;
+	if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+	if(data1.includeLowercase !== undefined){
+	var valid10 = false;
+	const err81 = {instancePath:instancePath+"/options/includeLowercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/pattern/properties/includeLowercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 	if(vErrors === null){
-	vErrors = [err79];
+	vErrors = [err81];
 	}
 	else {
-	vErrors.push(err79);
+	vErrors.push(err81);
+	}
+	errors++;
+	}
+	else {
+	var valid10 = true;
+	}
+	if(valid10){
+	if(data1.includeUppercase !== undefined){
+	var valid10 = false;
+	const err82 = {instancePath:instancePath+"/options/includeUppercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/pattern/properties/includeUppercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err82];
+	}
+	else {
+	vErrors.push(err82);
+	}
+	errors++;
+	}
+	else {
+	var valid10 = true;
+	}
+	if(valid10){
+	if(data1.includeNumbers !== undefined){
+	var valid10 = false;
+	const err83 = {instancePath:instancePath+"/options/includeNumbers",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/pattern/properties/includeNumbers/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err83];
+	}
+	else {
+	vErrors.push(err83);
+	}
+	errors++;
+	}
+	else {
+	var valid10 = true;
+	}
+	if(valid10){
+	if(data1.includeSymbols !== undefined){
+	var valid10 = false;
+	const err84 = {instancePath:instancePath+"/options/includeSymbols",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/pattern/properties/includeSymbols/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err84];
+	}
+	else {
+	vErrors.push(err84);
+	}
+	errors++;
+	}
+	else {
+	var valid10 = true;
+	}
+	if(valid10){
+	if(data1.avoidAmbiguous !== undefined){
+	var valid10 = false;
+	const err85 = {instancePath:instancePath+"/options/avoidAmbiguous",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/pattern/properties/avoidAmbiguous/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err85];
+	}
+	else {
+	vErrors.push(err85);
+	}
+	errors++;
+	}
+	else {
+	var valid10 = true;
+	}
+	if(valid10){
+	if(data1.excludedCharacters !== undefined){
+	var valid10 = false;
+	const err86 = {instancePath:instancePath+"/options/excludedCharacters",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/pattern/properties/excludedCharacters/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err86];
+	}
+	else {
+	vErrors.push(err86);
+	}
+	errors++;
+	}
+	else {
+	var valid10 = true;
+	}
+	if(valid10){
+	if(data1.minLowercase !== undefined){
+	var valid10 = false;
+	const err87 = {instancePath:instancePath+"/options/minLowercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/pattern/properties/minLowercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err87];
+	}
+	else {
+	vErrors.push(err87);
+	}
+	errors++;
+	}
+	else {
+	var valid10 = true;
+	}
+	if(valid10){
+	if(data1.minUppercase !== undefined){
+	var valid10 = false;
+	const err88 = {instancePath:instancePath+"/options/minUppercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/pattern/properties/minUppercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err88];
+	}
+	else {
+	vErrors.push(err88);
+	}
+	errors++;
+	}
+	else {
+	var valid10 = true;
+	}
+	if(valid10){
+	if(data1.minNumbers !== undefined){
+	var valid10 = false;
+	const err89 = {instancePath:instancePath+"/options/minNumbers",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/pattern/properties/minNumbers/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err89];
+	}
+	else {
+	vErrors.push(err89);
+	}
+	errors++;
+	}
+	else {
+	var valid10 = true;
+	}
+	if(valid10){
+	if(data1.minSymbols !== undefined){
+	var valid10 = false;
+	const err90 = {instancePath:instancePath+"/options/minSymbols",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/pattern/properties/minSymbols/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err90];
+	}
+	else {
+	vErrors.push(err90);
+	}
+	errors++;
+	}
+	else {
+	var valid10 = true;
+	}
+	if(valid10){
+	if(data1.maxLowercase !== undefined){
+	var valid10 = false;
+	const err91 = {instancePath:instancePath+"/options/maxLowercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/pattern/properties/maxLowercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err91];
+	}
+	else {
+	vErrors.push(err91);
+	}
+	errors++;
+	}
+	else {
+	var valid10 = true;
+	}
+	if(valid10){
+	if(data1.maxUppercase !== undefined){
+	var valid10 = false;
+	const err92 = {instancePath:instancePath+"/options/maxUppercase",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/pattern/properties/maxUppercase/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err92];
+	}
+	else {
+	vErrors.push(err92);
+	}
+	errors++;
+	}
+	else {
+	var valid10 = true;
+	}
+	if(valid10){
+	if(data1.maxNumbers !== undefined){
+	var valid10 = false;
+	const err93 = {instancePath:instancePath+"/options/maxNumbers",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/pattern/properties/maxNumbers/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err93];
+	}
+	else {
+	vErrors.push(err93);
+	}
+	errors++;
+	}
+	else {
+	var valid10 = true;
+	}
+	if(valid10){
+	if(data1.maxSymbols !== undefined){
+	var valid10 = false;
+	const err94 = {instancePath:instancePath+"/options/maxSymbols",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/pattern/properties/maxSymbols/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err94];
+	}
+	else {
+	vErrors.push(err94);
+	}
+	errors++;
+	}
+	else {
+	var valid10 = true;
+	}
+	if(valid10){
+	if(data1.minClasses !== undefined){
+	var valid10 = false;
+	const err95 = {instancePath:instancePath+"/options/minClasses",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/pattern/properties/minClasses/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err95];
+	}
+	else {
+	vErrors.push(err95);
+	}
+	errors++;
+	}
+	else {
+	var valid10 = true;
+	}
+	if(valid10){
+	if(data1.firstCharacter !== undefined){
+	var valid10 = false;
+	const err96 = {instancePath:instancePath+"/options/firstCharacter",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/pattern/properties/firstCharacter/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err96];
+	}
+	else {
+	vErrors.push(err96);
+	}
+	errors++;
+	}
+	else {
+	var valid10 = true;
+	}
+	if(valid10){
+	if(data1.lastCharacter !== undefined){
+	var valid10 = false;
+	const err97 = {instancePath:instancePath+"/options/lastCharacter",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/pattern/properties/lastCharacter/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err97];
+	}
+	else {
+	vErrors.push(err97);
+	}
+	errors++;
+	}
+	else {
+	var valid10 = true;
+	}
+	if(valid10){
+	if(data1.maxRepeating !== undefined){
+	var valid10 = false;
+	const err98 = {instancePath:instancePath+"/options/maxRepeating",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/pattern/properties/maxRepeating/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err98];
+	}
+	else {
+	vErrors.push(err98);
+	}
+	errors++;
+	}
+	else {
+	var valid10 = true;
+	}
+	if(valid10){
+	if(data1.maxSequential !== undefined){
+	var valid10 = false;
+	const err99 = {instancePath:instancePath+"/options/maxSequential",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/pattern/properties/maxSequential/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err99];
+	}
+	else {
+	vErrors.push(err99);
+	}
+	errors++;
+	}
+	else {
+	var valid10 = true;
+	}
+	if(valid10){
+	if(data1.passwordRules !== undefined){
+	var valid10 = false;
+	const err100 = {instancePath:instancePath+"/options/passwordRules",schemaPath:"#/$defs/PasswordOptions/dependentSchemas/pattern/properties/passwordRules/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+	if(vErrors === null){
+	vErrors = [err100];
+	}
+	else {
+	vErrors.push(err100);
+	}
+	errors++;
+	}
+	else {
+	var valid10 = true;
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	var valid8 = _errs58 === errors;
+	}
+	else {
+	var valid8 = true;
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	}
+	else {
+	const err101 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PasswordOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	if(vErrors === null){
+	vErrors = [err101];
+	}
+	else {
+	vErrors.push(err101);
 	}
 	errors++;
 	}
@@ -1364,12 +1732,12 @@ function requireValidator () {
 	}
 	}
 	else {
-	const err80 = {instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	const err102 = {instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 	if(vErrors === null){
-	vErrors = [err80];
+	vErrors = [err102];
 	}
 	else {
-	vErrors.push(err80);
+	vErrors.push(err102);
 	}
 	errors++;
 	}
@@ -1379,327 +1747,327 @@ function requireValidator () {
 	valid0 = true;
 	passing0 = 0;
 	}
-	const _errs56 = errors;
-	if(errors === _errs56){
+	const _errs59 = errors;
+	if(errors === _errs59){
 	if(data && typeof data == "object" && !Array.isArray(data)){
 	let missing1;
 	if((data.mode === undefined) && (missing1 = "mode")){
-	const err81 = {instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+	const err103 = {instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
 	if(vErrors === null){
-	vErrors = [err81];
+	vErrors = [err103];
 	}
 	else {
-	vErrors.push(err81);
+	vErrors.push(err103);
 	}
 	errors++;
 	}
 	else {
 	if(data.mode !== undefined){
-	const _errs58 = errors;
+	const _errs61 = errors;
 	if("passphrase" !== data.mode){
-	const err82 = {instancePath:instancePath+"/mode",schemaPath:"#/oneOf/1/properties/mode/const",keyword:"const",params:{allowedValue: "passphrase"},message:"must be equal to constant"};
+	const err104 = {instancePath:instancePath+"/mode",schemaPath:"#/oneOf/1/properties/mode/const",keyword:"const",params:{allowedValue: "passphrase"},message:"must be equal to constant"};
 	if(vErrors === null){
-	vErrors = [err82];
+	vErrors = [err104];
 	}
 	else {
-	vErrors.push(err82);
+	vErrors.push(err104);
 	}
 	errors++;
 	}
-	var valid10 = _errs58 === errors;
+	var valid11 = _errs61 === errors;
 	}
 	else {
-	var valid10 = true;
+	var valid11 = true;
 	}
-	if(valid10){
+	if(valid11){
 	if(data.options !== undefined){
-	let data45 = data.options;
-	const _errs59 = errors;
-	const _errs60 = errors;
-	if(errors === _errs60){
-	if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+	let data66 = data.options;
 	const _errs62 = errors;
-	for(const key1 in data45){
+	const _errs63 = errors;
+	if(errors === _errs63){
+	if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
+	const _errs65 = errors;
+	for(const key1 in data66){
 	if(!(((((((key1 === "wordCount") || (key1 === "separator")) || (key1 === "capitalize")) || (key1 === "addNumber")) || (key1 === "wordList")) || (key1 === "minLength")) || (key1 === "maxLength"))){
-	const err83 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+	const err105 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 	if(vErrors === null){
-	vErrors = [err83];
+	vErrors = [err105];
 	}
 	else {
-	vErrors.push(err83);
+	vErrors.push(err105);
 	}
 	errors++;
 	break;
 	}
 	}
-	if(_errs62 === errors){
-	if(data45.wordCount !== undefined){
-	let data46 = data45.wordCount;
-	const _errs63 = errors;
-	if(!(((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46))) && (isFinite(data46)))){
-	const err84 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+	if(_errs65 === errors){
+	if(data66.wordCount !== undefined){
+	let data67 = data66.wordCount;
+	const _errs66 = errors;
+	if(!(((typeof data67 == "number") && (!(data67 % 1) && !isNaN(data67))) && (isFinite(data67)))){
+	const err106 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 	if(vErrors === null){
-	vErrors = [err84];
+	vErrors = [err106];
 	}
 	else {
-	vErrors.push(err84);
+	vErrors.push(err106);
 	}
 	errors++;
 	}
-	if(errors === _errs63){
-	if((typeof data46 == "number") && (isFinite(data46))){
-	if(data46 > 8 || isNaN(data46)){
-	const err85 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 8},message:"must be <= 8"};
+	if(errors === _errs66){
+	if((typeof data67 == "number") && (isFinite(data67))){
+	if(data67 > 8 || isNaN(data67)){
+	const err107 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 8},message:"must be <= 8"};
 	if(vErrors === null){
-	vErrors = [err85];
+	vErrors = [err107];
 	}
 	else {
-	vErrors.push(err85);
-	}
-	errors++;
-	}
-	else {
-	if(data46 < 4 || isNaN(data46)){
-	const err86 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4},message:"must be >= 4"};
-	if(vErrors === null){
-	vErrors = [err86];
-	}
-	else {
-	vErrors.push(err86);
-	}
-	errors++;
-	}
-	}
-	}
-	}
-	var valid12 = _errs63 === errors;
-	}
-	else {
-	var valid12 = true;
-	}
-	if(valid12){
-	if(data45.separator !== undefined){
-	let data47 = data45.separator;
-	const _errs65 = errors;
-	if(typeof data47 !== "string"){
-	const err87 = {instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/type",keyword:"type",params:{type: "string"},message:"must be string"};
-	if(vErrors === null){
-	vErrors = [err87];
-	}
-	else {
-	vErrors.push(err87);
-	}
-	errors++;
-	}
-	if(!((((((data47 === "hyphen") || (data47 === "underscore")) || (data47 === "dot")) || (data47 === "space")) || (data47 === "digit")) || (data47 === "symbol"))){
-	const err88 = {instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/enum",keyword:"enum",params:{allowedValues: schema13.properties.separator.enum},message:"must be equal to one of the allowed values"};
-	if(vErrors === null){
-	vErrors = [err88];
-	}
-	else {
-	vErrors.push(err88);
-	}
-	errors++;
-	}
-	var valid12 = _errs65 === errors;
-	}
-	else {
-	var valid12 = true;
-	}
-	if(valid12){
-	if(data45.capitalize !== undefined){
-	const _errs67 = errors;
-	if(typeof data45.capitalize !== "boolean"){
-	const err89 = {instancePath:instancePath+"/options/capitalize",schemaPath:"#/$defs/PassphraseOptions/properties/capitalize/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-	if(vErrors === null){
-	vErrors = [err89];
-	}
-	else {
-	vErrors.push(err89);
-	}
-	errors++;
-	}
-	var valid12 = _errs67 === errors;
-	}
-	else {
-	var valid12 = true;
-	}
-	if(valid12){
-	if(data45.addNumber !== undefined){
-	const _errs69 = errors;
-	if(typeof data45.addNumber !== "boolean"){
-	const err90 = {instancePath:instancePath+"/options/addNumber",schemaPath:"#/$defs/PassphraseOptions/properties/addNumber/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-	if(vErrors === null){
-	vErrors = [err90];
-	}
-	else {
-	vErrors.push(err90);
-	}
-	errors++;
-	}
-	var valid12 = _errs69 === errors;
-	}
-	else {
-	var valid12 = true;
-	}
-	if(valid12){
-	if(data45.wordList !== undefined){
-	let data50 = data45.wordList;
-	const _errs71 = errors;
-	if(typeof data50 !== "string"){
-	const err91 = {instancePath:instancePath+"/options/wordList",schemaPath:"#/$defs/PassphraseOptions/properties/wordList/type",keyword:"type",params:{type: "string"},message:"must be string"};
-	if(vErrors === null){
-	vErrors = [err91];
-	}
-	else {
-	vErrors.push(err91);
-	}
-	errors++;
-	}
-	if(!(((((((((((data50 === "eff-large") || (data50 === "bip39-english")) || (data50 === "bip39-japanese")) || (data50 === "bip39-korean")) || (data50 === "bip39-spanish")) || (data50 === "bip39-chinese-simplified")) || (data50 === "bip39-chinese-traditional")) || (data50 === "bip39-french")) || (data50 === "bip39-italian")) || (data50 === "bip39-czech")) || (data50 === "bip39-portuguese"))){
-	const err92 = {instancePath:instancePath+"/options/wordList",schemaPath:"#/$defs/PassphraseOptions/properties/wordList/enum",keyword:"enum",params:{allowedValues: schema13.properties.wordList.enum},message:"must be equal to one of the allowed values"};
-	if(vErrors === null){
-	vErrors = [err92];
-	}
-	else {
-	vErrors.push(err92);
-	}
-	errors++;
-	}
-	var valid12 = _errs71 === errors;
-	}
-	else {
-	var valid12 = true;
-	}
-	if(valid12){
-	if(data45.minLength !== undefined){
-	let data51 = data45.minLength;
-	const _errs73 = errors;
-	if(!(((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51))) && (isFinite(data51)))){
-	const err93 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-	if(vErrors === null){
-	vErrors = [err93];
-	}
-	else {
-	vErrors.push(err93);
-	}
-	errors++;
-	}
-	if(errors === _errs73){
-	if((typeof data51 == "number") && (isFinite(data51))){
-	if(data51 > 128 || isNaN(data51)){
-	const err94 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
-	if(vErrors === null){
-	vErrors = [err94];
-	}
-	else {
-	vErrors.push(err94);
+	vErrors.push(err107);
 	}
 	errors++;
 	}
 	else {
-	if(data51 < 1 || isNaN(data51)){
-	const err95 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+	if(data67 < 4 || isNaN(data67)){
+	const err108 = {instancePath:instancePath+"/options/wordCount",schemaPath:"#/$defs/PassphraseOptions/properties/wordCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4},message:"must be >= 4"};
 	if(vErrors === null){
-	vErrors = [err95];
+	vErrors = [err108];
 	}
 	else {
-	vErrors.push(err95);
+	vErrors.push(err108);
 	}
 	errors++;
 	}
 	}
 	}
 	}
-	var valid12 = _errs73 === errors;
+	var valid13 = _errs66 === errors;
 	}
 	else {
-	var valid12 = true;
+	var valid13 = true;
 	}
-	if(valid12){
-	if(data45.maxLength !== undefined){
-	let data52 = data45.maxLength;
-	const _errs75 = errors;
-	if(!(((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52))) && (isFinite(data52)))){
-	const err96 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+	if(valid13){
+	if(data66.separator !== undefined){
+	let data68 = data66.separator;
+	const _errs68 = errors;
+	if(typeof data68 !== "string"){
+	const err109 = {instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/type",keyword:"type",params:{type: "string"},message:"must be string"};
 	if(vErrors === null){
-	vErrors = [err96];
+	vErrors = [err109];
 	}
 	else {
-	vErrors.push(err96);
+	vErrors.push(err109);
 	}
 	errors++;
 	}
-	if(errors === _errs75){
-	if((typeof data52 == "number") && (isFinite(data52))){
-	if(data52 > 128 || isNaN(data52)){
-	const err97 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
+	if(!((((((data68 === "hyphen") || (data68 === "underscore")) || (data68 === "dot")) || (data68 === "space")) || (data68 === "digit")) || (data68 === "symbol"))){
+	const err110 = {instancePath:instancePath+"/options/separator",schemaPath:"#/$defs/PassphraseOptions/properties/separator/enum",keyword:"enum",params:{allowedValues: schema13.properties.separator.enum},message:"must be equal to one of the allowed values"};
 	if(vErrors === null){
-	vErrors = [err97];
+	vErrors = [err110];
 	}
 	else {
-	vErrors.push(err97);
+	vErrors.push(err110);
+	}
+	errors++;
+	}
+	var valid13 = _errs68 === errors;
+	}
+	else {
+	var valid13 = true;
+	}
+	if(valid13){
+	if(data66.capitalize !== undefined){
+	const _errs70 = errors;
+	if(typeof data66.capitalize !== "boolean"){
+	const err111 = {instancePath:instancePath+"/options/capitalize",schemaPath:"#/$defs/PassphraseOptions/properties/capitalize/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+	if(vErrors === null){
+	vErrors = [err111];
+	}
+	else {
+	vErrors.push(err111);
+	}
+	errors++;
+	}
+	var valid13 = _errs70 === errors;
+	}
+	else {
+	var valid13 = true;
+	}
+	if(valid13){
+	if(data66.addNumber !== undefined){
+	const _errs72 = errors;
+	if(typeof data66.addNumber !== "boolean"){
+	const err112 = {instancePath:instancePath+"/options/addNumber",schemaPath:"#/$defs/PassphraseOptions/properties/addNumber/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+	if(vErrors === null){
+	vErrors = [err112];
+	}
+	else {
+	vErrors.push(err112);
+	}
+	errors++;
+	}
+	var valid13 = _errs72 === errors;
+	}
+	else {
+	var valid13 = true;
+	}
+	if(valid13){
+	if(data66.wordList !== undefined){
+	let data71 = data66.wordList;
+	const _errs74 = errors;
+	if(typeof data71 !== "string"){
+	const err113 = {instancePath:instancePath+"/options/wordList",schemaPath:"#/$defs/PassphraseOptions/properties/wordList/type",keyword:"type",params:{type: "string"},message:"must be string"};
+	if(vErrors === null){
+	vErrors = [err113];
+	}
+	else {
+	vErrors.push(err113);
+	}
+	errors++;
+	}
+	if(!(((((((((((data71 === "eff-large") || (data71 === "bip39-english")) || (data71 === "bip39-japanese")) || (data71 === "bip39-korean")) || (data71 === "bip39-spanish")) || (data71 === "bip39-chinese-simplified")) || (data71 === "bip39-chinese-traditional")) || (data71 === "bip39-french")) || (data71 === "bip39-italian")) || (data71 === "bip39-czech")) || (data71 === "bip39-portuguese"))){
+	const err114 = {instancePath:instancePath+"/options/wordList",schemaPath:"#/$defs/PassphraseOptions/properties/wordList/enum",keyword:"enum",params:{allowedValues: schema13.properties.wordList.enum},message:"must be equal to one of the allowed values"};
+	if(vErrors === null){
+	vErrors = [err114];
+	}
+	else {
+	vErrors.push(err114);
+	}
+	errors++;
+	}
+	var valid13 = _errs74 === errors;
+	}
+	else {
+	var valid13 = true;
+	}
+	if(valid13){
+	if(data66.minLength !== undefined){
+	let data72 = data66.minLength;
+	const _errs76 = errors;
+	if(!(((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72))) && (isFinite(data72)))){
+	const err115 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+	if(vErrors === null){
+	vErrors = [err115];
+	}
+	else {
+	vErrors.push(err115);
+	}
+	errors++;
+	}
+	if(errors === _errs76){
+	if((typeof data72 == "number") && (isFinite(data72))){
+	if(data72 > 128 || isNaN(data72)){
+	const err116 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
+	if(vErrors === null){
+	vErrors = [err116];
+	}
+	else {
+	vErrors.push(err116);
 	}
 	errors++;
 	}
 	else {
-	if(data52 < 1 || isNaN(data52)){
-	const err98 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+	if(data72 < 1 || isNaN(data72)){
+	const err117 = {instancePath:instancePath+"/options/minLength",schemaPath:"#/$defs/PassphraseOptions/properties/minLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 	if(vErrors === null){
-	vErrors = [err98];
+	vErrors = [err117];
 	}
 	else {
-	vErrors.push(err98);
+	vErrors.push(err117);
 	}
 	errors++;
 	}
 	}
 	}
 	}
-	var valid12 = _errs75 === errors;
+	var valid13 = _errs76 === errors;
 	}
 	else {
-	var valid12 = true;
+	var valid13 = true;
 	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	}
-	else {
-	const err99 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	if(valid13){
+	if(data66.maxLength !== undefined){
+	let data73 = data66.maxLength;
+	const _errs78 = errors;
+	if(!(((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73))) && (isFinite(data73)))){
+	const err118 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 	if(vErrors === null){
-	vErrors = [err99];
+	vErrors = [err118];
 	}
 	else {
-	vErrors.push(err99);
+	vErrors.push(err118);
+	}
+	errors++;
+	}
+	if(errors === _errs78){
+	if((typeof data73 == "number") && (isFinite(data73))){
+	if(data73 > 128 || isNaN(data73)){
+	const err119 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"};
+	if(vErrors === null){
+	vErrors = [err119];
+	}
+	else {
+	vErrors.push(err119);
+	}
+	errors++;
+	}
+	else {
+	if(data73 < 1 || isNaN(data73)){
+	const err120 = {instancePath:instancePath+"/options/maxLength",schemaPath:"#/$defs/PassphraseOptions/properties/maxLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+	if(vErrors === null){
+	vErrors = [err120];
+	}
+	else {
+	vErrors.push(err120);
 	}
 	errors++;
 	}
 	}
-	var valid10 = _errs59 === errors;
+	}
+	}
+	var valid13 = _errs78 === errors;
 	}
 	else {
-	var valid10 = true;
+	var valid13 = true;
+	}
+	}
+	}
+	}
+	}
 	}
 	}
 	}
 	}
 	else {
-	const err100 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	const err121 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/PassphraseOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
 	if(vErrors === null){
-	vErrors = [err100];
+	vErrors = [err121];
 	}
 	else {
-	vErrors.push(err100);
+	vErrors.push(err121);
 	}
 	errors++;
 	}
 	}
-	var _valid0 = _errs56 === errors;
+	var valid11 = _errs62 === errors;
+	}
+	else {
+	var valid11 = true;
+	}
+	}
+	}
+	}
+	else {
+	const err122 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+	if(vErrors === null){
+	vErrors = [err122];
+	}
+	else {
+	vErrors.push(err122);
+	}
+	errors++;
+	}
+	}
+	var _valid0 = _errs59 === errors;
 	if(_valid0 && valid0){
 	valid0 = false;
 	passing0 = [passing0, 1];
@@ -1711,12 +2079,12 @@ function requireValidator () {
 	}
 	}
 	if(!valid0){
-	const err101 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+	const err123 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 	if(vErrors === null){
-	vErrors = [err101];
+	vErrors = [err123];
 	}
 	else {
-	vErrors.push(err101);
+	vErrors.push(err123);
 	}
 	errors++;
 	validate10.errors = vErrors;
@@ -1741,69 +2109,69 @@ function requireValidator () {
 	return false;
 	}
 	else {
-	const _errs77 = errors;
+	const _errs80 = errors;
 	for(const key2 in data){
 	if(!(((((key2 === "mode") || (key2 === "count")) || (key2 === "minBits")) || (key2 === "options")) || (key2 === "policy"))){
 	validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 	return false;
 	}
 	}
-	if(_errs77 === errors){
+	if(_errs80 === errors){
 	if(data.mode !== undefined){
-	let data53 = data.mode;
-	const _errs78 = errors;
-	if(typeof data53 !== "string"){
+	let data74 = data.mode;
+	const _errs81 = errors;
+	if(typeof data74 !== "string"){
 	validate10.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 	return false;
 	}
-	if(!((data53 === "password") || (data53 === "passphrase"))){
+	if(!((data74 === "password") || (data74 === "passphrase"))){
 	validate10.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.mode.enum},message:"must be equal to one of the allowed values"}];
 	return false;
 	}
-	var valid13 = _errs78 === errors;
+	var valid14 = _errs81 === errors;
 	}
 	else {
-	var valid13 = true;
+	var valid14 = true;
 	}
-	if(valid13){
+	if(valid14){
 	if(data.count !== undefined){
-	let data54 = data.count;
-	const _errs80 = errors;
-	if(!(((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54))) && (isFinite(data54)))){
+	let data75 = data.count;
+	const _errs83 = errors;
+	if(!(((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75))) && (isFinite(data75)))){
 	validate10.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 	return false;
 	}
-	if(errors === _errs80){
-	if((typeof data54 == "number") && (isFinite(data54))){
-	if(data54 > 20 || isNaN(data54)){
+	if(errors === _errs83){
+	if((typeof data75 == "number") && (isFinite(data75))){
+	if(data75 > 20 || isNaN(data75)){
 	validate10.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"}];
 	return false;
 	}
 	else {
-	if(data54 < 1 || isNaN(data54)){
+	if(data75 < 1 || isNaN(data75)){
 	validate10.errors = [{instancePath:instancePath+"/count",schemaPath:"#/properties/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 	return false;
 	}
 	}
 	}
 	}
-	var valid13 = _errs80 === errors;
+	var valid14 = _errs83 === errors;
 	}
 	else {
-	var valid13 = true;
+	var valid14 = true;
 	}
-	if(valid13){
+	if(valid14){
 	if(data.minBits !== undefined){
-	let data55 = data.minBits;
-	const _errs82 = errors;
-	if(errors === _errs82){
-	if((typeof data55 == "number") && (isFinite(data55))){
-	if(data55 > 256 || isNaN(data55)){
+	let data76 = data.minBits;
+	const _errs85 = errors;
+	if(errors === _errs85){
+	if((typeof data76 == "number") && (isFinite(data76))){
+	if(data76 > 256 || isNaN(data76)){
 	validate10.errors = [{instancePath:instancePath+"/minBits",schemaPath:"#/properties/minBits/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
 	return false;
 	}
 	else {
-	if(data55 < 0 || isNaN(data55)){
+	if(data76 < 0 || isNaN(data76)){
 	validate10.errors = [{instancePath:instancePath+"/minBits",schemaPath:"#/properties/minBits/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 	return false;
 	}
@@ -1814,18 +2182,18 @@ function requireValidator () {
 	return false;
 	}
 	}
-	var valid13 = _errs82 === errors;
+	var valid14 = _errs85 === errors;
 	}
 	else {
-	var valid13 = true;
+	var valid14 = true;
 	}
-	if(valid13){
+	if(valid14){
 	if(data.policy !== undefined){
-	let data56 = data.policy;
-	const _errs84 = errors;
-	if(errors === _errs84){
-	if(typeof data56 === "string"){
-	if(!pattern0.test(data56)){
+	let data77 = data.policy;
+	const _errs87 = errors;
+	if(errors === _errs87){
+	if(typeof data77 === "string"){
+	if(!pattern0.test(data77)){
 	validate10.errors = [{instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9._-]{0,63}$"+"\""}];
 	return false;
 	}
@@ -1835,30 +2203,30 @@ function requireValidator () {
 	return false;
 	}
 	}
-	var valid13 = _errs84 === errors;
+	var valid14 = _errs87 === errors;
 	}
 	else {
-	var valid13 = true;
+	var valid14 = true;
 	}
-	if(valid13){
+	if(valid14){
 	if(data.policy !== undefined){
 	if(data && typeof data == "object" && !Array.isArray(data)){
 	if(data.options !== undefined){
-	var valid15 = false;
+	var valid16 = false;
 	validate10.errors = [{instancePath:instancePath+"/options",schemaPath:"#/dependentSchemas/policy/properties/options/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 	return false;
 	}
 	else {
-	var valid15 = true;
+	var valid16 = true;
 	}
-	if(valid15){
+	if(valid16){
 	if(data.minBits !== undefined){
-	var valid15 = false;
+	var valid16 = false;
 	validate10.errors = [{instancePath:instancePath+"/minBits",schemaPath:"#/dependentSchemas/policy/properties/minBits/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 	return false;
 	}
 	else {
-	var valid15 = true;
+	var valid16 = true;
 	}
 	}
 	}

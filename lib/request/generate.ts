@@ -29,13 +29,21 @@ import {
   type RulesMetadata,
   type RulesPlan,
 } from './password-rules.ts';
+import {
+  generatePatternPasswords,
+  planPatternRequest,
+  type PatternMetadata,
+  type PatternRequestPlan,
+} from './pattern.ts';
 import { floorError } from './_entropy-floor.ts';
 import { planBytes, remember, type PlanStore } from './plan-store.ts';
 
 export type { PlanStore };
 
 /** A credential's metadata: what its options give, and the policy named, if one was. */
-export type Metadata = (PasswordMetadata | RulesMetadata | PassphraseMetadata) & { readonly policy?: string };
+export type Metadata = (PasswordMetadata | RulesMetadata | PatternMetadata | PassphraseMetadata) & {
+  readonly policy?: string;
+};
 
 export interface Credential {
   readonly value: string;
@@ -91,7 +99,7 @@ export interface GenerateSettings {
 
 const NO_SETTINGS: GenerateSettings = Object.freeze({});
 
-type Plan = PasswordPlan | RulesPlan | PassphrasePlan;
+type Plan = PasswordPlan | RulesPlan | PatternRequestPlan | PassphrasePlan;
 
 // Made once, not per request (an arrow written in the call would be a new function each time).
 const passphraseBytes = () => PASSPHRASE_PLAN_BYTES;
@@ -109,6 +117,10 @@ function planOf(request: ValidRequest, store: PlanStore | undefined): Plan | Err
     const plan = planRulesRequest(request.rules, store);
     return isRulesPlan(plan) ? plan : { ...plan };
   }
+  if (request.pattern !== null) {
+    const plan = planPatternRequest(request.pattern, store);
+    return 'pattern' in plan ? plan : { ...plan };
+  }
   const o = request.options;
   const plan = remember(store, passwordPlanKey(o), o, planPassword, passwordBytes);
   return isPlan(plan) ? plan : { ...plan };
@@ -117,6 +129,7 @@ function planOf(request: ValidRequest, store: PlanStore | undefined): Plan | Err
 function valuesOf(plan: Plan, request: ValidRequest, random: RandomSource): string[] {
   if (request.mode === 'passphrase') return generatePassphrases(plan as PassphrasePlan, random, request.count);
   if (request.rules !== null) return generateRulesPasswords(plan as RulesPlan, random, request.count);
+  if (request.pattern !== null) return generatePatternPasswords(plan as PatternRequestPlan, random, request.count);
   return generatePasswords(plan as PasswordPlan, random, request.count);
 }
 

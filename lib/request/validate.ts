@@ -39,11 +39,22 @@ export interface RulesRequest {
   readonly length: number | undefined;
 }
 
+/** A password request made to a regular expression (`options.pattern`): the text and the length
+ * as given (undefined: the pattern's own default length; docs/pattern.md). */
+export type PatternRequest = RulesRequest;
+
 /** `minBits` is the request's entropy floor (0: none); `rules` is set when the options carry
- * `passwordRules`, and the class options are then all at their defaults (the schema refuses
- * them beside it) and unused. */
+ * `passwordRules`, `pattern` when they carry `pattern`, and the class options are then all at
+ * their defaults (the schema refuses them beside either) and unused. */
 export type ValidRequest = (
-  | { mode: 'password'; count: number; minBits: number; options: PasswordOptions; rules: RulesRequest | null }
+  | {
+      mode: 'password';
+      count: number;
+      minBits: number;
+      options: PasswordOptions;
+      rules: RulesRequest | null;
+      pattern: PatternRequest | null;
+    }
   | { mode: 'passphrase'; count: number; minBits: number; options: PassphraseOptions }
 ) & {
   /** The named policy asked for (its options are then the schema's defaults, unused:
@@ -330,16 +341,15 @@ export function validateRequest(input: unknown): Validation {
     return { ok: true, request: { mode: 'passphrase', count, minBits, options: withPassphraseOptionsDefaults(given) } };
   }
   const options = withPasswordOptionsDefaults(given);
-  // With passwordRules the schema has refused every constraint option: nothing to check.
-  if (options.passwordRules === undefined) {
+  // With passwordRules or pattern the schema has refused every constraint option: nothing to check.
+  if (options.passwordRules === undefined && options.pattern === undefined) {
     const refused = constraintError(options);
     if (refused !== null) return refused;
   }
-  const rules: RulesRequest | null =
-    options.passwordRules === undefined
-      ? null
-      : { text: options.passwordRules, length: given?.length as number | undefined };
-  return { ok: true, request: { mode: 'password', count, minBits, options, rules } };
+  const length = given?.length as number | undefined;
+  const rules = options.passwordRules === undefined ? null : { text: options.passwordRules, length };
+  const pattern = options.pattern === undefined ? null : { text: options.pattern, length };
+  return { ok: true, request: { mode: 'password', count, minBits, options, rules, pattern } };
 }
 
 /**
@@ -508,6 +518,7 @@ function withPolicy(mode: unknown, count: number, policy: string): Validation {
           minBits: MIN_BITS_DEFAULT,
           options: withPasswordOptionsDefaults(undefined),
           rules: null,
+          pattern: null,
           policy,
         },
       };

@@ -34,9 +34,10 @@ const APP = new URL('app.js', DIST);
  * eleven word lists (the page has no network after load, so every list is in the bundle), then
  * the request validator, the passwordrules module (parser, plan, the core's exact engine and
  * its two samplers). app.js, the page's UI, grew with issue 41 (the rule in words, every
- * refusal at its control, the step to Strong); service-api.js with the exact engine and the
- * per-class maximums (451 KB at 092a8e9, 482 KB and 160 KB gzipped at the engine's a34d2d4). */
-const BUDGET = { serviceApiRaw: 500_000, serviceApiGzip: 170_000, appRaw: 90_000 };
+ * refusal at its control, the step to Strong). The pattern tier (issue 43: its parser, automata,
+ * count and walk, and its request path) added 55.6 KB raw and 13.6 KB gzipped to service-api.js
+ * (482,919 and 161,113 bytes before, 538,552 and 174,722 after). */
+const BUDGET = { serviceApiRaw: 560_000, serviceApiGzip: 185_000, appRaw: 90_000 };
 
 function readBundle(url: URL): string {
   assert.ok(existsSync(url), `${url.pathname} is missing: run \`npm run build:page\` (or build:dist) first`);

@@ -477,6 +477,44 @@ describeInChromium('home page in headless Chromium', 'tests/browser/home.integra
     await w.context.close();
   });
 
+  it('a pattern (issue 43): beside the site rules, the value matches it, the rule in words, its refusal next to the field, no network', async () => {
+    const w = await open();
+    await load(w, 'networkidle');
+    const { page } = w;
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(`${r.method()} ${r.url()}`));
+    const box = page.locator('#opt-password-pattern');
+    // It follows the site rules' field in the password panel.
+    assert.equal(
+      await page.locator('#options-password .rules-field + .field #opt-password-pattern').count(),
+      1,
+      'the pattern box sits beside the site rules',
+    );
+    const pattern = '^(?=.*\\d)(?=.*[a-z])(?=.*[A-Z])[a-zA-Z0-9!#]{12,20}$';
+    const input = { mode: 'password', options: { pattern } };
+    await box.fill(pattern);
+    const [value] = await page.locator('#results li .value').allTextContents();
+    assert.ok(new RegExp(`^(?:${pattern})$`, 'v').test(value) && value.length === 20, value);
+    assert.equal(await page.locator('#bits').textContent(), apiBits(input));
+    assert.match(
+      (await page.locator('#strength-explain').textContent()) ?? '',
+      /^20 characters matching the pattern, from the 64 its matches use\. Every password the pattern matches/,
+    );
+    assert.ok(((await page.locator('#curl-example').textContent()) ?? '').includes(`-d '${JSON.stringify(input)}'`));
+    // A pattern the service refuses: its reason in words, next to the field.
+    await box.fill('\\w*(?=\\w*\\d)\\w*');
+    const bad = apiError({ mode: 'password', options: { pattern: '\\w*(?=\\w*\\d)\\w*' } });
+    assert.equal(bad.field, 'options.pattern');
+    assert.equal(await page.locator('#error-password-options-pattern').textContent(), personMessage(bad));
+    assert.equal(await page.locator('#results li').count(), 0);
+    await box.fill('');
+    assert.match((await page.locator('#strength-explain').textContent()) ?? '', /from a pool of/);
+    assert.deepEqual(requests, [], 'the UI made network requests');
+    assert.deepEqual(w.consoleProblems, []);
+    assert.deepEqual(await w.violations(), []);
+    await w.context.close();
+  });
+
   it('site rules: read back as the API normalised them, the class options off, errors next to the field, no network', async () => {
     const w = await open();
     await load(w, 'networkidle');

@@ -25,6 +25,13 @@ describe('passwordRuleWords', () => {
     assert.equal(passwordRuleWords(metadataOf({})), `${POOL}, with every chosen kind at least once`);
   });
 
+  it('a pattern (issue 43): its length and the characters its matches use', () => {
+    assert.equal(
+      passwordRuleWords(metadataOf({ pattern: '(?=.*\\d)[a-z0-9]{8,20}' })),
+      '20 characters matching the pattern, from the 36 its matches use',
+    );
+  });
+
   it('minimums: each class with its own, never "every chosen kind at least once"', () => {
     assert.equal(
       passwordRuleWords(metadataOf({ minNumbers: 2 })),

@@ -46,6 +46,9 @@ const ruleRefused = (name: string, passwordRules: string, error: string) => ({
 const combined = (option: string) =>
   e(`options.${option} cannot be combined with options.passwordRules`, `options.${option}`);
 
+const PATTERN = 'options.pattern';
+const patternError = (error: string) => e(error, PATTERN);
+
 const pw = (options: unknown) => ({ mode: 'password', options });
 const pp = (options: unknown) => ({ mode: 'passphrase', options });
 
@@ -403,6 +406,94 @@ export const ERROR_CASES: readonly ErrorCase[] = [
     name: 'length 7 with passwordRules (the schema first)',
     input: pw({ passwordRules: 'minlength: 4', length: 7 }),
     expected: LENGTH,
+  },
+  // pattern (issue 43): the schema's checks, exclusivity, then each refusal of lib/core/pattern/.
+  {
+    name: 'pattern a number',
+    input: pw({ pattern: 12 }),
+    expected: e('options.pattern must be a string', PATTERN),
+  },
+  {
+    name: 'pattern 1,025 characters',
+    input: pw({ pattern: 'a'.repeat(1025) }),
+    expected: e('options.pattern must be at most 1024 characters', PATTERN),
+  },
+  {
+    name: 'pattern in passphrase mode',
+    input: pp({ pattern: '[a-z]+' }),
+    expected: e('options.pattern is not an option of mode passphrase: it is an option of mode password', PATTERN),
+  },
+  {
+    name: 'pattern with includeLowercase',
+    input: pw({ pattern: '[a-z]+', includeLowercase: true }),
+    expected: e('options.includeLowercase cannot be combined with options.pattern', 'options.includeLowercase'),
+  },
+  {
+    name: 'pattern with maxRepeating',
+    input: pw({ pattern: '[a-z]+', maxRepeating: 2 }),
+    expected: e('options.maxRepeating cannot be combined with options.pattern', 'options.maxRepeating'),
+  },
+  {
+    name: 'pattern with passwordRules',
+    input: pw({ pattern: '[a-z]+', passwordRules: 'minlength: 8' }),
+    expected: e('options.passwordRules cannot be combined with options.pattern', RULES),
+  },
+  // Not valid under v: its reason is V8's words, which change between Node lines; tested by
+  // pattern in tests/request/pattern.test.ts.
+  {
+    name: 'pattern with a backreference',
+    input: pw({ pattern: '([a-z])\\1[a-z]{8}' }),
+    expected: patternError(
+      'options.pattern uses a backreference; only the no-repeat idiom (?!.*(.)\\1{k}) is supported, at the top of the pattern',
+    ),
+  },
+  {
+    name: 'pattern with a lookbehind',
+    input: pw({ pattern: '(?<=a)[a-z]{8}' }),
+    expected: patternError('options.pattern uses a lookbehind ((?<= or (?<!), which is not supported'),
+  },
+  {
+    name: 'pattern with a lookahead after consumed characters',
+    input: pw({ pattern: '\\w*(?=\\w*\\d)\\w*' }),
+    expected: patternError(
+      'options.pattern has a lookahead after consumed characters, inside a quantifier or inside another lookahead; lookaheads are supported at the start of the pattern or of a top-level alternative',
+    ),
+  },
+  {
+    name: 'pattern with a word boundary',
+    input: pw({ pattern: '\\b[a-z]{8}\\b' }),
+    expected: patternError('options.pattern uses \\b or \\B (a word boundary), which is not supported'),
+  },
+  {
+    name: 'pattern with a property of strings',
+    input: pw({ pattern: '\\p{RGI_Emoji}[a-z]{8}' }),
+    expected: patternError(
+      'options.pattern uses a property of strings (such as \\p{RGI_Emoji}), which is not supported',
+    ),
+  },
+  {
+    name: 'pattern with no password of the length asked',
+    input: pw({ pattern: '[a-z]{8,16}', length: 20 }),
+    expected: patternError('options.pattern matches no password of length 20; it admits lengths 8-16'),
+  },
+  {
+    name: 'pattern with no password from 8 to 128',
+    input: pw({ pattern: '[a-z]{2,4}' }),
+    expected: patternError('options.pattern admits no length from 8 to 128; it admits lengths 2-4'),
+  },
+  {
+    name: 'pattern that matches nothing',
+    input: pw({ pattern: '^(?=.{8,})(?=.*[a-z])$' }),
+    expected: patternError(
+      'options.pattern matches no password: no string of printable ASCII without space (U+0021-U+007E) up to 128 characters long matches it',
+    ),
+  },
+  {
+    name: 'pattern over the work budget',
+    input: pw({ pattern: '(?!.*abc)(?!.*bcd)(?!.*cde)(?!.*def)(?!.*efg)(?!.*fgh)[a-z0-9]+', length: 128 }),
+    expected: patternError(
+      'options.pattern takes more than the budget of 700000 work units to plan; simplify it or shorten the length',
+    ),
   },
   // minBits: the schema's bounds, then the floor decided from the options' exact bits.
   { name: 'minBits -1', input: { mode: 'password', minBits: -1 }, expected: MIN_BITS },

@@ -237,6 +237,19 @@ export function serviceSuite(start: (options: StartOptions) => Promise<RunningSe
       assert.equal(body.entropy.label, 'Excellent');
     });
 
+    it('generates 20 passwords to options.pattern, each matching the pattern as a browser reads it (issue 43)', async () => {
+      const pattern = '^(?=.*\\d)(?=.*[a-z])(?=.*[A-Z])(?!.*(.)\\1{2})[a-zA-Z\\d!#]{12,20}$';
+      const r = await post(base, KEY, { mode: 'password', count: 20, options: { pattern } });
+      assert.equal(r.status, 200);
+      assertCommonHeaders(r);
+      const body = r.json as { entropy: { bits: number }; metadata: object; results: { value: string }[] };
+      ledger.addGenerated(body);
+      const native = new RegExp(`^(?:${pattern})$`, 'v');
+      for (const { value } of body.results) assert.ok(native.test(value) && value.length === 20, value);
+      assert.deepEqual(body.metadata, { entropyMode: 'uniform-pattern', allowedSize: 64, length: 20 });
+      assert.ok(body.entropy.bits > 115 && body.entropy.bits < 20 * Math.log2(64), String(body.entropy.bits));
+    });
+
     it('generates a batch of 20 passphrases in one request', async () => {
       const r = await post(base, KEY, { mode: 'passphrase', count: 20, options: { wordCount: 5, separator: 'dot' } });
       assert.equal(r.status, 200);

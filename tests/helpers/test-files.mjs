@@ -34,6 +34,8 @@ const SAMPLING = [
   'tests/core/rules/count.test.ts',
   'tests/core/rules/fuzz.test.ts',
   'tests/core/rules/statistics.test.ts',
+  'tests/core/pattern/count.test.ts',
+  'tests/core/pattern/statistics.test.ts',
 ];
 
 /** The static files: every test file of tests/spec/ (spec/ and docs/ against the code), and the

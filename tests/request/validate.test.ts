@@ -92,8 +92,10 @@ describe('validateRequest: defaults and normalisation', () => {
         maxRepeating: undefined,
         maxSequential: undefined,
         passwordRules: undefined,
+        pattern: undefined,
       },
       rules: null,
+      pattern: null,
     });
   });
 
@@ -255,6 +257,7 @@ describe('validateRequest: the password constraints, between option values (issu
         includeUppercase: true,
         includeNumbers: true,
         passwordRules: undefined,
+        pattern: undefined,
       },
     );
   });

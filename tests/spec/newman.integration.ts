@@ -85,14 +85,14 @@ describe('newman run spec/credential-generator.postman_collection.json', () => {
     assert.deepEqual(failures, [], out);
     assert.equal(code, 0, out);
     const { requests, assertions, testScripts } = report.run.stats;
-    assert.equal(requests.total, 17);
+    assert.equal(requests.total, 18);
     assert.equal(requests.failed, 0);
     assert.equal(testScripts.failed, 0);
     assert.equal(assertions.failed, 0);
     assert.ok(assertions.total >= 50, `only ${assertions.total} assertions ran`);
     assert.deepEqual(
       report.run.executions.map((e) => e.response?.code),
-      [200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 400, 400, 401, 400, 200, 400, 200],
+      [200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 400, 400, 401, 400, 200, 400, 200, 200],
     );
   });
 

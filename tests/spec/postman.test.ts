@@ -67,6 +67,7 @@ describe('Postman collection', () => {
       'POST /generate password 3 inherit',
       'POST /generate password  inherit',
       'POST /generate password 3 inherit',
+      'POST /generate password 3 inherit',
     ]);
     for (const item of requests) {
       assert.equal(item.request.url.raw, `{{baseUrl}}/${item.request.url.path.join('/')}`);
@@ -85,6 +86,7 @@ describe('Postman collection', () => {
     );
     assert.equal(bodyOf(requests[15]).options.minSymbols, 6, 'minimums above length');
     assert.equal(bodyOf(requests[16]).options.maxSymbols, 2, 'password constraints: maximums');
+    assert.equal(typeof bodyOf(requests[17]).options.pattern, 'string', 'a password to a regular expression');
   });
 
   it('checks status and body shape in every request, and headers after every request', () => {
@@ -107,6 +109,7 @@ describe('Postman collection', () => {
     assert.match(testCode(requests[14]), /metadata\.constraints\)\.to\.eql/);
     assert.match(testCode(requests[15]), /body\.field\)\.to\.eql\('options\.minSymbols'\)/);
     assert.match(testCode(requests[16]), /maximums: \{ numbers: 3, symbols: 2 \}/);
+    assert.match(testCode(requests[17]), /entropyMode: 'uniform-pattern'/);
     const common = testCode(collection);
     for (const h of [
       'Cache-Control',
