@@ -10,7 +10,8 @@
  * Nor history: a comment in lib/ states the invariant it protects, not the review finding (T1,
  * S1, F5, U2, I31...) or the issue that asked for it; those belong in the tests' names,
  * CHANGELOG.md and docs/security.md, which a comment may point to by section. The engine's
- * equation tags ((E1) to (E18), docs/engine.md) are not findings and stay.
+ * equation tags ((E1) to (E18), docs/engine.md) and the pattern tier's ((P1) to (P8), in
+ * parentheses) are not findings and stay.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -78,8 +79,9 @@ export function commentLines(text: string): { line: number; text: string }[] {
 }
 
 /** A review finding's id (the letters docs/security.md uses, E aside: the engine's equations are
- * (E1) to (E18)) or an issue number. */
-const HISTORY = /\b[TSFUIOP]\d{1,2}\b|\b[Ii]ssues? #?\d+|\b[Ss]ecurity (review|finding)\b/;
+ * (E1) to (E18); a P in parentheses is the pattern tier's equation, (P1) to (P8)) or an issue
+ * number. */
+const HISTORY = /\b[TSFUIO]\d{1,2}\b|(?<!\()\bP\d{1,2}\b|\b[Ii]ssues? #?\d+|\b[Ss]ecurity (review|finding)\b/;
 
 function figures(file: string, pattern: RegExp): string[] {
   return commentLines(readFileSync(join(ROOT, file), 'utf8'))
