@@ -23,8 +23,7 @@ import {
   type PasswordRules,
   type RulesPlan,
 } from '../lib/core/rules/index.ts';
-import type { Sampler } from '../lib/core/sample.ts';
-import { defaultRandom } from '../lib/core/random.ts';
+import { defaultRandom, type Sampler } from '../lib/core/index.ts';
 
 const RULES = Object.values(corpus as Record<string, { 'password-rules': string }>).map((v) => v['password-rules']);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -43,6 +43,6 @@ export {
   type ClassName,
 } from './charsets.ts';
 export { WORD_LISTS, type WordList, type WordListId } from './wordlists.ts';
-export { REJECTION_ACCEPTANCE, type SpecPlan } from './sample.ts';
+export { REJECTION_ACCEPTANCE, type Sampler, type SpecPlan } from './sample.ts';
 export type { ErrorBody } from './error-body.ts';
 export { didYouMean, nearestNames } from './suggest.ts';
