@@ -445,7 +445,7 @@ function workOf(m: Omit<Compiled, 'work'>): Work {
     count += Math.min(shape.seriesWork, shape.tableWork);
     if (shape.seriesWork < shape.tableWork && shape.long) for (const t of shape.types) kernels.add(t.size);
   }
-  for (const n of kernels) count += L * stepWork(n);
+  for (const n of kernels) count += n === 1 ? L : L * stepWork(n); // a lone code's by (E12a)
   const subsets = m.subsets.filter((s) => s !== undefined).length;
   count += subsets * (m.first.size + 4);
   // A draw weighs, at each place i, every jump group, then the run lengths of each kind in turn,
@@ -664,6 +664,12 @@ export function count(m: Compiled, method?: Method): bigint {
 /** (E12) The kernel g_n(t) of a piece of n codes: the recurrence with no jumps in and 1 at the
  * start, summed over the piece. */
 function kernel(m: Compiled, size: number): bigint[] {
+  // (E12a) A lone code's kernel in closed form: 1 at t = 0 (mod R + 1), -1 at t = R, else 0.
+  const period = m.maxRun + 1;
+  if (size === 1)
+    return Array.from({ length: m.length }, (_, t) =>
+      BigInt((t % period === 0 ? 1 : 0) - (t % period === m.maxRun ? 1 : 0)),
+    );
   const type: PieceType = { size, weight: 0, last: true, first: true, key: '' };
   const ring = { caps: [], strides: [], size: 1 };
   return runPieces(m, { ring, types: [type], copies: [1] }, () => [0n], 'one', false).J.map((total) => total[0]);
