@@ -1,9 +1,6 @@
 /**
- * What the service makes of a parsed rule: whether it can be satisfied (each refusal says
- * why), the length, the exact count and entropy, and the sampler, computed once per
- * (rule, length) so that repeated requests only draw. The rule compiles to one spec of the
- * core's exact engine (../engine.ts), which prices, counts and unranks it; the two samplers
- * are the core's (../sample.ts).
+ * A parsed rule's plan: whether it can be satisfied (each refusal says why), the length, and the
+ * rule compiled to one spec of the exact engine, planned by the one plan path (../sample.ts).
  * @module
  */
 import { MAX_SETS, type EngineSpec } from '../engine.ts';
@@ -12,9 +9,8 @@ import type { RandomSource } from '../random.ts';
 import { drawValues, isSpecPlan, planSpec, PLAN_WORK_BUDGET, type Sampler, type SpecPlan } from '../sample.ts';
 import { quoteToken, RULES_FIELD, rulesError, type PasswordRules, type RulesError } from './parse.ts';
 
-/** The most required sets (after normalisation) a rule may have: the engine's limit (the corpus of
- * 434 real rules needs 5). It also guarantees that the required sets fit in any length the
- * service allows (>= 8): one character of each set is always possible. */
+/** The most required sets (normalised) a rule may have: the engine's limit, which also fits one
+ * character of each in any length the service allows (>= 8). */
 export const MAX_REQUIRED_SETS = MAX_SETS;
 
 /** The service's password lengths. */
@@ -36,8 +32,7 @@ export interface RulesMetadata {
   readonly unicodeAsAsciiPrintable: boolean;
 }
 
-/** A rule's plan at one length: the engine's plan (../sample.ts) with the response's entropy and
- * metadata. */
+/** A rule's plan at one length: the engine's plan with the response's entropy and metadata. */
 export interface RulesPlan extends SpecPlan {
   readonly rule: PasswordRules;
   readonly length: number;
@@ -121,8 +116,7 @@ export function ruleSpec(rule: PasswordRules, L: number): EngineSpec {
   };
 }
 
-/** The refusal of a plan over the work budget, with what makes it costly (under 200 characters,
- * as every refusal). */
+/** The refusal over the work budget, with what makes it costly (under 200 characters). */
 function overBudget(rule: PasswordRules, L: number, work: number, budget: number): RulesError {
   const why =
     rule.maxSequential !== null && rule.required.length > 0
@@ -144,12 +138,9 @@ function noPassword(rule: PasswordRules, L: number): RulesError {
   return rulesError(`${RULES_FIELD}: no password of length ${L} satisfies the rule${why}`);
 }
 
-/**
- * The plan for a rule and a requested length (undefined: the default), or the error that
- * explains why there is none. `sampler` forces a sampler (tests and benchmarks: both are uniform
- * over the same set, only their cost differs). A plan whose work units exceed `budget` is refused
- * before that work is done.
- */
+/** The plan for a rule and a length (undefined: the default), or the error saying why there is
+ * none; `sampler` forces one (tests, bench), and a plan over `budget` is refused undone. */
+
 export function planPasswordRules(
   rule: PasswordRules,
   length?: number,
