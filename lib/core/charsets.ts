@@ -53,5 +53,4 @@ export const IDEOGRAPHIC_SPACE = '\u3000';
 export const RANDOM_SEPARATORS = Object.freeze({ digit: DIGITS, symbol: SYMBOLS } as const);
 
 /** Every character a gap can hold: no sampled word holds one (wordlists.ts), so it reads back once. */
-
 export const GAP_CHARACTERS: string = [...Object.values(SEPARATORS), IDEOGRAPHIC_SPACE, DIGITS, SYMBOLS].join('');

@@ -60,7 +60,6 @@ export function checkOf(spec: EngineSpec): Check {
 
 /** (E1) The length, the codes, first and last, each set's minimum and maximum, minSets, and no run
  * or sequence over its limit. */
-
 export function isValid(c: Check, codes: ArrayLike<number>): boolean {
   const n = codes.length;
   if (n !== c.length) return false;

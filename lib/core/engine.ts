@@ -39,11 +39,7 @@ export const UP = 2;
 export const DOWN = 3;
 
 /** The ring of a subset X (E4): `size` coefficients, by degree in mixed radix (`strides`). */
-export interface Ring {
-  readonly caps: readonly number[];
-  readonly strides: readonly number[];
-  readonly size: number;
-}
+export type Ring = Readonly<{ caps: readonly number[]; strides: readonly number[]; size: number }>;
 
 /** Multiplication by y^(weight e) as a pull: pull[f] is the coefficient that lands on f, or -1 (a
  * degree past its cap is dropped: the truncation of (E4)). */
@@ -69,13 +65,7 @@ function pulls(ring: Ring): (weight: number, e: number) => Int32Array {
 }
 
 /** A kind of piece in one A_X (E4): length, weight (ring-local bits), last and first membership. */
-export interface PieceType {
-  readonly size: number;
-  readonly weight: number;
-  readonly last: boolean;
-  readonly first: boolean;
-  readonly key: string;
-}
+export type PieceType = Readonly<{ size: number; weight: number; last: boolean; first: boolean; key: string }>;
 
 /** What the counts of a subset depend on: its ring and its piece types with their copies. */
 export interface Shape {
@@ -90,35 +80,16 @@ export interface Shape {
 }
 
 /** A subset X of the sets: its shape, and the set behind each variable of its ring. */
-export interface Subset {
-  readonly mask: number;
-  readonly shape: number;
-  readonly sets: readonly number[];
-}
+export type Subset = Readonly<{ mask: number; shape: number; sets: readonly number[] }>;
 
 /** Free codes with one signature and first and last membership: one cell in every A_X. */
-export interface Atom {
-  readonly sig: number;
-  readonly first: boolean;
-  readonly last: boolean;
-  readonly codes: readonly number[];
-}
+export type Atom = Readonly<{ sig: number; first: boolean; last: boolean; codes: readonly number[] }>;
 
 /** Codes that weigh the same as jump targets (E18). */
-export interface Group {
-  readonly first: boolean;
-  readonly members: readonly number[];
-}
+export type Group = Readonly<{ first: boolean; members: readonly number[] }>;
 
 /** Work units (docs/engine.md, Cost) to count, make the tables, draw once; and the tables' sizes. */
-export interface Work {
-  readonly count: number;
-  readonly tables: number;
-  readonly draw: number;
-  readonly rows: number;
-  readonly entries: number;
-  readonly cells: number;
-}
+export type Work = Readonly<Record<'count' | 'tables' | 'draw' | 'rows' | 'entries' | 'cells', number>>;
 
 /** A spec compiled, with no BigInt operation done. */
 export interface Compiled {
@@ -333,7 +304,7 @@ function alphabetOf(
     else atoms.set(kind(c), { sig: signature.get(c) as number, first: first.has(c), last: last.has(c), codes: [c] });
   }
   const slots = new Map<number, number>();
-  [...atoms.values()].forEach((atom, i) => atom.codes.forEach((c) => slots.set(c, i)));
+  for (const [i, atom] of [...atoms.values()].entries()) for (const c of atom.codes) slots.set(c, i);
   let slotCount = atoms.size;
   for (const chain of chains) for (const c of chain) slots.set(c, slotCount++);
   return { chains, links, atoms: [...atoms.values()], slots, slotCount };
@@ -376,7 +347,6 @@ function workOf(m: Omit<Compiled, 'work'>): Work {
   count += subsets * (m.first.size + 4);
   // A draw: at each place, every jump group and run length, each a sum over at most
   // 2^min(mandatory, places left x h) x 2^optional subsets (E17; docs/engine.md, Cost).
-
   const h = Math.max(...[...m.signature.values()].map((sig) => popcount(sig & m.mandatory)));
   const mandatory = popcount(m.subsetable & m.mandatory);
   const optional = popcount(m.subsetable & m.optional);
@@ -398,19 +368,10 @@ function workOf(m: Omit<Compiled, 'work'>): Work {
 // --- The table recurrence (E6-E11) ----------------------------------------------------------
 
 /** A piece type's rows: K by kind and t, and the running sums of (E8) (undefined: no such run). */
-export interface Rows {
-  readonly K: bigint[][][];
-  readonly repeats: (bigint[] | undefined)[];
-  readonly ups: (bigint[] | undefined)[];
-}
+export type Rows = Readonly<{ K: bigint[][][]; repeats: (bigint[] | undefined)[]; ups: (bigint[] | undefined)[] }>;
 
 /** What one run of the recurrence reads: the limits, the ring and its powers by weight. */
-interface Recurrence {
-  readonly R: number;
-  readonly S: number;
-  readonly D: number;
-  readonly powers: (weight: number) => Int32Array[];
-}
+type Recurrence = Readonly<{ R: number; S: number; D: number; powers: (weight: number) => Int32Array[] }>;
 
 /** (E6)-(E10) for the piece types of one shape, t = 0..L-1: `input(t)` is J(t) (null: from the rows,
  * E10), `start` K(0) (E6; 1 for a kernel, E12). The rows (every t when `keep`, else the last few) and J. */
@@ -673,7 +634,6 @@ function bySeries(m: Compiled, shape: Shape, kernels: (size: number) => bigint[]
 }
 
 /** (E14, E15) without a ring: plain convolutions of the weight-0 series (as in E16). */
-
 function scalarSeries(
   h: readonly bigint[],
   hG: readonly bigint[],

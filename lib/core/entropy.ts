@@ -51,7 +51,6 @@ export function log2BigInt(x: bigint): number {
  * is the last two characters, every other gap character splits two distinct words (no word holds
  * one, wordlists.ts) and joining composes nothing, so every choice gives a different string.
  */
-
 export function passphraseBits(
   listSize: number,
   wordCount: number,

@@ -1,5 +1,4 @@
 /** The contract's error body: here, as the core's planners make it too (a 400 naming the option). @module */
-
 export interface ErrorBody {
   error: string;
   status: number;

@@ -68,7 +68,6 @@ export function between(table: WordLengths, j: number, lo: number, hi: number): 
 
 /** A uniform sequence of `wordCount` word indices with lo to hi letters, given `total` = between(table,
  * wordCount, lo, hi) > 0: the unranking (docs/engine.md, Passphrases within a length). */
-
 export function drawWithin(
   table: WordLengths,
   wordCount: number,

@@ -47,12 +47,7 @@ export interface PassphraseMetadata {
 }
 
 /** A length bound as a range of letters, with the number of word sequences inside it. */
-export interface LetterRange {
-  readonly table: WordLengths;
-  readonly lo: number;
-  readonly hi: number;
-  readonly sequences: bigint;
-}
+export type LetterRange = Readonly<{ table: WordLengths; lo: number; hi: number; sequences: bigint }>;
 
 export interface PassphrasePlan {
   readonly options: PassphraseOptions;
@@ -166,7 +161,6 @@ export function planPassphrase(o: PassphraseOptions): PassphrasePlan | ErrorBody
 /** `count` passphrases, each drawn in this order: the words (one draw below the list's size each,
  * or one uniform rank within a bound), one draw per drawn gap, then the number below 100. Every
  * draw is uniform and independent (random.ts), so each part is uniform whatever the others are. */
-
 export function generatePassphrases(plan: PassphrasePlan, random: RandomSource, count: number): string[] {
   const { wordCount, addNumber } = plan.options;
   const { words, fixed, separatorSet, letters } = plan;

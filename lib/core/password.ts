@@ -112,7 +112,6 @@ function compileOptions(o: PasswordOptions): Compiled | ErrorBody {
     minSets: Math.max(0, (o.minClasses ?? 0) - mandatory),
     first: union(o.firstCharacter),
     last: union(o.lastCharacter),
-
     length: o.length,
     maxRepeating: o.maxRepeating ?? null,
     maxSequential: o.maxSequential ?? null,
@@ -143,7 +142,6 @@ function constraintsOf(o: PasswordOptions, classes: Compiled['classes']): Passwo
 }
 
 /** The plan for an option set, or the 400 saying why none can be made; `sampler` forces one (tests). */
-
 export function planPassword(o: PasswordOptions, sampler?: Sampler): PasswordPlan | ErrorBody {
   const compiled = compileOptions(o);
   if ('error' in compiled) return compiled;

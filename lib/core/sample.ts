@@ -84,7 +84,6 @@ export function planSpec(
 
 /** `count` values from the plan, each uniform over its strings; the working codes are overwritten
  * (what stays in memory: docs/security.md). */
-
 export function drawValues(plan: SpecPlan, random: RandomSource, count: number): string[] {
   const { counted } = plan;
   if (counted === null) return drawByRejection(plan.alphabet, plan.check, random, count);
@@ -104,7 +103,7 @@ function drawByRejection(codes: readonly number[], check: Check, random: RandomS
 }
 
 /** The string, with the working codes overwritten. */
-function finish(chars: number[]): string {
+export function finish(chars: number[]): string {
   const value = String.fromCharCode(...chars);
   chars.fill(0);
   return value;

@@ -49,7 +49,6 @@ function wordListOf(id: WordListId): WordList {
   // A BIP-39 list's language from its id: bip39-chinese-simplified is Chinese (simplified).
   const bip39 = id.slice('bip39-'.length).replace(/^./, (c) => c.toUpperCase());
   const language = eff ? 'English' : bip39.replace(/-(.*)/, ' ($1)');
-
   const letterCase = words.some((w) => w !== w.toUpperCase());
   return Object.freeze({
     id,

@@ -68,7 +68,6 @@ const CANONICAL_NAMES: readonly (readonly [string, bigint])[] = Object.freeze([
 
 /** The canonical spelling of a non-empty set (docs/password-rules.md, Normalisation); parsing it
  * gives back the same mask. */
-
 export function formatSet(mask: bigint): string {
   if (mask === PRINTABLE_MASK) return 'ascii-printable';
   const parts: string[] = [];

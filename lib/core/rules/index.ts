@@ -1,5 +1,4 @@
 /** Passwords to a website's `passwordrules` (docs/password-rules.md): parse, plan, generate. @module */
-
 export {
   parsePasswordRules,
   formatPasswordRules,

@@ -117,14 +117,11 @@ const ZERO_LIMIT: Readonly<Record<string, string>> = Object.freeze({
 
 const smaller = (a: number | null, b: number) => (a === null ? b : Math.min(a, b));
 
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d;
-}
+const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d;
 
 /** Ends a word: whitespace and the syntax's punctuation ; : , [ ] */
-function endsWord(c: number): boolean {
-  return isSpace(c) || c === 0x3b || c === 0x3a || c === 0x2c || c === 0x5b || c === 0x5d;
-}
+const endsWord = (c: number): boolean =>
+  isSpace(c) || c === 0x3b || c === 0x3a || c === 0x2c || c === 0x5b || c === 0x5d;
 
 /** Thrown inside the reader, caught by parsePasswordRules: never escapes the module. */
 class ParseFailure extends Error {
@@ -145,16 +142,9 @@ function codePointsUpTo(text: string, limit: number): number {
   return n;
 }
 
-interface RawRules {
-  allowedMask: bigint;
-  sawSetProperty: boolean;
-  required: bigint[];
-  minLength: number | null;
-  maxLength: number | null;
-  maxRepeating: number | null;
-  maxSequential: number | null;
-  unicode: boolean;
-}
+type Limits = Record<'minLength' | 'maxLength' | 'maxRepeating' | 'maxSequential', number | null>;
+/** The rule as read, before normalisation. */
+type RawRules = Limits & { allowedMask: bigint; sawSetProperty: boolean; required: bigint[]; unicode: boolean };
 
 /** Parses `text`; never throws, whatever it is given. */
 export function parsePasswordRules(text: string): RulesParse {
@@ -369,7 +359,6 @@ function normalise(raw: RawRules): PasswordRules {
 
 /** The canonical text of a rule (docs/password-rules.md, Normalisation): never `max-consecutive`,
  * but the two limits it set; parsing it gives back the rule (`unicode` as ascii-printable). */
-
 export function formatPasswordRules(rule: Omit<PasswordRules, 'text'>): string {
   const parts: string[] = [];
   if (rule.minLength !== null) parts.push(`minlength: ${rule.minLength};`);

@@ -43,60 +43,36 @@ export interface RulesPlan extends SpecPlan {
 /** Why the service cannot satisfy a rule at any length it offers, or null. */
 export function checkPasswordRules(rule: PasswordRules): RulesError | null {
   const { minLength, maxLength, maxRepeating, maxSequential } = rule;
-  if (maxLength !== null && maxLength < SERVICE_MIN_LENGTH) {
-    return rulesError(
-      `${RULES_FIELD}: maxlength ${maxLength} is below the service's minimum length ${SERVICE_MIN_LENGTH}`,
-    );
-  }
-  if (minLength !== null && minLength > SERVICE_MAX_LENGTH) {
-    return rulesError(
-      `${RULES_FIELD}: minlength ${minLength} is above the service's maximum length ${SERVICE_MAX_LENGTH}`,
-    );
-  }
-  if (minLength !== null && maxLength !== null && minLength > maxLength) {
-    return rulesError(`${RULES_FIELD}: minlength ${minLength} is greater than maxlength ${maxLength}`);
-  }
+  const no = (why: string) => rulesError(`${RULES_FIELD}: ${why}`);
+  if (maxLength !== null && maxLength < SERVICE_MIN_LENGTH)
+    return no(`maxlength ${maxLength} is below the service's minimum length ${SERVICE_MIN_LENGTH}`);
+  if (minLength !== null && minLength > SERVICE_MAX_LENGTH)
+    return no(`minlength ${minLength} is above the service's maximum length ${SERVICE_MAX_LENGTH}`);
+  if (minLength !== null && maxLength !== null && minLength > maxLength)
+    return no(`minlength ${minLength} is greater than maxlength ${maxLength}`);
   // The parser refuses 0 with the property's position; this guards a rule object built by hand.
-  if ((maxRepeating ?? 1) < 1 || (maxSequential ?? 1) < 1) {
-    return rulesError(`${RULES_FIELD}: max-repeating and max-sequential must be at least 1`);
-  }
-  if (rule.allowed.length < 2) {
-    return rulesError(
-      `${RULES_FIELD}: allows only the character ${quoteToken(rule.allowed)}; a password needs at least 2 to choose from`,
-    );
-  }
-  if (rule.required.length > MAX_REQUIRED_SETS) {
-    return rulesError(
-      `${RULES_FIELD}: has ${rule.required.length} different required sets; the service supports at most ${MAX_REQUIRED_SETS}`,
-    );
-  }
+  if ((maxRepeating ?? 1) < 1 || (maxSequential ?? 1) < 1)
+    return no('max-repeating and max-sequential must be at least 1');
+  if (rule.allowed.length < 2)
+    return no(`allows only the character ${quoteToken(rule.allowed)}; a password needs at least 2 to choose from`);
+  if (rule.required.length > MAX_REQUIRED_SETS)
+    return no(`has ${rule.required.length} different required sets; the service supports at most ${MAX_REQUIRED_SETS}`);
   return null;
 }
 
-/**
- * The length to generate: `given` when it lies inside the rule's and the service's bounds
- * (else an error naming the bound it breaks), or DEFAULT_RULES_LENGTH moved into the bounds
- * when the request gives none.
- */
+/** The length to generate: `given` within the rule's and the service's bounds (else the error
+ * naming the bound it breaks), or DEFAULT_RULES_LENGTH moved into the bounds when none is given. */
 export function resolveRulesLength(rule: PasswordRules, given: number | undefined): number | RulesError {
   const min = Math.max(SERVICE_MIN_LENGTH, rule.minLength ?? 0);
   const max = Math.min(SERVICE_MAX_LENGTH, rule.maxLength ?? SERVICE_MAX_LENGTH);
   if (given === undefined) return Math.min(max, Math.max(min, DEFAULT_RULES_LENGTH));
-  if (!Number.isInteger(given) || given < SERVICE_MIN_LENGTH || given > SERVICE_MAX_LENGTH) {
-    return rulesError(`${LENGTH_FIELD} must be between ${SERVICE_MIN_LENGTH} and ${SERVICE_MAX_LENGTH}`, LENGTH_FIELD);
-  }
-  if (rule.minLength !== null && given < rule.minLength) {
-    return rulesError(
-      `${LENGTH_FIELD} ${given} is below the minlength ${rule.minLength} of ${RULES_FIELD}`,
-      LENGTH_FIELD,
-    );
-  }
-  if (rule.maxLength !== null && given > rule.maxLength) {
-    return rulesError(
-      `${LENGTH_FIELD} ${given} is above the maxlength ${rule.maxLength} of ${RULES_FIELD}`,
-      LENGTH_FIELD,
-    );
-  }
+  const no = (why: string) => rulesError(`${LENGTH_FIELD} ${why}`, LENGTH_FIELD);
+  if (!Number.isInteger(given) || given < SERVICE_MIN_LENGTH || given > SERVICE_MAX_LENGTH)
+    return no(`must be between ${SERVICE_MIN_LENGTH} and ${SERVICE_MAX_LENGTH}`);
+  if (rule.minLength !== null && given < rule.minLength)
+    return no(`${given} is below the minlength ${rule.minLength} of ${RULES_FIELD}`);
+  if (rule.maxLength !== null && given > rule.maxLength)
+    return no(`${given} is above the maxlength ${rule.maxLength} of ${RULES_FIELD}`);
   return given;
 }
 
@@ -140,7 +116,6 @@ function noPassword(rule: PasswordRules, L: number): RulesError {
 
 /** The plan for a rule and a length (undefined: the default), or the error saying why there is
  * none; `sampler` forces one (tests, bench), and a plan over `budget` is refused undone. */
-
 export function planPasswordRules(
   rule: PasswordRules,
   length?: number,
