@@ -8,11 +8,7 @@
  */
 
 /** A set hit at least `min` times (0: optional, counting towards `minSets`), at most `max` if given. */
-export interface CountedSet {
-  readonly codes: readonly number[];
-  readonly min: number;
-  readonly max?: number | null;
-}
+export type CountedSet = Readonly<{ codes: readonly number[]; min: number; max?: number | null }>;
 
 export interface EngineSpec {
   /** Allowed UTF-16 codes, ascending, distinct. */
@@ -121,6 +117,8 @@ export interface Compiled {
   readonly work: Work;
 }
 
+const UNPRICED: Work = Object.freeze({ count: 0, tables: 0, draw: 0, rows: 0, entries: 0, cells: 0 });
+
 export const popcount = (x: number): number => {
   let c = 0;
   for (let v = x; v !== 0; v &= v - 1) c++;
@@ -151,11 +149,8 @@ const stepWork = (size: number) => (size === 1 ? 7 : 10 * size + 2);
 /** Merges the sets of minimum 1 or more with the same codes (docs/engine.md, What a spec says). */
 function mergeSets(sets: readonly CountedSet[]): CountedSet[] {
   const out: CountedSet[] = [];
-  const same = (a: CountedSet, b: CountedSet) => {
-    if (a.codes.length !== b.codes.length) return false;
-    const codes = new Set(a.codes);
-    return b.codes.every((c) => codes.has(c));
-  };
+  const same = (a: CountedSet, b: CountedSet) =>
+    a.codes.length === b.codes.length && b.codes.every((c) => a.codes.includes(c));
   for (const set of sets) {
     const i = set.min >= 1 ? out.findIndex((o) => o.min >= 1 && same(o, set)) : -1;
     if (i < 0) out.push(set);
@@ -259,7 +254,8 @@ export function compile(spec: EngineSpec, budget = Infinity): Compiled {
     sig(a) === sig(b) && first.has(a) === first.has(b) && last.has(a) === last.has(b);
   if (alphabet.chains.some((chain) => chain.some((c) => !alike(c, chain[0]))))
     throw new RangeError('engine: a binding chain must not change weight, first or last membership');
-  const base = { ...alphabet, mins, maxes, signature, first, last };
+  const { chains, links, atoms, slots, slotCount } = alphabet;
+  const base = { chains, links, atoms, slots, slotCount, mins, maxes, signature, first, last };
   const shapes: Shape[] = [];
   const shapeIndex = new Map<string, number>();
   const subsets = new Array<Subset | undefined>(1 << sets.length);
@@ -277,9 +273,33 @@ export function compile(spec: EngineSpec, budget = Infinity): Compiled {
     if (x === 0 || least > budget) break;
   }
   const groups = groupsOf(base, subsetable & ~bits((i) => mins[i] >= 2));
-  const m = { ...base, spec, length: L, maxRun, maxSequence, mandatory, optional, subsetable, groups, subsets, shapes };
-  const work = workOf(m);
-  return { ...m, work: least > budget ? { ...work, count: Infinity } : work };
+  // One literal, not spreads: the walk reads this object on its hot path (a spread-built copy is slower to read).
+  const compiled: Omit<Compiled, 'work'> & { work: Work } = {
+    spec,
+    length: L,
+    maxRun,
+    maxSequence,
+    mins,
+    maxes,
+    mandatory,
+    optional,
+    subsetable,
+    signature,
+    first,
+    last,
+    chains,
+    links,
+    atoms,
+    slots,
+    slotCount,
+    groups,
+    subsets,
+    shapes,
+    work: UNPRICED,
+  };
+  const work = workOf(compiled);
+  compiled.work = least > budget ? { ...work, count: Infinity } : work;
+  return compiled;
 }
 
 /** The binding chains (docs/engine.md, (E5)), the atoms of the other codes, and the slots of both. */
@@ -364,8 +384,6 @@ function workOf(m: Omit<Compiled, 'work'>): Work {
   const [c, t, d] = [count * size, (tables + count) * size + cells, 2 * sums * size].map(Math.ceil);
   return { count: c, tables: t, draw: d, rows, entries, cells };
 }
-
-// --- The table recurrence (E6-E11) ----------------------------------------------------------
 
 /** A piece type's rows: K by kind and t, and the running sums of (E8) (undefined: no such run). */
 export type Rows = Readonly<{ K: bigint[][][]; repeats: (bigint[] | undefined)[]; ups: (bigint[] | undefined)[] }>;
@@ -501,8 +519,6 @@ function sumRows(rec: Recurrence, row: Rows, type: PieceType, t: number): void {
   row.repeats.push(rec.R > 1 ? add(row.K[REPEAT][t], row.repeats[t - 1], 0) : undefined);
   row.ups.push(type.size > 1 && rec.S > 1 ? add(row.K[UP][t], row.ups[t - 1], 1) : undefined);
 }
-
-// --- Counting (E11-E16) ---------------------------------------------------------------------
 
 /** The series (E14-E16) or the table recurrence (E6-E11): both exact; by default the cheaper. */
 export type Method = 'series' | 'recurrence';

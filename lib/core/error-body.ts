@@ -4,3 +4,6 @@ export interface ErrorBody {
   status: number;
   field?: string;
 }
+
+/** The 400 of an option nothing can be made for. */
+export const refuse = (error: string, field: string): ErrorBody => ({ error, status: 400, field });

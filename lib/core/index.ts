@@ -1,7 +1,6 @@
 /**
- * The generator core's one public face (with the tiers' own, rules/index.ts and pattern/index.ts;
- * tests/spec/import-graph.test.ts holds it): generation only, browser-safe, no `node:` imports.
- * Interpreting a request is lib/request/'s; facts about the service are lib/service/'s.
+ * The generator core's one public face, with the tiers' own (tests/spec/import-graph.test.ts): generation
+ * only, browser-safe. Interpreting a request is lib/request/'s; facts about the service lib/service/'s.
  * @module
  */
 export { defaultRandom, type RandomSource } from './random.ts';

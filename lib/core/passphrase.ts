@@ -10,7 +10,7 @@ import { RANDOM_SEPARATORS, SEPARATORS } from './charsets.ts';
 import { log2BigInt, passphraseBits, strength, type Entropy } from './entropy.ts';
 import { between, drawWithin, wordLengths, type WordLengths } from './passphrase-length.ts';
 import type { RandomSource } from './random.ts';
-import type { ErrorBody } from './error-body.ts';
+import { refuse, type ErrorBody } from './error-body.ts';
 import { WORD_LISTS, wordsOf, type WordList, type WordListId } from './wordlists.ts';
 import { requestSchema } from '../generated/schema.generated.ts';
 import type { PassphraseOptions } from '../generated/options.generated.ts';
@@ -28,9 +28,7 @@ const MAX_WORDS: number = requestSchema.$defs.PassphraseOptions.properties.wordC
 /** The characters of a number (two digits) and its gap. */
 const NUMBER_CHARACTERS = 3;
 
-function isRandomSeparator(s: Separator): s is RandomSeparator {
-  return Object.hasOwn(RANDOM_SEPARATORS, s);
-}
+const isRandomSeparator = (s: Separator): s is RandomSeparator => Object.hasOwn(RANDOM_SEPARATORS, s);
 
 export interface PassphraseMetadata {
   readonly entropyMode: 'wordlist';
@@ -68,8 +66,6 @@ export interface PassphrasePlan {
 export function isPassphrasePlan(plan: PassphrasePlan | ErrorBody): plan is PassphrasePlan {
   return 'bits' in plan;
 }
-
-const refuse = (error: string, field: string): ErrorBody => ({ error, status: 400, field });
 
 /** The word-length table of each list, made as the module loads (capitalize keeps the lengths). */
 const TABLES = Object.freeze(

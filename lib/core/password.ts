@@ -10,7 +10,7 @@ import type { EngineSpec } from './engine.ts';
 import { strength, type Entropy } from './entropy.ts';
 import type { RandomSource } from './random.ts';
 import { drawValues, isSpecPlan, planSpec, PLAN_WORK_BUDGET, type Sampler, type SpecPlan } from './sample.ts';
-import type { ErrorBody } from './error-body.ts';
+import { refuse, type ErrorBody } from './error-body.ts';
 import type { PasswordOptions } from '../generated/options.generated.ts';
 
 /** The options that constrain a password beyond its classes, in schema order. */
@@ -54,7 +54,6 @@ export interface PasswordPlan extends SpecPlan {
 }
 
 const FIELD = 'options.excludedCharacters';
-const refuse = (error: string, field: string): ErrorBody => ({ error, status: 400, field });
 const codesOf = (chars: Iterable<string>) => Array.from(chars, (c) => c.charCodeAt(0));
 
 /** The pool's codes in ascending order (the classes are ASCII). */

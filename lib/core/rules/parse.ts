@@ -71,18 +71,7 @@ export function quoteToken(token: string): string {
   return `"${out}"`;
 }
 
-const PROPERTY_NAMES: ReadonlySet<string> = new Set([
-  'required',
-  'allowed',
-  'max-repeating',
-  'max-sequential',
-  'max-consecutive',
-  'minlength',
-  'maxlength',
-]);
-
-/** Other names people give the named classes (the request's own class names among them),
- * answered with the identifier to use. */
+/** Other names people give the named classes (the request's own among them): the identifier to use. */
 const CLASS_ALIASES: Readonly<Record<string, string>> = Object.freeze({
   lowercase: 'lower',
   uppercase: 'upper',
@@ -108,12 +97,14 @@ function hint(token: string, known: Iterable<string>, aliases: Readonly<Record<s
   return near.length > 0 ? `: ${didYouMean(near)}` : '';
 }
 
-/** Why a limit of 0 is refused: what it would forbid. */
+/** The three limits, each with why 0 is refused: what it would forbid. */
 const ZERO_LIMIT: Readonly<Record<string, string>> = Object.freeze({
   'max-repeating': 'would allow no character at all',
-  'max-consecutive': 'would allow no character at all',
   'max-sequential': 'would allow no letter or digit at all',
+  'max-consecutive': 'would allow no character at all',
 });
+
+const PROPERTY_NAMES = new Set(['required', 'allowed', ...Object.keys(ZERO_LIMIT), 'minlength', 'maxlength']);
 
 const smaller = (a: number | null, b: number) => (a === null ? b : Math.min(a, b));
 

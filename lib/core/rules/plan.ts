@@ -124,9 +124,8 @@ export function planPasswordRules(
 ): RulesPlan | RulesError {
   const infeasible = checkPasswordRules(rule);
   if (infeasible !== null) return infeasible;
-  const resolved = resolveRulesLength(rule, length);
-  if (typeof resolved !== 'number') return resolved;
-  const L = resolved;
+  const L = resolveRulesLength(rule, length);
+  if (typeof L !== 'number') return L;
   const spec = ruleSpec(rule, L);
   const plan = planSpec(spec, sampler, budget);
   if (!isSpecPlan(plan)) return plan.kind === 'budget' ? overBudget(rule, L, plan.work, budget) : noPassword(rule, L);
