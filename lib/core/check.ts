@@ -1,10 +1,9 @@
 /**
- * The definition the engine counts (docs/engine.md, (E1)), as a check on one string: what the
- * rejection sampler keeps. tests/core/engine.test.ts holds it against an independent judge and
- * the engine's count against it, on every string of small specs.
+ * The definition the engine counts (docs/engine.md, (E1)) as a check on one string: what rejection
+ * keeps. tests/core/engine.test.ts holds it against an independent judge and the engine's count.
  * @module
  */
-import { isSequenceStep, type EngineSpec } from './engine.ts';
+import { isSequenceStep, popcount, type EngineSpec } from './engine.ts';
 
 /** A spec as data for `isValid`. */
 export interface Check {
@@ -59,17 +58,8 @@ export function checkOf(spec: EngineSpec): Check {
   };
 }
 
-const popcount = (x: number) => {
-  let c = 0;
-  for (let v = x; v !== 0; v &= v - 1) c++;
-  return c;
-};
-
-/**
- * (E1) The length, every code allowed, the first and last codes, each set of min m >= 1 hit at
- * least m times and each set with a maximum at most that many, at least minSets of the sets of
- * min 0 hit, no run of one code longer than maxRepeating, no sequence longer than maxSequential.
- */
+/** (E1) The length, the codes, first and last, each set's minimum and maximum, minSets, and no run
+ * or sequence over its limit. */
 export function isValid(c: Check, codes: ArrayLike<number>): boolean {
   const n = codes.length;
   if (n !== c.length) return false;

@@ -1,31 +1,14 @@
 /**
- * The one exact engine: every password constraint compiles to an EngineSpec, and this module
- * alone counts the strings a spec allows (the entropy is log2 of the count); unrank.ts maps a
- * uniform integer below the count to one of them. docs/engine.md derives both as numbered
- * equations (E1) to (E18); each is cited at the line that computes it. In short:
- *
- * - Inclusion-exclusion over the sets a string falls short of, with Moebius weights for "at
- *   least minSets of the optional sets" (E2, E3), turns the sets into a smaller alphabet A_X and
- *   a ring of truncated polynomials that counts the codes of the sets with a minimum of 2 or more
- *   or a maximum (E4).
- * - A string is its first code and a series of moves, each a jump or a whole run of repeats or
- *   of steps along a chain (E5). K(t, x, kind), the weighted number of ways to place t more codes
- *   after a move of that kind ended on x, follows a recurrence over the pieces of A_X (E6-E11).
- * - By superposition, a piece's K is its response to the total of jumps J (E12-E13), so J and the
- *   count are one power series over the pieces' kernels (E14-E16): the count needs no table.
- *
- * Work is priced in units before any BigInt operation (`compile`), so a planner refuses a spec
- * over its budget without doing the work; docs/engine.md, Cost, gives the units.
+ * The one exact engine: every password constraint compiles to an EngineSpec, and this module alone
+ * counts the strings it allows (entropy = log2 of the count); unrank.ts maps a rank to one of them.
+ * docs/engine.md derives both as equations (E1)-(E18), each cited at the line that computes it.
+ * `compile` prices the work before any BigInt operation (docs/engine.md, Cost), so a spec over the
+ * budget is refused undone.
  * @module
  */
 
-/** A set the string hits at least `min` times (min 0: optional, counting towards `minSets`) and,
- * when `max` is given, at most `max` times. */
-export interface CountedSet {
-  readonly codes: readonly number[];
-  readonly min: number;
-  readonly max?: number | null;
-}
+/** A set hit at least `min` times (0: optional, counting towards `minSets`), at most `max` if given. */
+export type CountedSet = Readonly<{ codes: readonly number[]; min: number; max?: number | null }>;
 
 export interface EngineSpec {
   /** Allowed UTF-16 codes, ascending, distinct. */
@@ -51,18 +34,11 @@ export const REPEAT = 1;
 export const UP = 2;
 export const DOWN = 3;
 
-/** The ring of one subset X (E4): a variable per set of X with a minimum of 2 or more (capped at
- * that minimum) and per other set with a maximum (capped at it plus one). An element holds
- * `size` coefficients, by degree in mixed radix (`strides`). */
-export interface Ring {
-  readonly caps: readonly number[];
-  readonly strides: readonly number[];
-  readonly size: number;
-}
+/** The ring of a subset X (E4): `size` coefficients, by degree in mixed radix (`strides`). */
+export type Ring = Readonly<{ caps: readonly number[]; strides: readonly number[]; size: number }>;
 
-/** Multiplication by the monomial of the variables in `weight` (bits by place in the ring), each
- * to the power e, as a pull: pull[f] is the coefficient that lands on f, or -1 (none: a degree that
- * reaches its cap is dropped, which is the truncation). */
+/** Multiplication by y^(weight e) as a pull: pull[f] is the coefficient that lands on f, or -1 (a
+ * degree past its cap is dropped: the truncation of (E4)). */
 function pullOf(ring: Ring, weight: number, e: number): Int32Array {
   const pull = new Int32Array(ring.size);
   for (let f = 0; f < ring.size; f++) {
@@ -84,15 +60,8 @@ function pulls(ring: Ring): (weight: number, e: number) => Int32Array {
   };
 }
 
-/** A kind of piece in one A_X: its length, its weight (ring-local bits), and whether its codes may
- * come last and first (the same along a piece: compile checks it). */
-export interface PieceType {
-  readonly size: number;
-  readonly weight: number;
-  readonly last: boolean;
-  readonly first: boolean;
-  readonly key: string;
-}
+/** A kind of piece in one A_X (E4): length, weight (ring-local bits), last and first membership. */
+export type PieceType = Readonly<{ size: number; weight: number; last: boolean; first: boolean; key: string }>;
 
 /** What the counts of a subset depend on: its ring and its piece types with their copies. */
 export interface Shape {
@@ -106,42 +75,19 @@ export interface Shape {
   readonly tableWork: number;
 }
 
-/** A subset X of the sets: its shape, and the set behind each variable of its ring (subsets that
- * share a shape may differ there). */
-export interface Subset {
-  readonly mask: number;
-  readonly shape: number;
-  readonly sets: readonly number[];
-}
+/** A subset X of the sets: its shape, and the set behind each variable of its ring. */
+export type Subset = Readonly<{ mask: number; shape: number; sets: readonly number[] }>;
 
-/** Free codes with one signature and one first and last membership: they weigh the same in every
- * A_X and share one cell there. */
-export interface Atom {
-  readonly sig: number;
-  readonly first: boolean;
-  readonly last: boolean;
-  readonly codes: readonly number[];
-}
+/** Free codes with one signature and first and last membership: one cell in every A_X. */
+export type Atom = Readonly<{ sig: number; first: boolean; last: boolean; codes: readonly number[] }>;
 
 /** Codes that weigh the same as jump targets (E18). */
-export interface Group {
-  readonly first: boolean;
-  readonly members: readonly number[];
-}
+export type Group = Readonly<{ first: boolean; members: readonly number[] }>;
 
-/** Work units (docs/engine.md, Cost): to count, to make the exact sampler's tables, to draw once;
- * and the sizes of those tables: rows, their BigInt entries, and cells (subsets x slots). */
-export interface Work {
-  readonly count: number;
-  readonly tables: number;
-  readonly draw: number;
-  readonly rows: number;
-  readonly entries: number;
-  readonly cells: number;
-}
+/** Work units (docs/engine.md, Cost) to count, make the tables, draw once; and the tables' sizes. */
+export type Work = Readonly<Record<'count' | 'tables' | 'draw' | 'rows' | 'entries' | 'cells', number>>;
 
-/** A spec compiled: its chains, every A_X's shape, the walk's groups and the work of each task,
- * with no BigInt operation done. */
+/** A spec compiled, with no BigInt operation done. */
 export interface Compiled {
   readonly spec: EngineSpec;
   readonly length: number;
@@ -181,8 +127,7 @@ export const popcount = (x: number): number => {
 
 const binomial = (n: number, k: number): number => (k === 0 ? 1 : (binomial(n - 1, k - 1) * n) / k);
 
-/** (E3) The Moebius weight of a subset holding x optional sets when at least `more` of the n not
- * yet hit must be hit. */
+/** (E3) The Moebius weight of x optional sets when `more` of the n not yet hit must be hit. */
 export function optCoef(x: number, n: number, more: number): number {
   if (x === 0) return n >= more ? 1 : 0;
   let c = 0;
@@ -201,16 +146,11 @@ export function isSequenceStep(a: number, b: number): boolean {
 /** Per-step units of one piece type in the table recurrence (E7-E10), per ring coefficient. */
 const stepWork = (size: number) => (size === 1 ? 7 : 10 * size + 2);
 
-/** The sets with the same codes and a minimum of 1 or more as one: they hold together exactly when
- * one with the highest minimum and the lowest maximum holds. Optional sets stay apart: each counts
- * towards minSets. */
+/** Merges the sets of minimum 1 or more with the same codes (docs/engine.md, What a spec says). */
 function mergeSets(sets: readonly CountedSet[]): CountedSet[] {
   const out: CountedSet[] = [];
-  const same = (a: CountedSet, b: CountedSet) => {
-    if (a.codes.length !== b.codes.length) return false;
-    const codes = new Set(a.codes);
-    return b.codes.every((c) => codes.has(c));
-  };
+  const same = (a: CountedSet, b: CountedSet) =>
+    a.codes.length === b.codes.length && b.codes.every((c) => a.codes.includes(c));
   for (const set of sets) {
     const i = set.min >= 1 ? out.findIndex((o) => o.min >= 1 && same(o, set)) : -1;
     if (i < 0) out.push(set);
@@ -222,18 +162,15 @@ function mergeSets(sets: readonly CountedSet[]): CountedSet[] {
   return out.map((set) => (set.max === Infinity ? { ...set, max: null } : set));
 }
 
-/**
- * The piece types of A_X (E4), in key order, with their copies, and its ring; `cell`, when given,
- * hears each chain code's type key and place, and each atom's by its first code.
- */
+/** The piece types of A_X (E4) in key order, with their copies, and its ring; `cell` hears each
+ * chain code's type key and place, and each atom's by its first code. */
 export function piecesOf(
   m: Pick<Compiled, 'mins' | 'maxes' | 'signature' | 'first' | 'last' | 'atoms' | 'chains'>,
   x: number,
   cell?: (code: number, key: string, place: number) => void,
 ): { ring: Ring; sets: number[]; entries: [PieceType, number][] } {
   const { mins, maxes } = m;
-  // (E4) A_X drops the codes of X's sets of min 0 or 1; the ring has a variable for each set of
-  // X with a minimum of 2 or more, and for each other set with a maximum.
+  // (E4) A_X drops the codes of X's sets of min 0 or 1; the ring's variables and caps.
   const removed = mins.reduce((r, min, i) => ((x >> i) & 1 && min <= 1 ? r | (1 << i) : r), 0);
   const sets = mins.map((_, i) => i).filter((i) => ((x >> i) & 1 ? mins[i] >= 2 : maxes[i] >= 0));
   const caps = sets.map((i) => ((x >> i) & 1 ? mins[i] : maxes[i] + 1));
@@ -254,8 +191,7 @@ export function piecesOf(
   const sig = (code: number) => m.signature.get(code) ?? 0;
   for (const chain of m.chains)
     for (let i = 0; i < chain.length;) {
-      // A piece: the next run of the chain's codes left in A_X. It stays one piece even when no
-      // longer than the limit, so that the walk's moves along it are the same in every A_X (E17).
+      // A piece: the next run of the chain left in A_X, one piece even when short (E17).
       let end = i;
       while (end < chain.length && (sig(chain[end]) & removed) === 0) end++;
       if (end > i) {
@@ -272,11 +208,9 @@ export function piecesOf(
 function shapeOf(ring: Ring, entries: readonly (readonly [PieceType, number])[], L: number, maxRun: number): Shape {
   const types = entries.map(([t]) => t);
   const long = types.some((t) => t.size > 1) || maxRun < L;
-  // (E14) Per step t, a term for each earlier s whose kernel term may be non-zero: every one for
-  // long kernels, only the first without; and, for a weight, only below its smallest cap.
+  // (E14) The terms a weight keeps (only below its smallest cap): the sum over t < L of min(t, r).
   let terms = 0;
   for (const w of new Set(types.map((t) => t.weight))) {
-    // The sum over t = 1..L-1 of min(t, r): the terms j = 0..r-1 of each step t.
     const r = Math.max(
       0,
       1 + Math.min(long ? L - 1 : 0, ...ring.caps.filter((_, j) => (w >> j) & 1).map((cap) => cap - 2)),
@@ -290,12 +224,8 @@ function shapeOf(ring: Ring, entries: readonly (readonly [PieceType, number])[],
   return { ring, types, copies: entries.map(([, n]) => n), long, seriesWork, tableWork };
 }
 
-/**
- * The compiled spec: chains, atoms and groups, the subsets' shapes, and the work of each task.
- * When the count's work passes `budget` as shapes are found, it stops there with that work
- * Infinity (the compiled spec is then only a price), so a spec far over the budget costs little
- * to refuse. Throws on a spec no compiler should make (a programming error, not a request's).
- */
+/** The compiled spec. Once the count's work passes `budget` it stops, that work Infinity (only a
+ * price), so a spec far over costs little to refuse. Throws on a spec no compiler should make. */
 export function compile(spec: EngineSpec, budget = Infinity): Compiled {
   const { codes, length: L } = spec;
   if (spec.sets.length > MAX_SETS || L < 1 || codes.length === 0) throw new RangeError('engine: spec out of range');
@@ -317,11 +247,13 @@ export function compile(spec: EngineSpec, budget = Infinity): Compiled {
   const maxRun = Math.min(spec.maxRepeating ?? L, L);
   const maxSequence = Math.min(spec.maxSequential ?? L, L);
   const alphabet = alphabetOf(codes, signature, first, last, maxSequence < L ? maxSequence : Infinity);
-  // The chain codes must weigh alike (E4): the same signature in the sets that carry a variable.
+  // A piece weighs alike along it (E4): the same variables' sets, first and last membership.
   const weighed = bits((i) => mins[i] >= 2 || maxes[i] >= 0);
-  for (const chain of alphabet.chains)
-    if (chain.some((c) => ((signature.get(c) as number) ^ (signature.get(chain[0]) as number)) & weighed))
-      throw new RangeError('engine: a binding chain must not change weight, first or last membership');
+  const sig = (c: number) => (signature.get(c) as number) & weighed;
+  const alike = (a: number, b: number) =>
+    sig(a) === sig(b) && first.has(a) === first.has(b) && last.has(a) === last.has(b);
+  if (alphabet.chains.some((chain) => chain.some((c) => !alike(c, chain[0]))))
+    throw new RangeError('engine: a binding chain must not change weight, first or last membership');
   const { chains, links, atoms, slots, slotCount } = alphabet;
   const base = { chains, links, atoms, slots, slotCount, mins, maxes, signature, first, last };
   const shapes: Shape[] = [];
@@ -341,7 +273,7 @@ export function compile(spec: EngineSpec, budget = Infinity): Compiled {
     if (x === 0 || least > budget) break;
   }
   const groups = groupsOf(base, subsetable & ~bits((i) => mins[i] >= 2));
-  // The work is priced from the rest of the compiled spec, then filled in.
+  // One literal, not spreads: the walk reads this object on its hot path (a spread-built copy is slower to read).
   const compiled: Omit<Compiled, 'work'> & { work: Work } = {
     spec,
     length: L,
@@ -370,8 +302,7 @@ export function compile(spec: EngineSpec, budget = Infinity): Compiled {
   return compiled;
 }
 
-/** The binding chains (maximal series of consecutive codes inside one range, longer than the
- * sequence limit), the atoms of the other codes, and the slots of both. */
+/** The binding chains (docs/engine.md, (E5)), the atoms of the other codes, and the slots of both. */
 function alphabetOf(
   codes: readonly number[],
   signature: ReadonlyMap<number, number>,
@@ -386,12 +317,6 @@ function alphabetOf(
   const chains = runs.filter((run) => run.length > limit);
   const links = new Map(chains.flatMap((chain) => chain.map((c, pos) => [c, { pos, size: chain.length }] as const)));
   const kind = (c: number) => 4 * (signature.get(c) as number) + (first.has(c) ? 2 : 0) + (last.has(c) ? 1 : 0);
-  if (
-    chains.some((chain) =>
-      chain.some((c) => first.has(c) !== first.has(chain[0]) || last.has(c) !== last.has(chain[0])),
-    )
-  )
-    throw new RangeError('engine: a binding chain must not change weight, first or last membership');
   const atoms = new Map<number, Atom & { codes: number[] }>();
   for (const c of codes.filter((code) => !links.has(code))) {
     const atom = atoms.get(kind(c));
@@ -399,19 +324,14 @@ function alphabetOf(
     else atoms.set(kind(c), { sig: signature.get(c) as number, first: first.has(c), last: last.has(c), codes: [c] });
   }
   const slots = new Map<number, number>();
-  [...atoms.values()].forEach((atom, i) => {
-    atom.codes.forEach((c) => slots.set(c, i));
-  });
+  for (const [i, atom] of [...atoms.values()].entries()) for (const c of atom.codes) slots.set(c, i);
   let slotCount = atoms.size;
   for (const chain of chains) for (const c of chain) slots.set(c, slotCount++);
   return { chains, links, atoms: [...atoms.values()], slots, slotCount };
 }
 
-/**
- * Codes that weigh the same as jump targets (E18): an atom's codes; and the codes of the chains no
- * removable set cuts, by chain length, place up to mirror image, signature and first and last
- * membership (the same cell in every A_X). A code of a cut chain is a group of its own.
- */
+/** Codes that weigh the same as jump targets (E18): an atom's; an uncut chain's by length, place up
+ * to mirror, signature, first and last; a cut chain's code alone. */
 function groupsOf(a: Pick<Compiled, 'chains' | 'atoms' | 'signature' | 'first' | 'last'>, removable: number): Group[] {
   const sig = (c: number) => a.signature.get(c) as number;
   const byKey = new Map<string, number[]>();
@@ -429,10 +349,7 @@ function groupsOf(a: Pick<Compiled, 'chains' | 'atoms' | 'signature' | 'first' |
   ];
 }
 
-/**
- * The work of each task (docs/engine.md, Cost), with no BigInt operation done. A unit is one BigInt
- * operation, weighted by the size of the numbers (1 + bits / 1024: the count's bits bound them).
- */
+/** The work of each task (docs/engine.md, Cost): BigInt operations weighted by 1 + bits / 1024. */
 function workOf(m: Omit<Compiled, 'work'>): Work {
   const L = m.length;
   const size = 1 + (L * Math.log2(m.spec.codes.length)) / 1024;
@@ -448,11 +365,8 @@ function workOf(m: Omit<Compiled, 'work'>): Work {
   for (const n of kernels) count += n === 1 ? L : L * stepWork(n); // a lone code's by (E12a)
   const subsets = m.subsets.filter((s) => s !== undefined).length;
   count += subsets * (m.first.size + 4);
-  // A draw weighs, at each place i, every jump group, then the run lengths of each kind in turn,
-  // each by a sum over the subsets of the sets still open (E17): at most 2^min(mandatory, (L - i)
-  // h) x 2^optional, as the L - i codes left must hit every mandatory set left and each hits at
-  // most h sets. The runs of the kind tried last are scanned only up to the one taken, which
-  // places that many codes: L lookups in a whole walk.
+  // A draw: at each place, every jump group and run length, each a sum over at most
+  // 2^min(mandatory, places left x h) x 2^optional subsets (E17; docs/engine.md, Cost).
   const h = Math.max(...[...m.signature.values()].map((sig) => popcount(sig & m.mandatory)));
   const mandatory = popcount(m.subsetable & m.mandatory);
   const optional = popcount(m.subsetable & m.optional);
@@ -471,29 +385,14 @@ function workOf(m: Omit<Compiled, 'work'>): Work {
   return { count: c, tables: t, draw: d, rows, entries, cells };
 }
 
-// --- The table recurrence (E6-E11) ----------------------------------------------------------
-
-/** One piece type's rows as the recurrence runs: K by kind and t (size x ring.size coefficients
- * each), and the running sums of (E8), undefined where a limit of 1 allows no such run. */
-export interface Rows {
-  readonly K: bigint[][][];
-  readonly repeats: (bigint[] | undefined)[];
-  readonly ups: (bigint[] | undefined)[];
-}
+/** A piece type's rows: K by kind and t, and the running sums of (E8) (undefined: no such run). */
+export type Rows = Readonly<{ K: bigint[][][]; repeats: (bigint[] | undefined)[]; ups: (bigint[] | undefined)[] }>;
 
 /** What one run of the recurrence reads: the limits, the ring and its powers by weight. */
-interface Recurrence {
-  readonly R: number;
-  readonly S: number;
-  readonly D: number;
-  readonly powers: (weight: number) => Int32Array[];
-}
+type Recurrence = Readonly<{ R: number; S: number; D: number; powers: (weight: number) => Int32Array[] }>;
 
-/**
- * (E6)-(E10) for the piece types of one shape, t = 0..L-1. `input(t)` is J(t), the jump total the
- * step t + 1 reads; null feeds J back from the rows (E10). `start` is K(0): [x in last] (E6), or 1
- * for a kernel (E12). Returns each type's rows (every t when `keep`, else only the last few) and J.
- */
+/** (E6)-(E10) for the piece types of one shape, t = 0..L-1: `input(t)` is J(t) (null: from the rows,
+ * E10), `start` K(0) (E6; 1 for a kernel, E12). The rows (every t when `keep`, else the last few) and J. */
 export function runPieces(
   m: Pick<Compiled, 'length' | 'maxRun' | 'maxSequence'>,
   shape: Pick<Shape, 'ring' | 'types' | 'copies'>,
@@ -526,8 +425,7 @@ export function runPieces(
         for (const k of row.K) k[t - window] = [];
         row.repeats[t - window] = row.ups[t - window] = undefined;
       }
-      // (E10) J(t): each code's K(t, ., jump) times its weight, over the type's copies (for a
-      // kernel, with its input given, the kernel itself, E12).
+      // (E10) J(t): each code's K(t, ., jump) times its weight, over the copies (a kernel's own, E12).
       const one = powers(type.weight)[1];
       for (let f = 0; f < D; f++) {
         if (one[f] < 0) continue;
@@ -622,10 +520,7 @@ function sumRows(rec: Recurrence, row: Rows, type: PieceType, t: number): void {
   row.ups.push(type.size > 1 && rec.S > 1 ? add(row.K[UP][t], row.ups[t - 1], 1) : undefined);
 }
 
-// --- Counting (E11-E16) ---------------------------------------------------------------------
-
-/** How a shape is counted: by the series (E14-E16) or the table recurrence (E6-E11). Both are
- * exact; by default each shape takes the one it prices lower, and tests force each. */
+/** The series (E14-E16) or the table recurrence (E6-E11): both exact; by default the cheaper. */
 export type Method = 'series' | 'recurrence';
 
 /** (E2) The exact number of strings the spec allows. */
@@ -661,8 +556,7 @@ export function count(m: Compiled, method?: Method): bigint {
   return total;
 }
 
-/** (E12) The kernel g_n(t) of a piece of n codes: the recurrence with no jumps in and 1 at the
- * start, summed over the piece. */
+/** (E12) The kernel g_n(t) of a lone piece of n codes: no jumps in, 1 at the start. */
 function kernel(m: Compiled, size: number): bigint[] {
   // (E12a) A lone code's kernel in closed form: 1 at t = 0 (mod R + 1), -1 at t = R, else 0.
   const period = m.maxRun + 1;
@@ -695,17 +589,15 @@ function bySeries(m: Compiled, shape: Shape, kernels: (size: number) => bigint[]
   const { ring, types, copies } = shape;
   const [D, L] = [ring.size, m.length];
   if (!shape.long && D === 1 && closed) {
-    // (E16) The kernels are g = [1] and H the number of codes h: J(t) = h_G h^t, and W_X is h_FG at
-    // length 1, h_F h^(L - 2) h_G beyond. (A ring of one coefficient has only caps of 1: a
-    // weighted code cannot appear at all.)
+    // (E16) g = [1], H the number of codes h: W_X is h_FG at length 1, h_F h^(L - 2) h_G beyond (in a
+    // ring of one coefficient every cap is 1: a weighted code cannot appear).
     const h = (pick: (t: PieceType) => boolean) =>
       BigInt(types.reduce((n, type, i) => (type.weight === 0 && pick(type) ? n + copies[i] : n), 0));
     return [
       L === 1 ? h((t) => t.first && t.last) : h((t) => t.first) * h(() => true) ** BigInt(L - 2) * h((t) => t.last),
     ];
   }
-  // (E13, E14) H(j): over the types, copies x g_size(j) x y^(weight (j + 1)); H_G, H_F and H_FG
-  // over the types that may come last, first, or both. Kept by weight, as scalar series.
+  // (E13, E14) H(j), H_G, H_F and H_FG: copies x g_size(j) x y^(weight (j + 1)), by weight.
   const weights = [...new Set(types.map((t) => t.weight))];
   const series = (pick: (t: PieceType) => boolean) =>
     weights.map((w) => {
@@ -724,8 +616,7 @@ function bySeries(m: Compiled, shape: Shape, kernels: (size: number) => bigint[]
     : [(t: PieceType) => t.last, (t: PieceType) => t.first, (t: PieceType) => t.first && t.last].map(series);
   const at = weights.indexOf(0);
   if (D === 1) return [at < 0 ? 0n : scalarSeries(H[at], HG[at], HF[at], HFG[at], L)];
-  // The last j at which a weight's terms can be non-zero (shapeOf prices the same reach), and
-  // y^(w e) as a pull for every power a term can have.
+  // The last j a weight's terms can be non-zero (as shapeOf prices), and y^(w e) for each power.
   const pull = pulls(ring);
   const reach = weights.map((w) =>
     Math.min(shape.long ? L - 1 : 0, ...ring.caps.filter((_, j) => (w >> j) & 1).map((cap) => cap - 2)),
@@ -764,8 +655,7 @@ function bySeries(m: Compiled, shape: Shape, kernels: (size: number) => bigint[]
   return out;
 }
 
-/** (E14, E15) without a ring: plain convolutions of the weight-0 series (in a ring of one
- * coefficient every weighted code has a cap of 1, so cannot appear). */
+/** (E14, E15) without a ring: plain convolutions of the weight-0 series (as in E16). */
 function scalarSeries(
   h: readonly bigint[],
   hG: readonly bigint[],

@@ -46,15 +46,10 @@ export function log2BigInt(x: bigint): number {
 }
 
 /**
- * wordCount words drawn uniformly from `listSize`, plus a uniform 00-99 suffix if asked, plus
- * log2(separatorChoices) for every gap when each gap draws its own separator from that many
- * characters (1 for a fixed separator: it adds nothing). The gaps are the wordCount - 1
- * between words and, with the number, the one before it. Exact: a passphrase is read back
- * into its words, separators and number one way only (the number is the last two characters
- * and its gap the one before them; every other gap character splits two words, as no word
- * holds a gap character, lib/core/wordlists.ts; and the words of a list are distinct), so
- * every choice of them gives a different string. Output is NFC and joining composes nothing
- * (passphrase.ts), so this holds of the string as sent.
+ * wordCount uniform words of `listSize`, a uniform 00-99 if asked, and log2(separatorChoices) per
+ * gap (wordCount - 1, one more with the number; 1 choice for a fixed separator). Exact: the number
+ * is the last two characters, every other gap character splits two distinct words (no word holds
+ * one, wordlists.ts) and joining composes nothing, so every choice gives a different string.
  */
 export function passphraseBits(
   listSize: number,

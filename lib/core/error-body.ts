@@ -1,11 +1,9 @@
-/**
- * The contract's error body. A planner returns it for options nothing can be made for (a 400
- * naming the option); the request layer (lib/request/) returns it for a request it refuses.
- * Here, not there, because the core makes such bodies and imports nothing above it.
- * @module
- */
+/** The contract's error body: here, as the core's planners make it too (a 400 naming the option). @module */
 export interface ErrorBody {
   error: string;
   status: number;
   field?: string;
 }
+
+/** The 400 of an option nothing can be made for. */
+export const refuse = (error: string, field: string): ErrorBody => ({ error, status: 400, field });

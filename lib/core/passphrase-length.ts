@@ -1,36 +1,13 @@
 /**
- * Word sequences within a length: how many sequences of k words have between lo and hi
- * letters in all, counted exactly, and a uniform draw among exactly those. passphrase.ts turns
- * `options.minLength` and `options.maxLength` into such a range (docs/decisions.md,
- * Passphrases within a length); here a "letter" is one code point of a word.
- *
- * Counting. Let c(l) be the number of words of l letters. W(j, s), the number of sequences of
- * j words with s letters in all, is W(0, 0) = 1, W(0, s) = 0 for s > 0, and
- *   W(j, s) = sum over l of c(l) x W(j - 1, s - l),
- * since such a sequence is a first word of some length l followed by j - 1 words with s - l
- * letters. The table keeps the prefix sums A(j, s) = W(j, 0) + ... + W(j, s), so the number in
- * any range [lo, hi] is one subtraction (between()). BigInt: 7,772^8 is over 2^103.
- *
- * Drawing: unranking. Order the sequences of k words with lo to hi letters by the length of
- * their first word (ascending), then by that word (list order), then by the rest of the
- * sequence in the same order, recursively. For a first word w of length l, the sequences that
- * start with it are w followed by any sequence of k - 1 words with lo - l to hi - l letters:
- * R(l) = between(k - 1, lo - l, hi - l) of them, and the c(l) words of that length take
- * c(l) x R(l) consecutive ranks. These blocks, over every l, are exactly the N = between(k, lo,
- * hi) sequences (N = sum over l of c(l) x R(l), the recurrence above summed over s). So a rank
- * r below N falls in exactly one block l; within it, word floor(r' / R(l)) of that length
- * (r' = r minus the blocks before), and the rest of the sequence is rank r' mod R(l) among
- * the R(l) completions, found the same way. Each rank gives one sequence and each sequence has
- * one rank: a bijection between [0, N) and the sequences. A rank uniform on [0, N) (one
- * uniformBigIntBelow) therefore gives each fitting sequence probability 1 / N. No sequence
- * outside the range can come out, and none inside is left out: tests/core/passphrase-length.test.ts
- * enumerates every rank of small lists against every sequence.
+ * Word sequences within a length: the exact number of sequences of k words with lo to hi letters
+ * (code points) in all, W(j, s) by the first word's length, kept as prefix sums A(j, s); and a
+ * uniform draw among exactly those, a uniform rank unranked block by block, a bijection from
+ * [0, N) onto them. The derivation: docs/engine.md, Passphrases within a length.
  * @module
  */
-import type { RandomSource } from './random.ts';
-import { uniformBigIntBelow } from './random.ts';
+import { uniformBigIntBelow, type RandomSource } from './random.ts';
 
-/** The words of a list grouped by length, and the table A above. */
+/** The words of a list grouped by length, and the table A. */
 export interface WordLengths {
   /** Each length that occurs, ascending, with the indices of its words in list order. */
   readonly groups: readonly { readonly length: number; readonly words: readonly number[] }[];
@@ -89,10 +66,8 @@ export function between(table: WordLengths, j: number, lo: number, hi: number): 
   return row[top] - (bottom > 0 ? row[bottom - 1] : 0n);
 }
 
-/**
- * A uniform sequence of `wordCount` word indices with lo to hi letters in all, given `total`
- * = between(table, wordCount, lo, hi) > 0: the unranking of the module comment.
- */
+/** A uniform sequence of `wordCount` word indices with lo to hi letters, given `total` = between(table,
+ * wordCount, lo, hi) > 0: the unranking (docs/engine.md, Passphrases within a length). */
 export function drawWithin(
   table: WordLengths,
   wordCount: number,

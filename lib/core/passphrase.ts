@@ -1,41 +1,22 @@
 /**
- * Mode passphrase: words drawn uniformly from a word list (wordlists.ts), joined by separators,
- * optionally followed by a two-digit number.
- *
- * Separators are fixed (hyphen, underscore, dot, space) or drawn: with `digit` or `symbol`
- * every gap gets its own uniform character of SEPARATOR_SETS, independent of the words and of
- * the other gaps (docs/decisions.md, Passphrases).
- *
- * Lengths. Every separator is one character and the number two, so a passphrase is its words'
- * letters plus a fixed part: one character per gap between words, and three more with the
- * number. A bound on its length (`minLength`, `maxLength`) is therefore a bound on the letters
- * of its words alone, and passphrase-length.ts counts and draws the word sequences within it;
- * the gaps and the number are drawn as without a bound. Without a bound the words are drawn
- * one by one, each uniform and independent.
- *
- * Output is NFC: the words are NFC (composed at build time), the separators and digits are
- * ASCII or U+3000, and tests/core/wordlist.test.ts shows that no word composes with a gap
- * character on either side, so joining them composes nothing further.
+ * Mode passphrase: uniform words of a list (wordlists.ts) joined by fixed or drawn separators, and
+ * a two-digit number if asked (docs/decisions.md, Passphrases). Every gap is one character and the
+ * number two, so a length bound is a bound on the words' letters (passphrase-length.ts counts and
+ * draws the sequences within it). Output is NFC: NFC words, ASCII or U+3000 gaps, and no word
+ * composes with a gap character (tests/core/wordlist.test.ts).
  * @module
  */
-import { FIXED_SEPARATORS, SEPARATOR_SETS } from './charsets.ts';
+import { RANDOM_SEPARATORS, SEPARATORS } from './charsets.ts';
 import { log2BigInt, passphraseBits, strength, type Entropy } from './entropy.ts';
 import { between, drawWithin, wordLengths, type WordLengths } from './passphrase-length.ts';
 import type { RandomSource } from './random.ts';
-import type { ErrorBody } from './error-body.ts';
+import { refuse, type ErrorBody } from './error-body.ts';
 import { WORD_LISTS, wordsOf, type WordList, type WordListId } from './wordlists.ts';
 import { requestSchema } from '../generated/schema.generated.ts';
 import type { PassphraseOptions } from '../generated/options.generated.ts';
 
-export type Separator = PassphraseOptions['separator'];
-export type RandomSeparator = keyof typeof SEPARATOR_SETS;
-export type FixedSeparator = Exclude<Separator, RandomSeparator>;
-
-/** The fixed separators: the same character in every gap (`space` is U+3000 for bip39-japanese). */
-export const SEPARATORS: Readonly<Record<FixedSeparator, string>> = FIXED_SEPARATORS;
-
-/** The drawn separators: each gap gets one uniform character of the set. */
-export const RANDOM_SEPARATORS: Readonly<Record<RandomSeparator, string>> = SEPARATOR_SETS;
+type Separator = PassphraseOptions['separator'];
+type RandomSeparator = keyof typeof RANDOM_SEPARATORS;
 
 /** The default list (eff-large): its sampled words and the 4 it leaves out. */
 export const WORDLIST: readonly string[] = WORD_LISTS['eff-large'].words;
@@ -47,9 +28,7 @@ const MAX_WORDS: number = requestSchema.$defs.PassphraseOptions.properties.wordC
 /** The characters of a number (two digits) and its gap. */
 const NUMBER_CHARACTERS = 3;
 
-function isRandomSeparator(s: Separator): s is RandomSeparator {
-  return Object.hasOwn(RANDOM_SEPARATORS, s);
-}
+const isRandomSeparator = (s: Separator): s is RandomSeparator => Object.hasOwn(RANDOM_SEPARATORS, s);
 
 export interface PassphraseMetadata {
   readonly entropyMode: 'wordlist';
@@ -66,12 +45,7 @@ export interface PassphraseMetadata {
 }
 
 /** A length bound as a range of letters, with the number of word sequences inside it. */
-export interface LetterRange {
-  readonly table: WordLengths;
-  readonly lo: number;
-  readonly hi: number;
-  readonly sequences: bigint;
-}
+export type LetterRange = Readonly<{ table: WordLengths; lo: number; hi: number; sequences: bigint }>;
 
 export interface PassphrasePlan {
   readonly options: PassphraseOptions;
@@ -89,43 +63,21 @@ export interface PassphrasePlan {
   readonly metadata: PassphraseMetadata;
 }
 
-/**
- * The plan store's key for an option set: every option, generated from the schema
- * (spec/build.ts), so no option can be missing from it. The server keeps plans by it
- * (lib/request/plan-store.ts): it writes a plan's entropy and metadata as JSON once per plan
- * object
- * (lib/http/response-json.ts; docs/benchmark.md, The core and the 3 % rule), and a bounded
- * plan's count is BigInt work. Refusals are kept too.
- */
-export { passphraseOptionsKey as passphrasePlanKey } from '../generated/options.generated.ts';
-
-/** A plan's bytes, at most: its options, letter range, metadata and key, with room to spare
- * (the word array is the list's own, shared by every plan of that list, wordlists.ts). */
-export const PASSPHRASE_PLAN_BYTES = 2048;
-
 export function isPassphrasePlan(plan: PassphrasePlan | ErrorBody): plan is PassphrasePlan {
   return 'bits' in plan;
 }
 
-const refuse = (error: string, field: string): ErrorBody => ({ error, status: 400, field });
-
-/** The word-length table of each list, made as the module loads (lengths do not change with
- * capitalize). */
-const TABLES: Readonly<Record<WordListId, WordLengths>> = Object.freeze(
-  Object.fromEntries(Object.values(WORD_LISTS).map((list) => [list.id, wordLengths(list.words, MAX_WORDS)])) as Record<
-    WordListId,
-    WordLengths
-  >,
-);
+/** The word-length table of each list, made as the module loads (capitalize keeps the lengths). */
+const TABLES = Object.freeze(
+  Object.fromEntries(Object.values(WORD_LISTS).map((list) => [list.id, wordLengths(list.words, MAX_WORDS)])),
+) as Readonly<Record<WordListId, WordLengths>>;
 
 /** `19 to 75 characters`, or `7 characters` when the options make one length only. */
 const lengthsText = (shortest: number, longest: number): string =>
   shortest === longest ? `${shortest} characters` : `${shortest} to ${longest} characters`;
 
-/**
- * The letters the words may have for these bounds, given the list's word lengths, or the 400
- * when no passphrase fits: the bound that excludes them all, and the lengths these options make.
- */
+/** The letters the words may have within the bounds, or the 400 naming the bound that excludes
+ * every passphrase and the lengths these options make. */
 export function letterRange(o: PassphraseOptions, table: WordLengths): LetterRange | ErrorBody {
   const fixedPart = o.wordCount - 1 + (o.addNumber ? NUMBER_CHARACTERS : 0);
   const lo = (o.minLength ?? 0) - fixedPart;
@@ -141,8 +93,7 @@ export function letterRange(o: PassphraseOptions, table: WordLengths): LetterRan
   if (o.minLength !== undefined && o.minLength > longest) {
     return refuse(`options.minLength ${o.minLength} is above the longest passphrase: ${made}`, 'options.minLength');
   }
-  // Both bounds inside [shortest, longest], and a gap in the lengths between them: not so with
-  // the lists shipped (their word lengths have no gaps), but a list could have one.
+  // Both bounds within [shortest, longest] and a gap between them (no list shipped has one).
   return refuse(
     `options.minLength: no passphrase of these options has ${lengthsText(o.minLength ?? 0, o.maxLength ?? 0)}; ${made}, not every length between`,
     'options.minLength',
@@ -156,11 +107,8 @@ function bitsOf(o: PassphraseOptions, list: WordList, letters: LetterRange | nul
   return log2BigInt(letters.sequences * BigInt(drawnFrom) ** gaps * (o.addNumber ? 100n : 1n));
 }
 
-/**
- * The plan for these options, or the 400 of options nothing can be made for, checked in this
- * order: capitalize on a list without letter case, minLength above maxLength, no passphrase
- * within the bounds (docs/api.md, Options).
- */
+/** The plan for these options, or the 400: capitalize without letter case, minLength above
+ * maxLength, no passphrase within the bounds, in that order (docs/api.md, Options). */
 export function planPassphrase(o: PassphraseOptions): PassphrasePlan | ErrorBody {
   const list = WORD_LISTS[o.wordList];
   if (o.capitalize && !list.letterCase) {
@@ -206,14 +154,9 @@ export function planPassphrase(o: PassphraseOptions): PassphrasePlan | ErrorBody
   });
 }
 
-/**
- * `count` passphrases. Per passphrase, in this order: the words, either one draw below the
- * list's size per word or, within a length bound, one uniform rank among the fitting word
- * sequences (passphrase-length.ts); with a drawn separator, one draw below the set's size per
- * gap (the wordCount - 1 between words, then with addNumber the one before the number); with
- * addNumber, one draw below 100. Every draw is uniform and independent of the others
- * (random.ts), so the words, each gap and the number are uniform whatever the others are.
- */
+/** `count` passphrases, each drawn in this order: the words (one draw below the list's size each,
+ * or one uniform rank within a bound), one draw per drawn gap, then the number below 100. Every
+ * draw is uniform and independent (random.ts), so each part is uniform whatever the others are. */
 export function generatePassphrases(plan: PassphrasePlan, random: RandomSource, count: number): string[] {
   const { wordCount, addNumber } = plan.options;
   const { words, fixed, separatorSet, letters } = plan;

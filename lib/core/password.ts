@@ -1,17 +1,8 @@
 /**
- * Mode password: the options compiled to the exact engine's spec (engine.ts), planned by the one
- * plan path (sample.ts) once per option set.
- *
- * The compiler. The allowed codes are the included classes after `avoidAmbiguous` and
- * `excludedCharacters`. Each included class is a set with its minimum (`minLowercase`...; by
- * default 1, or 0 when `minClasses` is given: charsets.ts, effectiveMinimum; a class emptied by the
- * exclusions is refused only when its minimum is 1 or more) and its maximum (`maxLowercase`...,
- * when given). `minClasses` asks for that many distinct classes: the classes with a minimum of 1
- * or more always appear, so the engine is asked for the rest among the classes of minimum 0.
- * `firstCharacter` and `lastCharacter` are the unions of the classes they name; `maxRepeating` and
- * `maxSequential` pass through. The engine counts exactly the strings of that length that meet
- * all of it, and both samplers are uniform over them; place-then-shuffle is not
- * (docs/decisions.md, Passwords).
+ * Mode password: the options compiled to the exact engine's spec (docs/engine.md, What a spec says:
+ * each included class a set with its minimum and maximum, minClasses as k of the optional sets,
+ * first and last as unions of classes), planned by the one plan path (sample.ts). Both samplers are
+ * uniform over exactly the strings that meet it all; place-then-shuffle is not (docs/decisions.md).
  * @module
  */
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES, effectiveMinimum, type ClassName } from './charsets.ts';
@@ -19,11 +10,10 @@ import type { EngineSpec } from './engine.ts';
 import { strength, type Entropy } from './entropy.ts';
 import type { RandomSource } from './random.ts';
 import { drawValues, isSpecPlan, planSpec, PLAN_WORK_BUDGET, type Sampler, type SpecPlan } from './sample.ts';
-import type { ErrorBody } from './error-body.ts';
+import { refuse, type ErrorBody } from './error-body.ts';
 import type { PasswordOptions } from '../generated/options.generated.ts';
 
-/** The options that constrain a password beyond its classes (absent: not asked for), in schema
- * order. */
+/** The options that constrain a password beyond its classes, in schema order. */
 const CONSTRAINTS = Object.freeze([
   ...CHARACTER_CLASSES.map((c) => c.min),
   ...CHARACTER_CLASSES.map((c) => c.max),
@@ -64,10 +54,9 @@ export interface PasswordPlan extends SpecPlan {
 }
 
 const FIELD = 'options.excludedCharacters';
-const refuse = (error: string, field: string): ErrorBody => ({ error, status: 400, field });
 const codesOf = (chars: Iterable<string>) => Array.from(chars, (c) => c.charCodeAt(0));
 
-/** The pool's codes in ascending order, by marking them: the classes are ASCII (charsets.ts). */
+/** The pool's codes in ascending order (the classes are ASCII). */
 function ascending(pool: readonly number[]): number[] {
   const marked = new Uint8Array(128);
   for (const code of pool) {
@@ -79,22 +68,14 @@ function ascending(pool: readonly number[]): number[] {
   return codes;
 }
 
-interface Compiled {
-  readonly pool: readonly number[];
-  readonly spec: EngineSpec;
-  readonly classes: readonly {
-    readonly name: ClassName;
-    readonly size: number;
-    readonly min: number;
-    readonly max: number | undefined;
-  }[];
-}
+type Class = Readonly<{ name: ClassName; size: number; min: number; max: number | undefined; codes: number[] }>;
+type Compiled = Readonly<{ pool: readonly number[]; spec: EngineSpec; classes: readonly Class[] }>;
 
 /** The options as the engine's spec, or the 400 that names the option nothing can be made for. */
 function compileOptions(o: PasswordOptions): Compiled | ErrorBody {
   const removed = new Set<string>(o.excludedCharacters);
   if (o.avoidAmbiguous) for (const c of AMBIGUOUS_CHARACTERS) removed.add(c);
-  const classes: { name: ClassName; size: number; min: number; max: number | undefined; codes: number[] }[] = [];
+  const classes: Class[] = [];
   for (const cls of CHARACTER_CLASSES) {
     if (!o[cls.option]) continue;
     const codes = codesOf(removed.size === 0 ? cls.chars : Array.from(cls.chars).filter((c) => !removed.has(c)));
@@ -116,25 +97,20 @@ function compileOptions(o: PasswordOptions): Compiled | ErrorBody {
       `options.minClasses ${o.minClasses} asks for more classes than the ${classes.length} left with characters after the exclusions`,
       'options.minClasses',
     );
-  const ends = { firstCharacter: o.firstCharacter, lastCharacter: o.lastCharacter };
-  const union: Record<string, number[] | null> = {};
-  for (const [option, names] of Object.entries(ends)) {
-    if (names === undefined) {
-      union[option] = null;
-      continue;
-    }
-    const empty = names.find((name) => !classes.some((c) => c.name === name));
+  for (const option of ['firstCharacter', 'lastCharacter'] as const) {
+    const empty = o[option]?.find((name) => !classes.some((c) => c.name === name));
     if (empty !== undefined)
       return refuse(`options.${option} names ${empty}, which has no characters left`, `options.${option}`);
-    union[option] = classes.filter((c) => names.includes(c.name)).flatMap((c) => c.codes);
   }
+  const union = (names: readonly ClassName[] | undefined) =>
+    names === undefined ? null : classes.filter((c) => names.includes(c.name)).flatMap((c) => c.codes);
   const mandatory = classes.filter((c) => c.min > 0).length;
   const spec: EngineSpec = {
     codes: ascending(pool),
     sets: classes.map((c) => ({ codes: c.codes, min: c.min, max: c.max ?? null })),
     minSets: Math.max(0, (o.minClasses ?? 0) - mandatory),
-    first: union.firstCharacter,
-    last: union.lastCharacter,
+    first: union(o.firstCharacter),
+    last: union(o.lastCharacter),
     length: o.length,
     maxRepeating: o.maxRepeating ?? null,
     maxSequential: o.maxSequential ?? null,
@@ -164,8 +140,7 @@ function constraintsOf(o: PasswordOptions, classes: Compiled['classes']): Passwo
   });
 }
 
-/** The plan for an option set, or the 400 body explaining why no password can be made.
- * `sampler` forces one (tests: both are uniform over the same strings, only their cost differs). */
+/** The plan for an option set, or the 400 saying why none can be made; `sampler` forces one (tests). */
 export function planPassword(o: PasswordOptions, sampler?: Sampler): PasswordPlan | ErrorBody {
   const compiled = compileOptions(o);
   if ('error' in compiled) return compiled;
@@ -195,12 +170,6 @@ export function planPassword(o: PasswordOptions, sampler?: Sampler): PasswordPla
     }),
   });
 }
-
-/**
- * The plan store's key for an option set: every option, generated from the schema
- * (spec/build.ts), so no option can be missing from it.
- */
-export { passwordOptionsKey as passwordPlanKey } from '../generated/options.generated.ts';
 
 export function isPlan(p: PasswordPlan | ErrorBody): p is PasswordPlan {
   return 'pool' in p;

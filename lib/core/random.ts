@@ -35,9 +35,8 @@ const webCryptoFill: FillRandom = (buffer) => {
 
 /** A source reading `fill`'s words in batches of `batchWords` (tests pass small batches). */
 export function createRandom(fill: FillRandom = webCryptoFill, batchWords: number = BATCH_WORDS): RandomSource {
-  if (!Number.isInteger(batchWords) || batchWords < 1 || batchWords > BATCH_WORDS) {
+  if (!Number.isInteger(batchWords) || batchWords < 1 || batchWords > BATCH_WORDS)
     throw new RangeError(`batchWords must be an integer between 1 and ${BATCH_WORDS}`);
-  }
   return new BatchedRandom(fill, new Uint32Array(batchWords));
 }
 
@@ -54,9 +53,8 @@ class BatchedRandom implements RandomSource {
   }
 
   below(n: number): number {
-    if (!Number.isInteger(n) || n < 1 || n > TWO_32) {
+    if (!Number.isInteger(n) || n < 1 || n > TWO_32)
       throw new RangeError(`below(n): n must be an integer between 1 and 2^32, got ${n}`);
-    }
     // The low k bits: k ones, k = bit length of n - 1 (none for n = 1, all 32 for n = 2^32).
     const mask = n === 1 ? 0 : -1 >>> Math.clz32(n - 1);
     for (;;) {

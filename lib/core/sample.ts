@@ -1,41 +1,23 @@
 /**
- * The one plan path over the engine, and its two samplers. Every password constraint compiles to
- * an EngineSpec (password.ts, rules/plan.ts); `planSpec` prices it, counts it, chooses a sampler
- * and keeps what drawing needs. Both samplers are uniform over V, the strings of the spec's length
- * that the check accepts (check.ts, `isValid`), the set whose size the engine counts.
- *
- * Rejection. Each attempt draws every character independently and uniformly from the allowed
- * codes A (one `random.below(|A|)` each), so each of the |A|^L strings has the same chance
- * |A|^-L per attempt; the attempt is kept when valid. Every string of V then has the same chance
- * per attempt and the attempts are independent, so the kept string is uniform over V. An attempt
- * is kept with probability p = |V| / |A|^L; rejection is used while p >= 1/32
- * (REJECTION_ACCEPTANCE), so a value costs at most 32 x L draws on average and more than 700
- * attempts happen with probability at most (31/32)^700, about 2.2e-10.
- *
- * Exact. One integer uniform below |V| (uniformBigIntBelow, itself rejection on whole bit
- * strings), mapped to a string by `unrank`, a bijection from [0, |V|) onto V (engine.ts, (E18)):
- * each string of V is the image of exactly one integer, so it comes with chance 1/|V|. Its cost
- * does not depend on p, so it serves where rejection would keep too few attempts.
+ * The one plan path over the engine (`planSpec`: price, count, choose a sampler) and its two
+ * samplers, both uniform over V, the strings the check accepts (check.ts), whose size the engine
+ * counts. Rejection keeps an attempt of |A|^L equally likely strings when valid; exact unranks a
+ * rank uniform below |V| (E18), a bijection. The proofs and the threshold: docs/engine.md, The
+ * two samplers.
  * @module
  */
 import { checkOf, isValid, type Check } from './check.ts';
 import { compile, count, type EngineSpec } from './engine.ts';
 import { tablesOf, unrank, type Counted } from './unrank.ts';
 import { log2BigInt } from './entropy.ts';
-import type { RandomSource } from './random.ts';
-import { uniformBigIntBelow } from './random.ts';
+import { uniformBigIntBelow, type RandomSource } from './random.ts';
 import { requestSchema } from '../generated/schema.generated.ts';
 
 /** Rejection while an attempt is kept at least this often; the exact sampler beyond. */
 export const REJECTION_ACCEPTANCE = 1 / 32;
 
-/**
- * What a plan may cost, in the engine's work units (engine.ts, Work): the count, and for the exact
- * sampler its tables and the draws of the largest request. A spec over it is refused before any
- * BigInt operation, with the reason, so that no request stalls the event loop and the answer does
- * not depend on the machine's load. What a plan at the budget costs in time: docs/engine.md, The
- * work budget.
- */
+/** What a plan may cost in work units (the count; for the exact sampler also its tables and the
+ * largest request's draws), refused before any BigInt operation: docs/engine.md, Cost. */
 export const PLAN_WORK_BUDGET = 700_000;
 
 /** The most values one request draws from a plan: the request schema's `count` maximum. */
@@ -46,8 +28,7 @@ export type Sampler = 'rejection' | 'exact';
 /** A spec planned: its exact count and what its sampler needs. */
 export interface SpecPlan {
   readonly spec: EngineSpec;
-  /** The allowed codes in the order rejection draws from them (the spec's, ascending, unless the
-   * compiler gave its own: mode password draws from its pool, class by class). */
+  /** The codes rejection draws from, in order (the spec's unless the compiler gave its pool). */
   readonly alphabet: readonly number[];
   /** The exact number of valid strings, all equally likely. */
   readonly count: bigint;
@@ -56,7 +37,7 @@ export interface SpecPlan {
   /** count / |A|^L: the chance that one rejection attempt is kept. */
   readonly acceptance: number;
   readonly sampler: Sampler;
-  /** Work units of the plan and its largest request's draws: at most the budget it was planned under. */
+  /** Work units of the plan and its largest request's draws: within the budget. */
   readonly work: number;
   /** The definition as a check (what rejection keeps). */
   readonly check: Check;
@@ -64,18 +45,14 @@ export interface SpecPlan {
   readonly counted: Counted | null;
 }
 
-/** Why a spec has no plan: over the budget (with its work, Infinity when the count alone is over),
- * or no string at all. */
+/** Why a spec has no plan: over the budget (its work; Infinity: the count alone), or no string. */
 export type PlanRefusal = { readonly kind: 'budget'; readonly work: number } | { readonly kind: 'empty' };
 
 export function isSpecPlan(p: SpecPlan | PlanRefusal): p is SpecPlan {
   return 'count' in p;
 }
 
-/**
- * The plan of a spec, or why there is none. `sampler` forces one (tests: both are uniform over the
- * same strings, only their cost differs).
- */
+/** The plan of a spec, or why there is none; `sampler` forces one (tests). */
 export function planSpec(
   spec: EngineSpec,
   sampler?: Sampler,
@@ -105,11 +82,8 @@ export function planSpec(
   });
 }
 
-/**
- * `count` values from the plan, each uniform over its strings. The strings returned stay in the
- * heap until the garbage collector reclaims them, which no code can force (docs/security.md, What
- * stays in memory); the working codes are overwritten.
- */
+/** `count` values from the plan, each uniform over its strings; the working codes are overwritten
+ * (what stays in memory: docs/security.md). */
 export function drawValues(plan: SpecPlan, random: RandomSource, count: number): string[] {
   const { counted } = plan;
   if (counted === null) return drawByRejection(plan.alphabet, plan.check, random, count);
@@ -129,7 +103,7 @@ function drawByRejection(codes: readonly number[], check: Check, random: RandomS
 }
 
 /** The string, with the working codes overwritten. */
-function finish(chars: number[]): string {
+export function finish(chars: number[]): string {
   const value = String.fromCharCode(...chars);
   chars.fill(0);
   return value;

@@ -1,12 +1,7 @@
 /**
- * The known names nearest to a mistyped one, for an error that says "did you mean length?".
- * Names are compared folded (ASCII case and the separators `-` and `_` ignored, so
- * `first_character` meets `firstCharacter` and `minLength` meets `minlength`), by optimal
- * string alignment distance: insertions, deletions, substitutions and swaps of two neighbours
- * (`lenght`) each cost 1. A suggestion is made only within a distance that grows with the name
- * (none for two characters or fewer, 1 up to four, 2 beyond), so a name far from every known
- * one gets none rather than a guess. Only known names come out: the caller decides whether the
- * unknown one may be echoed. Runs on error paths only.
+ * The known names nearest to a mistyped one ("did you mean length?"): folded (ASCII case, `-` and
+ * `_` ignored), by optimal string alignment distance (a swap of neighbours costs 1), within a
+ * reach that grows with the name, so a far name gets no guess. Only known names come out.
  * @module
  */
 

@@ -1,7 +1,6 @@
 /**
- * The exact sampler's side of the engine (docs/engine.md, (E17) and (E18)): the tables of K for
- * every shape, the completions of a walk's state, and the walk that maps a rank below the count
- * to the valid string of that rank, a bijection from [0, count) onto the strings the spec allows.
+ * The exact sampler's side of the engine (docs/engine.md, (E17) and (E18)): every shape's tables,
+ * the completions of a walk's state, and the walk, a bijection from [0, count) onto the strings.
  * @module
  */
 import {
@@ -18,13 +17,8 @@ import {
   type Subset,
 } from './engine.ts';
 
-/** Where a walk stands: per set, the hits still needed (mandatory) or 1 until hit (optional), the
- * hits still allowed (sets with a maximum), and how many optional sets must still be hit. */
-interface State {
-  readonly need: readonly number[];
-  readonly left: readonly number[];
-  readonly more: number;
-}
+/** Where a walk stands (E17): per set the hits still needed and allowed, and the optional sets to hit. */
+type State = Readonly<{ need: readonly number[]; left: readonly number[]; more: number }>;
 
 /** The exact sampler's tables and the exact count. */
 export interface Counted {
@@ -38,8 +32,7 @@ export interface Counted {
   readonly count: bigint;
 }
 
-/** Sums a row's coefficients below each degree, in place, so that (E17)'s sum below the state's
- * bounds is one read. */
+/** Sums a row below each degree, in place, so (E17)'s sum within a state's bounds is one read. */
 function cumulate(ring: Ring, row: bigint[]): void {
   for (let j = 0; j < ring.caps.length; j++)
     for (let base = 0; base < row.length; base += ring.size)
@@ -101,12 +94,8 @@ function advance(m: Compiled, s: State, code: number): State | null {
   return { need, left, more: Math.max(0, more) };
 }
 
-/**
- * (E17) C(state, code, kind, t): the valid ways to place t more codes after a move of that kind
- * ended on `code`: over X inside the sets still open, the Moebius weight of X times K_X's
- * coefficients within the state's bounds (below the need for a set of X, up to what is left for
- * a set with a maximum).
- */
+/** (E17) C(state, code, kind, t): over X within the open sets, the Moebius weight of X times K_X's
+ * coefficients within the state's bounds. */
 function completions(c: Omit<Counted, 'count'>, s: State, code: number, kind: number, t: number): bigint {
   const m = c.compiled;
   const open = s.need.reduce((o, n, i) => (n > 0 ? o | (1 << i) : o), 0) & m.subsetable;
@@ -132,17 +121,9 @@ function completions(c: Omit<Counted, 'count'>, s: State, code: number, kind: nu
   }
 }
 
-interface Walk {
-  readonly rank: bigint;
-  readonly state: State;
-  readonly last: number;
-  readonly kind: number;
-}
+type Walk = Readonly<{ rank: bigint; state: State; last: number; kind: number }>;
 
-interface Move {
-  readonly walk: Walk;
-  readonly placed: readonly number[];
-}
+type Move = Readonly<{ walk: Walk; placed: readonly number[] }>;
 
 /** (E18) The valid string of rank `rank` (0 <= rank < count), as codes. */
 export function unrank(c: Counted, rank: bigint): number[] {

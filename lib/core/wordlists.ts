@@ -1,15 +1,8 @@
 /**
- * The word lists of mode passphrase (`options.wordList`; wordlist/README.md gives their sources
- * and licences, docs/decisions.md, Passphrases, the reasons).
- *
- * Each list is a vendored file, pinned by its SHA-256 and turned into words at build time
- * (lib/generated/wordlist.generated.ts): in file order, composed to Unicode NFC, because what a
- * person types is NFC and the BIP-39 files are stored NFKD.
- *
- * A word that holds a character a separator can put in a gap (GAP_CHARACTERS) is left out,
- * whatever the separator: the EFF list's 4 hyphenated words, and no BIP-39 word
- * (tests/core/wordlist.test.ts). So a passphrase reads back into its words, gaps and number
- * one way only, which is what makes its entropy exact (lib/core/entropy.ts, passphraseBits).
+ * The word lists of mode passphrase (sources: wordlist/README.md; reasons: docs/decisions.md,
+ * Passphrases): vendored files pinned by SHA-256, in file order and composed to NFC at build time
+ * (lib/generated/wordlist.generated.ts). A word holding a gap character (GAP_CHARACTERS) is left
+ * out, so a passphrase reads back one way only and its entropy is exact (entropy.ts).
  * @module
  */
 import { VENDORED_WORDLISTS } from '../generated/wordlist.generated.ts';
@@ -31,11 +24,9 @@ export interface WordList {
   /** The words drawn from (NFC, file order) and those left out. */
   readonly words: readonly string[];
   readonly excludedWords: readonly string[];
-  /** The words with `capitalize` applied, same order (the words themselves for a list without
-   * letter case, where `capitalize` is refused). */
+  /** The words with `capitalize` applied, same order (the words themselves without letter case). */
   readonly capitalizedWords: readonly string[];
-  /** False when no word has a letter with an upper case (Chinese, Japanese, Korean):
-   * `capitalize` would change nothing, so it is refused (passphrase.ts). */
+  /** False when no word has an upper case (Chinese, Japanese, Korean): `capitalize` is refused. */
   readonly letterCase: boolean;
   /** The character `separator: "space"` puts in each gap. */
   readonly space: string;
@@ -46,20 +37,6 @@ export interface WordList {
 const BIP39_SOURCE =
   'BIP-39 (Marek Palatinus, Pavol Rusnak, Aaron Voisine, Sean Bowe), https://github.com/bitcoin/bips/tree/7fe0b034ec967b52a5a28276419117326df93263/bip-0039';
 
-/** The languages of the BIP-39 lists, by the id's suffix. */
-const BIP39_LANGUAGES: Readonly<Record<string, string>> = Object.freeze({
-  english: 'English',
-  japanese: 'Japanese',
-  korean: 'Korean',
-  spanish: 'Spanish',
-  'chinese-simplified': 'Chinese (simplified)',
-  'chinese-traditional': 'Chinese (traditional)',
-  french: 'French',
-  italian: 'Italian',
-  czech: 'Czech',
-  portuguese: 'Portuguese',
-});
-
 function holdsGapCharacter(word: string): boolean {
   for (const c of word) if (GAP_CHARACTERS.includes(c)) return true;
   return false;
@@ -69,7 +46,9 @@ function wordListOf(id: WordListId): WordList {
   const { file, sha256, words: all } = VENDORED_WORDLISTS[id];
   const words = Object.freeze(all.filter((w) => !holdsGapCharacter(w)));
   const eff = id === 'eff-large';
-  const language = eff ? 'English' : BIP39_LANGUAGES[id.slice('bip39-'.length)];
+  // A BIP-39 list's language from its id: bip39-chinese-simplified is Chinese (simplified).
+  const bip39 = id.slice('bip39-'.length).replace(/^./, (c) => c.toUpperCase());
+  const language = eff ? 'English' : bip39.replace(/-(.*)/, ' ($1)');
   const letterCase = words.some((w) => w !== w.toUpperCase());
   return Object.freeze({
     id,

@@ -9,9 +9,6 @@ import {
   generatePasswords,
   isPassphrasePlan,
   isPlan,
-  PASSPHRASE_PLAN_BYTES,
-  passphrasePlanKey,
-  passwordPlanKey,
   planPassphrase,
   planPassword,
   type Entropy,
@@ -21,6 +18,11 @@ import {
   type PasswordPlan,
   type RandomSource,
 } from '../core/index.ts';
+// The plan store's keys: every option, generated from the schema (spec/build.ts), so none is missed.
+import {
+  passphraseOptionsKey as passphrasePlanKey,
+  passwordOptionsKey as passwordPlanKey,
+} from '../generated/options.generated.ts';
 import { validateRequest, type ErrorBody, type Validation, type ValidRequest } from './validate.ts';
 import {
   generateRulesPasswords,
@@ -100,6 +102,10 @@ export interface GenerateSettings {
 const NO_SETTINGS: GenerateSettings = Object.freeze({});
 
 type Plan = PasswordPlan | RulesPlan | PatternRequestPlan | PassphrasePlan;
+
+/** A passphrase plan's bytes, at most: its options, letter range, metadata and key, with room to
+ * spare (the word array is the list's own, shared by every plan of that list). */
+const PASSPHRASE_PLAN_BYTES = 2048;
 
 // Made once, not per request (an arrow written in the call would be a new function each time).
 const passphraseBytes = () => PASSPHRASE_PLAN_BYTES;

@@ -1,14 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from '../../lib/request/generate.ts';
-import {
-  generatePassphrases,
-  isPassphrasePlan,
-  planPassphrase,
-  RANDOM_SEPARATORS,
-  SEPARATORS,
-  WORDLIST,
-} from '../../lib/core/passphrase.ts';
+import { generatePassphrases, isPassphrasePlan, planPassphrase, WORDLIST } from '../../lib/core/passphrase.ts';
+import { RANDOM_SEPARATORS, SEPARATORS } from '../../lib/core/charsets.ts';
 import { WORD_LISTS, wordsOf } from '../../lib/core/wordlists.ts';
 import { log2BigInt } from '../../lib/core/entropy.ts';
 import { createRandom } from '../../lib/core/random.ts';

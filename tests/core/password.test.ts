@@ -1,20 +1,18 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from '../../lib/request/generate.ts';
+import { generatePasswords, isPlan, planPassword, type PasswordPlan } from '../../lib/core/password.ts';
 import {
-  generatePasswords,
-  isPlan,
-  passwordPlanKey,
-  planPassword,
-  type PasswordPlan,
-} from '../../lib/core/password.ts';
+  passphraseOptionsKey as passphrasePlanKey,
+  passwordOptionsKey as passwordPlanKey,
+} from '../../lib/generated/options.generated.ts';
 import { createRandom } from '../../lib/core/random.ts';
 import { classBits } from '../helpers/pool-classes.ts';
 import { validateRequest, type PassphraseOptions, type PasswordOptions } from '../../lib/request/validate.ts';
 import { AMBIGUOUS_CHARACTERS, CHARACTER_CLASSES } from '../../lib/core/charsets.ts';
 import { scriptedFill, seededFill, seededRandom } from '../helpers/seeded.ts';
 import { requestSchema } from '../../lib/generated/schema.generated.ts';
-import { passphrasePlanKey, planPassphrase } from '../../lib/core/passphrase.ts';
+import { planPassphrase } from '../../lib/core/passphrase.ts';
 import { remember } from '../../lib/request/plan-store.ts';
 import { mapStore } from '../helpers/map-store.ts';
 import { countEachClassStrings } from '../helpers/each-class-count.ts';

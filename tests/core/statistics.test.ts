@@ -25,10 +25,10 @@ import {
   generatePassphrases,
   isPassphrasePlan,
   planPassphrase,
-  RANDOM_SEPARATORS,
   WORDLIST,
   type PassphrasePlan,
 } from '../../lib/core/passphrase.ts';
+import { RANDOM_SEPARATORS } from '../../lib/core/charsets.ts';
 import { between, drawWithin, lettersOf, wordLengths, type WordLengths } from '../../lib/core/passphrase-length.ts';
 import { defaultRandom, type RandomSource } from '../../lib/core/random.ts';
 import { validateRequest, type PassphraseOptions, type PasswordOptions } from '../../lib/request/validate.ts';

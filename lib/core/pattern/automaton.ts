@@ -187,11 +187,8 @@ function minimize(d: Dfa, M: number, meter: Meter): Dfa {
 export type Edge = Readonly<{ to: number; w: bigint; kind: 0 | 1 | 2; syms: readonly number[] }>;
 export type Graph = Readonly<{ start: number; final: readonly boolean[]; edges: readonly (readonly Edge[])[] }>;
 
-/**
- * (P4) The graph the count runs on: the DFA's states, an edge per minterm; with a run limit k,
- * states (q, m, r): the last symbol was in minterm m and repeats r times, so the next is another
- * minterm's, another of m's, or the same again while r < k.
- */
+/** (P4) The graph the count runs on: the DFA's states, an edge per minterm; with a run limit, states
+ * (q, m, r), the last symbol in minterm m repeated r times. */
 export function graphOf(d: Dfa, symbols: readonly number[][], limit: number | null, meter: Meter): Graph {
   const [M, K] = [symbols.length, (limit ?? 0) + 1];
   const { list: keys, id } = numbering<number>(4 * MAX_STATES);

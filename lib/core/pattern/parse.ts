@@ -1,8 +1,7 @@
 /**
- * `options.pattern` read as a browser reads an HTML `pattern` (`^(?:pattern)$` with the `v` flag),
- * over printable ASCII without space. The native engine only compiles the pattern (the syntax) and
- * tests each single-character class on the 94 symbols (one character cannot backtrack); the rest
- * is read here, and what the automata cannot hold exactly is refused with the reason. @module
+ * `options.pattern` as a browser reads an HTML `pattern` (`^(?:pattern)$`, flag `v`) over printable
+ * ASCII without space: the native engine only compiles it and tests each one-character class (one
+ * character cannot backtrack); the rest is read here, what the automata cannot hold refused. @module
  */
 export const PATTERN_FIELD = 'options.pattern';
 /** The alphabet: U+0021 to U+007E, symbol i is code FIRST + i; and the longest password. */

@@ -1,6 +1,6 @@
 /** A pattern's plan: the length, the exact number of matches of that length, and a sampler uniform
  * over them (docs/engine.md, The pattern). @module */
-import { drawValues, isSpecPlan, planSpec, PLAN_WORK_BUDGET, REJECTION_ACCEPTANCE } from '../sample.ts';
+import { drawValues, finish, isSpecPlan, planSpec, PLAN_WORK_BUDGET, REJECTION_ACCEPTANCE } from '../sample.ts';
 import type { Sampler, SpecPlan } from '../sample.ts';
 import { log2BigInt } from '../entropy.ts';
 import { uniformBigIntBelow, type RandomSource } from '../random.ts';
@@ -67,8 +67,7 @@ function plan(text: string, length: number | undefined, o: PatternPlanOptions): 
   // Over the budget as the engine's spec, the automaton is priced on its own and may fit.
   if (spec === 'empty' || engine?.kind === 'empty' || !walk().lengths.includes(L)) return noPassword(L, walk);
   const { graph } = walk();
-  // (P5) Priced before any BigInt operation: a unit per operation, weighted by the size of the
-  // numbers (docs/engine.md, The pattern's cost).
+  // (P5) Priced before any BigInt operation (docs/engine.md, The pattern's cost).
   const size = 1 + (L * Math.log2(SYMBOLS)) / 1024;
   meter.charge((2 * graph.edges.flat().length + graph.edges.length) * L * size, 1);
   const rows = countRows(graph, L);
@@ -118,9 +117,7 @@ function countRows(g: Graph, L: number): bigint[][] {
   return rows;
 }
 
-/** (P6) The string of rank r below N_L(start): at each place the edges in order, each worth
- * w_e N_(t-1)(to_e); r falls in one, whose symbol is the quotient by N_(t-1)(to_e), and the
- * remainder is carried on. A bijection from [0, N_L(start)) onto the strings counted. */
+/** (P6) The string of rank r below N_L(start), a bijection from [0, N_L(start)) onto the strings. */
 function unrank({ graph, rows = [] }: Walk, L: number, r: bigint): number[] {
   const out: number[] = [];
   for (let t = L, s = graph.start; t >= 1; t--)
@@ -154,16 +151,11 @@ export function accepts({ dfa, of, runLimit }: Walk, codes: readonly number[]): 
 /** The password of rank r below the count, for an exact plan: (P6), or (E18) for the engine's spec. */
 export function valueAt(plan: PatternPlan, r: bigint): string {
   const counted = plan.engine?.counted;
-  const codes = counted ? unrankSpec(counted, r) : unrank(plan.walk as Walk, plan.length, r).map((c) => c + FIRST);
-  const value = String.fromCharCode(...codes);
-  codes.fill(0);
-  return value;
+  return finish(counted ? unrankSpec(counted, r) : unrank(plan.walk as Walk, plan.length, r).map((c) => c + FIRST));
 }
 
-/** `count` passwords, each uniform over the strings the plan counts: the engine's samplers
- * (sample.ts), or on the automaton a uniform rank unranked (exact), or every symbol uniform over
- * the pool and the attempt kept when the automaton accepts it (rejection: each match has the
- * chance |pool|^-L per attempt, so the kept one is uniform). */
+/** `count` passwords, each uniform over the strings the plan counts: the engine's samplers, or on
+ * the automaton a uniform rank unranked, or rejection over the pool (docs/engine.md, (P6)). */
 export function drawPattern(plan: PatternPlan, random: RandomSource, count: number): string[] {
   if (plan.engine !== null) return drawValues(plan.engine, random, count);
   const codes = new Array<number>(plan.length).fill(0);

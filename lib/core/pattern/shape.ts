@@ -67,9 +67,8 @@ export function shapeOf({ root, names }: Parsed): Shape {
     runLimit = Math.min(runLimit ?? k, k);
     return { and: [] };
   };
-  // (P1) What the items match when nothing has been consumed before them: the lookaheads in
-  // front, and the rest as one body; an alternation whose branches begin with lookaheads is
-  // distributed over the rest (or, when its branches are lookaheads only, kept as one condition).
+  // (P1) The items before anything is consumed: the lookaheads, the rest one body, an alternation
+  // opening with lookaheads distributed over the rest (kept as one condition when only lookaheads).
   const conj = (items: readonly Node[], body: boolean, underOr: boolean): Formula => {
     const fs: Formula[] = [];
     for (let i = 0; i < items.length; i++) {
@@ -155,13 +154,8 @@ function contains(n: Node | null): Hit | null {
   return y.s.every((v, c) => v === 1 || b.s[c] === 1) ? { s: b.s, min: 1 } : null;
 }
 
-/**
- * (P8) The common shape as the engine's spec at length L: lookaheads `(?=.*S)` (a set of minimum
- * 1, or k for `(?=(?:.*S){k})`), `(?!.*S)` (S left out), every k of M such sets as an alternation
- * of their conjunctions (minSets), the no-repeat idiom (maxRepeating), and a body of one counted
- * class, maybe after a first and before a last class within it. 'empty' when no string of length
- * L can match; null for another shape.
- */
+/** (P8) The common shape as the engine's spec at length L; 'empty' when no string of length L can
+ * match, null for another shape. */
 export function fastSpec(sh: Shape, L: number): EngineSpec | 'empty' | null {
   if (sh.counted === null || typeof sh.formula === 'number' || !('and' in sh.formula)) return null;
   const hitOf = (f: Formula) => (typeof f === 'number' ? contains(sh.looks[f]) : null);

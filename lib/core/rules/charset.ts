@@ -1,11 +1,7 @@
 /**
- * Sets of printable ASCII characters for `passwordrules`: the named classes of the syntax and
- * their canonical spelling.
- *
- * A set is a bigint bit mask, bit i standing for the character with code 0x20 + i (space to
- * `~`, 95 bits). Union, intersection and "is a subset" are then one operation each, which keeps
- * the normalisation of a 1,024-character rule (at most ~90 `required` lines) far below a
- * millisecond.
+ * Sets of printable ASCII characters for `passwordrules`, the syntax's named classes and their
+ * canonical spelling. A set is a bigint mask, bit i the code 0x20 + i (95 bits): union,
+ * intersection and subset are one operation each.
  * @module
  */
 
@@ -13,8 +9,7 @@
 export const FIRST_PRINTABLE = 0x20;
 export const LAST_PRINTABLE = 0x7e;
 
-/** BIT[i] = the mask of the character with code 0x20 + i: one lookup, no BigInt arithmetic,
- * on the parser's per-character path. */
+/** BIT[i] = the mask of code 0x20 + i: a lookup, no BigInt arithmetic per parsed character. */
 const BIT: readonly bigint[] = Object.freeze(
   Array.from({ length: LAST_PRINTABLE - FIRST_PRINTABLE + 1 }, (_, i) => 1n << BigInt(i)),
 );
@@ -37,11 +32,8 @@ export const DIGIT_MASK = maskOfRange('0', '9');
 /** The 33 printable characters that are neither letters nor digits, space included. */
 export const SPECIAL_MASK = PRINTABLE_MASK & ~(UPPER_MASK | LOWER_MASK | DIGIT_MASK);
 
-/**
- * The identifiers a `required` or `allowed` value may name. `unicode` cannot be honoured by a
- * generator that must count its outputs exactly over a known alphabet, so it stands for
- * ascii-printable (and the parsed rule records that it was seen).
- */
+/** The identifiers a `required` or `allowed` value may name; `unicode` stands for ascii-printable
+ * (an exact count needs a known alphabet: docs/password-rules.md). */
 export const NAMED_SETS: ReadonlyMap<string, bigint> = new Map([
   ['upper', UPPER_MASK],
   ['lower', LOWER_MASK],
@@ -51,8 +43,7 @@ export const NAMED_SETS: ReadonlyMap<string, bigint> = new Map([
   ['unicode', PRINTABLE_MASK],
 ]);
 
-/** The characters of a mask in code order (read from its binary digits: one conversion
- * instead of 95 BigInt operations). */
+/** The characters of a mask in code order (from its binary digits: one conversion). */
 export function charactersOf(mask: bigint): string {
   const digits = mask.toString(2);
   let out = '';
@@ -75,12 +66,8 @@ const CANONICAL_NAMES: readonly (readonly [string, bigint])[] = Object.freeze([
   ['special', SPECIAL_MASK],
 ] as const);
 
-/**
- * The canonical spelling of a non-empty set as a property value: `ascii-printable` for all 95
- * characters, else each complete named class (lower, upper, digit, special, in that order) and
- * the remaining characters as one custom class in code order, except `-` first and `]` last,
- * the only places the syntax allows them. Parsing the result gives back the same mask.
- */
+/** The canonical spelling of a non-empty set (docs/password-rules.md, Normalisation); parsing it
+ * gives back the same mask. */
 export function formatSet(mask: bigint): string {
   if (mask === PRINTABLE_MASK) return 'ascii-printable';
   const parts: string[] = [];

@@ -1,9 +1,4 @@
-/**
- * Passwords to a website's `passwordrules`: parse, plan (feasibility, length, exact count and
- * entropy, sampler), generate uniformly over exactly the allowed strings. Browser-safe.
- * docs/password-rules.md describes the design.
- * @module
- */
+/** Passwords to a website's `passwordrules` (docs/password-rules.md): parse, plan, generate. @module */
 export {
   parsePasswordRules,
   formatPasswordRules,

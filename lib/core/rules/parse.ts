@@ -1,36 +1,16 @@
 /**
- * A strict, total parser of the `passwordrules` syntax (the HTML attribute proposed by Apple
- * and used by its password-manager-resources quirks list), and the normalised rule it yields.
- *
- * Grammar accepted (whitespace = space, tab, LF, CR, FF; docs/password-rules.md has the full
- * description):
- *   rules    = ws property ( ws ";" ws property )* ws [ ";" ws ]
- *   property = name ":" ws value            (no whitespace between the name and the colon)
- *   name     = "required" | "allowed" | "minlength" | "maxlength"
- *            | "max-repeating" | "max-sequential" | "max-consecutive"
- *   value    = integer                      (minlength, maxlength: 0-9999; the three limits 1-9999)
- *            | item ( ws "," ws item )*     (required, allowed)
- *   item     = identifier | "[" class "]"   (identifiers ASCII case-insensitive)
- *   class    = printable ASCII characters, no ranges: "-" only first, "]" only last
- *              (written "]]"); at least one character
- *
- * `max-consecutive` is the deprecated spelling of both limits at once (apple/password-manager-resources
- * PR #1255): it sets `max-repeating` and `max-sequential` to its value. Repeated limits keep the
- * smallest value, whichever name gave it.
- *
- * Anything else is an error naming the offending token and its position (0-based, counted in
- * characters, as JSON.parse reports them). The parser reads each character a bounded number of
- * times and the input is at most MAX_RULES_LENGTH characters, so it runs in linear time.
+ * A strict, total parser of Apple's `passwordrules` syntax, and the normalised rule it yields
+ * (docs/password-rules.md: the grammar, `max-consecutive` as both limits, the normalisation).
+ * Anything else is an error naming the token and its 0-based position in characters. Each
+ * character is read a bounded number of times, at most MAX_RULES_LENGTH of them: linear time.
  * @module
  */
 import { requestSchema } from '../../generated/schema.generated.ts';
 import { didYouMean, nearestNames } from '../suggest.ts';
 import { bitOf, charactersOf, formatSet, maskOf, NAMED_SETS, PRINTABLE_MASK } from './charset.ts';
 
-/** The longest rule accepted, in code points: the request schema's `maxLength` for
- * `passwordRules`, the one place the number is written, so the schema and a direct caller of
- * the parser are held to the same limit. The longest real rule in the corpus of 434 sites has
- * 204 characters. */
+/** The longest rule accepted, in code points: the request schema's, so a direct caller of the
+ * parser is held to the same limit. */
 export const MAX_RULES_LENGTH: number = requestSchema.$defs.PasswordOptions.properties.passwordRules.maxLength;
 
 /** The largest number a length or a limit may be written with. */
@@ -49,21 +29,14 @@ export interface RulesError {
 export interface PasswordRules {
   /** Every character a password may contain, in code order (never empty). */
   readonly allowed: string;
-  /**
-   * The required sets, each in code order: a password holds at least one character of each.
-   * Duplicates and implied sets (a superset of another required set, or the whole allowed
-   * set) are dropped, so no set here contains another; first-appearance order is kept.
-   */
+  /** The minimal required sets (none contains another), each in code order, first-appearance order. */
   readonly required: readonly string[];
   /** The largest `minlength` given, or null. */
   readonly minLength: number | null;
   /** The smallest `maxlength` given, or null. */
   readonly maxLength: number | null;
-  /** The smallest `max-repeating` or `max-consecutive` given, or null: no character repeated
-   * more than this many times in a row. */
+  /** The smallest `max-repeating` (`max-sequential`) or `max-consecutive` given, or null. */
   readonly maxRepeating: number | null;
-  /** The smallest `max-sequential` or `max-consecutive` given, or null: no more than this many
-   * characters in a row that step by one code up (or down) inside a-z, A-Z or 0-9. */
   readonly maxSequential: number | null;
   /** True when `unicode` appeared; it was read as ascii-printable. */
   readonly unicodeAsAsciiPrintable: boolean;
@@ -98,18 +71,7 @@ export function quoteToken(token: string): string {
   return `"${out}"`;
 }
 
-const PROPERTY_NAMES: ReadonlySet<string> = new Set([
-  'required',
-  'allowed',
-  'max-repeating',
-  'max-sequential',
-  'max-consecutive',
-  'minlength',
-  'maxlength',
-]);
-
-/** Other names people give the named classes (the request's own class names among them),
- * answered with the identifier to use. */
+/** Other names people give the named classes (the request's own among them): the identifier to use. */
 const CLASS_ALIASES: Readonly<Record<string, string>> = Object.freeze({
   lowercase: 'lower',
   uppercase: 'upper',
@@ -125,9 +87,8 @@ const CLASS_ALIASES: Readonly<Record<string, string>> = Object.freeze({
   printable: 'ascii-printable',
 });
 
-/** Help after an unknown property or class name: the identifier to use for a known other name,
- * else the nearest known names (lib/core/suggest.ts); '' for none, or for a token that is not a
- * plain word (a suggestion then guesses at more than a typo). */
+/** Help after an unknown name: the identifier for a known alias, else the nearest known names; ''
+ * for none, or for a token that is not a plain word (a suggestion would guess past a typo). */
 function hint(token: string, known: Iterable<string>, aliases: Readonly<Record<string, string>> = {}): string {
   if (!/^[A-Za-z0-9_-]{1,40}$/.test(token)) return '';
   const lower = token.toLowerCase();
@@ -136,23 +97,22 @@ function hint(token: string, known: Iterable<string>, aliases: Readonly<Record<s
   return near.length > 0 ? `: ${didYouMean(near)}` : '';
 }
 
-/** Why a limit of 0 is refused: what it would forbid. */
+/** The three limits, each with why 0 is refused: what it would forbid. */
 const ZERO_LIMIT: Readonly<Record<string, string>> = Object.freeze({
   'max-repeating': 'would allow no character at all',
-  'max-consecutive': 'would allow no character at all',
   'max-sequential': 'would allow no letter or digit at all',
+  'max-consecutive': 'would allow no character at all',
 });
+
+const PROPERTY_NAMES = new Set(['required', 'allowed', ...Object.keys(ZERO_LIMIT), 'minlength', 'maxlength']);
 
 const smaller = (a: number | null, b: number) => (a === null ? b : Math.min(a, b));
 
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d;
-}
+const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d;
 
 /** Ends a word: whitespace and the syntax's punctuation ; : , [ ] */
-function endsWord(c: number): boolean {
-  return isSpace(c) || c === 0x3b || c === 0x3a || c === 0x2c || c === 0x5b || c === 0x5d;
-}
+const endsWord = (c: number): boolean =>
+  isSpace(c) || c === 0x3b || c === 0x3a || c === 0x2c || c === 0x5b || c === 0x5d;
 
 /** Thrown inside the reader, caught by parsePasswordRules: never escapes the module. */
 class ParseFailure extends Error {
@@ -173,16 +133,9 @@ function codePointsUpTo(text: string, limit: number): number {
   return n;
 }
 
-interface RawRules {
-  allowedMask: bigint;
-  sawSetProperty: boolean;
-  required: bigint[];
-  minLength: number | null;
-  maxLength: number | null;
-  maxRepeating: number | null;
-  maxSequential: number | null;
-  unicode: boolean;
-}
+type Limits = Record<'minLength' | 'maxLength' | 'maxRepeating' | 'maxSequential', number | null>;
+/** The rule as read, before normalisation. */
+type RawRules = Limits & { allowedMask: bigint; sawSetProperty: boolean; required: bigint[]; unicode: boolean };
 
 /** Parses `text`; never throws, whatever it is given. */
 export function parsePasswordRules(text: string): RulesParse {
@@ -192,19 +145,14 @@ export function parsePasswordRules(text: string): RulesParse {
     return { ok: false, error: rulesError(`${RULES_FIELD} must be at most ${MAX_RULES_LENGTH} characters`) };
   }
   try {
-    return { ok: true, rule: normalise(readRules(text)) };
+    return { ok: true, rule: normalise(new RuleReader(text).read()) };
   } catch (e) {
     if (e instanceof ParseFailure) return { ok: false, error: rulesError(`${RULES_FIELD}: ${e.message}`) };
     throw e;
   }
 }
 
-function readRules(text: string): RawRules {
-  return new RuleReader(text).read();
-}
-
-/** A hand-written recursive-descent reader over the text: one pass, one position, linear in
- * the length, every failure a ParseFailure naming the token and its position. */
+/** A recursive-descent reader: one pass, one position, every failure a ParseFailure. */
 class RuleReader {
   private readonly text: string;
   private readonly end: number;
@@ -400,15 +348,8 @@ function normalise(raw: RawRules): PasswordRules {
   return Object.freeze({ ...rule, text: formatPasswordRules(rule) });
 }
 
-/**
- * The canonical text of a rule: `minlength`, `maxlength`, `max-repeating`, `max-sequential`
- * (those present), then each required set, then the whole allowed set, each set spelled by
- * formatSet, every property ended by ";" and separated by one space. The deprecated alias
- * `max-consecutive` is never written: the text names the two limits it set, so it says what is
- * applied, and `max-consecutive: 2` and `max-repeating: 2; max-sequential: 2` share one text.
- * Parsing it gives back the same rule (except `unicodeAsAsciiPrintable`: the text says
- * ascii-printable, which is what is used).
- */
+/** The canonical text of a rule (docs/password-rules.md, Normalisation): never `max-consecutive`,
+ * but the two limits it set; parsing it gives back the rule (`unicode` as ascii-printable). */
 export function formatPasswordRules(rule: Omit<PasswordRules, 'text'>): string {
   const parts: string[] = [];
   if (rule.minLength !== null) parts.push(`minlength: ${rule.minLength};`);

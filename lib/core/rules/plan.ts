@@ -1,9 +1,6 @@
 /**
- * What the service makes of a parsed rule: whether it can be satisfied (each refusal says
- * why), the length, the exact count and entropy, and the sampler, computed once per
- * (rule, length) so that repeated requests only draw. The rule compiles to one spec of the
- * core's exact engine (../engine.ts), which prices, counts and unranks it; the two samplers
- * are the core's (../sample.ts).
+ * A parsed rule's plan: whether it can be satisfied (each refusal says why), the length, and the
+ * rule compiled to one spec of the exact engine, planned by the one plan path (../sample.ts).
  * @module
  */
 import { MAX_SETS, type EngineSpec } from '../engine.ts';
@@ -12,9 +9,8 @@ import type { RandomSource } from '../random.ts';
 import { drawValues, isSpecPlan, planSpec, PLAN_WORK_BUDGET, type Sampler, type SpecPlan } from '../sample.ts';
 import { quoteToken, RULES_FIELD, rulesError, type PasswordRules, type RulesError } from './parse.ts';
 
-/** The most required sets (after normalisation) a rule may have: the engine's limit (the corpus of
- * 434 real rules needs 5). It also guarantees that the required sets fit in any length the
- * service allows (>= 8): one character of each set is always possible. */
+/** The most required sets (normalised) a rule may have: the engine's limit, which also fits one
+ * character of each in any length the service allows (>= 8). */
 export const MAX_REQUIRED_SETS = MAX_SETS;
 
 /** The service's password lengths. */
@@ -36,8 +32,7 @@ export interface RulesMetadata {
   readonly unicodeAsAsciiPrintable: boolean;
 }
 
-/** A rule's plan at one length: the engine's plan (../sample.ts) with the response's entropy and
- * metadata. */
+/** A rule's plan at one length: the engine's plan with the response's entropy and metadata. */
 export interface RulesPlan extends SpecPlan {
   readonly rule: PasswordRules;
   readonly length: number;
@@ -48,60 +43,36 @@ export interface RulesPlan extends SpecPlan {
 /** Why the service cannot satisfy a rule at any length it offers, or null. */
 export function checkPasswordRules(rule: PasswordRules): RulesError | null {
   const { minLength, maxLength, maxRepeating, maxSequential } = rule;
-  if (maxLength !== null && maxLength < SERVICE_MIN_LENGTH) {
-    return rulesError(
-      `${RULES_FIELD}: maxlength ${maxLength} is below the service's minimum length ${SERVICE_MIN_LENGTH}`,
-    );
-  }
-  if (minLength !== null && minLength > SERVICE_MAX_LENGTH) {
-    return rulesError(
-      `${RULES_FIELD}: minlength ${minLength} is above the service's maximum length ${SERVICE_MAX_LENGTH}`,
-    );
-  }
-  if (minLength !== null && maxLength !== null && minLength > maxLength) {
-    return rulesError(`${RULES_FIELD}: minlength ${minLength} is greater than maxlength ${maxLength}`);
-  }
+  const no = (why: string) => rulesError(`${RULES_FIELD}: ${why}`);
+  if (maxLength !== null && maxLength < SERVICE_MIN_LENGTH)
+    return no(`maxlength ${maxLength} is below the service's minimum length ${SERVICE_MIN_LENGTH}`);
+  if (minLength !== null && minLength > SERVICE_MAX_LENGTH)
+    return no(`minlength ${minLength} is above the service's maximum length ${SERVICE_MAX_LENGTH}`);
+  if (minLength !== null && maxLength !== null && minLength > maxLength)
+    return no(`minlength ${minLength} is greater than maxlength ${maxLength}`);
   // The parser refuses 0 with the property's position; this guards a rule object built by hand.
-  if ((maxRepeating ?? 1) < 1 || (maxSequential ?? 1) < 1) {
-    return rulesError(`${RULES_FIELD}: max-repeating and max-sequential must be at least 1`);
-  }
-  if (rule.allowed.length < 2) {
-    return rulesError(
-      `${RULES_FIELD}: allows only the character ${quoteToken(rule.allowed)}; a password needs at least 2 to choose from`,
-    );
-  }
-  if (rule.required.length > MAX_REQUIRED_SETS) {
-    return rulesError(
-      `${RULES_FIELD}: has ${rule.required.length} different required sets; the service supports at most ${MAX_REQUIRED_SETS}`,
-    );
-  }
+  if ((maxRepeating ?? 1) < 1 || (maxSequential ?? 1) < 1)
+    return no('max-repeating and max-sequential must be at least 1');
+  if (rule.allowed.length < 2)
+    return no(`allows only the character ${quoteToken(rule.allowed)}; a password needs at least 2 to choose from`);
+  if (rule.required.length > MAX_REQUIRED_SETS)
+    return no(`has ${rule.required.length} different required sets; the service supports at most ${MAX_REQUIRED_SETS}`);
   return null;
 }
 
-/**
- * The length to generate: `given` when it lies inside the rule's and the service's bounds
- * (else an error naming the bound it breaks), or DEFAULT_RULES_LENGTH moved into the bounds
- * when the request gives none.
- */
+/** The length to generate: `given` within the rule's and the service's bounds (else the error
+ * naming the bound it breaks), or DEFAULT_RULES_LENGTH moved into the bounds when none is given. */
 export function resolveRulesLength(rule: PasswordRules, given: number | undefined): number | RulesError {
   const min = Math.max(SERVICE_MIN_LENGTH, rule.minLength ?? 0);
   const max = Math.min(SERVICE_MAX_LENGTH, rule.maxLength ?? SERVICE_MAX_LENGTH);
   if (given === undefined) return Math.min(max, Math.max(min, DEFAULT_RULES_LENGTH));
-  if (!Number.isInteger(given) || given < SERVICE_MIN_LENGTH || given > SERVICE_MAX_LENGTH) {
-    return rulesError(`${LENGTH_FIELD} must be between ${SERVICE_MIN_LENGTH} and ${SERVICE_MAX_LENGTH}`, LENGTH_FIELD);
-  }
-  if (rule.minLength !== null && given < rule.minLength) {
-    return rulesError(
-      `${LENGTH_FIELD} ${given} is below the minlength ${rule.minLength} of ${RULES_FIELD}`,
-      LENGTH_FIELD,
-    );
-  }
-  if (rule.maxLength !== null && given > rule.maxLength) {
-    return rulesError(
-      `${LENGTH_FIELD} ${given} is above the maxlength ${rule.maxLength} of ${RULES_FIELD}`,
-      LENGTH_FIELD,
-    );
-  }
+  const no = (why: string) => rulesError(`${LENGTH_FIELD} ${why}`, LENGTH_FIELD);
+  if (!Number.isInteger(given) || given < SERVICE_MIN_LENGTH || given > SERVICE_MAX_LENGTH)
+    return no(`must be between ${SERVICE_MIN_LENGTH} and ${SERVICE_MAX_LENGTH}`);
+  if (rule.minLength !== null && given < rule.minLength)
+    return no(`${given} is below the minlength ${rule.minLength} of ${RULES_FIELD}`);
+  if (rule.maxLength !== null && given > rule.maxLength)
+    return no(`${given} is above the maxlength ${rule.maxLength} of ${RULES_FIELD}`);
   return given;
 }
 
@@ -121,8 +92,7 @@ export function ruleSpec(rule: PasswordRules, L: number): EngineSpec {
   };
 }
 
-/** The refusal of a plan over the work budget, with what makes it costly (under 200 characters,
- * as every refusal). */
+/** The refusal over the work budget, with what makes it costly (under 200 characters). */
 function overBudget(rule: PasswordRules, L: number, work: number, budget: number): RulesError {
   const why =
     rule.maxSequential !== null && rule.required.length > 0
@@ -144,12 +114,8 @@ function noPassword(rule: PasswordRules, L: number): RulesError {
   return rulesError(`${RULES_FIELD}: no password of length ${L} satisfies the rule${why}`);
 }
 
-/**
- * The plan for a rule and a requested length (undefined: the default), or the error that
- * explains why there is none. `sampler` forces a sampler (tests and benchmarks: both are uniform
- * over the same set, only their cost differs). A plan whose work units exceed `budget` is refused
- * before that work is done.
- */
+/** The plan for a rule and a length (undefined: the default), or the error saying why there is
+ * none; `sampler` forces one (tests, bench), and a plan over `budget` is refused undone. */
 export function planPasswordRules(
   rule: PasswordRules,
   length?: number,
@@ -158,9 +124,8 @@ export function planPasswordRules(
 ): RulesPlan | RulesError {
   const infeasible = checkPasswordRules(rule);
   if (infeasible !== null) return infeasible;
-  const resolved = resolveRulesLength(rule, length);
-  if (typeof resolved !== 'number') return resolved;
-  const L = resolved;
+  const L = resolveRulesLength(rule, length);
+  if (typeof L !== 'number') return L;
   const spec = ruleSpec(rule, L);
   const plan = planSpec(spec, sampler, budget);
   if (!isSpecPlan(plan)) return plan.kind === 'budget' ? overBudget(rule, L, plan.work, budget) : noPassword(rule, L);
