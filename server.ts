@@ -9,8 +9,6 @@
  * `dist/server.js` and bundled into the single file `dist/credential-generator.mjs`.
  * @module
  */
-// First: the young generation is held small before any other module is evaluated.
-import './lib/server/young-generation-at-start.ts';
 import { relative, isAbsolute } from 'node:path';
 import { projectRoot, readFromEmbedded, readFromProject } from './lib/http/assets.ts';
 import { EMBEDDED_ASSETS } from './lib/http/embedded-assets.ts';
@@ -25,6 +23,7 @@ import { probeHealth } from './lib/server/health-probe.ts';
 import { variablesHelp } from './lib/server/variables.ts';
 import { startService, StartError, type RunningService } from './lib/server/main.ts';
 import { nodeSupport } from './lib/server/node-support.ts';
+import { keepYoungGenerationSmall } from './lib/server/young-generation.ts';
 
 /** The one line of a refused start, with any character a terminal could act on escaped (a
  * refusal may quote a name from a file). */
@@ -102,6 +101,7 @@ async function serve(): Promise<void> {
   // this build, or the start is refused naming it (lib/http/node-internals.ts).
   const missing = await checkNodeInternals(process.env.HOST);
   if (missing !== null) die(internalsRefusal(missing));
+  keepYoungGenerationSmall();
   const service = await startService({
     env: process.env,
     cwd: process.cwd(),

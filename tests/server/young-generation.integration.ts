@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
-import { randomApiKey, ROOT, startServer } from '../helpers/server.ts';
+import { ROOT } from '../helpers/server.ts';
 
 const MODULE = join(ROOT, 'dist', 'lib', 'server', 'young-generation.js');
 
@@ -48,31 +48,5 @@ describe('the young generation under load', () => {
     const MiB = 1024 * 1024;
     assert.ok(small.end <= 2 * MiB, `with the call: at most two 1 MiB semi-spaces, got ${small.end} B`);
     assert.ok(grown.end >= 8 * MiB, `without it the same work grows it (the control), got ${grown.end} B`);
-  });
-
-  it('issue 40: the single file holds it small from its first line: 2 MiB once listening, not the 8 MiB its modules grew it to', async (t) => {
-    const single = join(ROOT, 'dist', 'credential-generator.mjs');
-    assert.ok(existsSync(single), `${single} is built by npm run build:dist, which the run does first`);
-    // Reports the young generation's size once the server listens (its start allocates the
-    // word lists, the validators and the page before main runs).
-    const probe = `data:text/javascript,${encodeURIComponent(`
-      import { getHeapSpaceStatistics } from 'node:v8';
-      setTimeout(() => {
-        const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
-        process.stderr.write('young generation ' + young + ' B\\n');
-      }, 1500).unref();
-    `)}`;
-    const server = await startServer({
-      command: [process.execPath, '--import', probe, single],
-      apiKey: randomApiKey(),
-    });
-    try {
-      const output = await server.waitForOutput(/young generation \d+ B/);
-      const young = Number(/young generation (\d+) B/.exec(output)?.[1]);
-      t.diagnostic(`${process.version}: young generation ${young} B once listening`);
-      assert.ok(young <= 2 * 1024 * 1024, `at most two 1 MiB semi-spaces, got ${young} B`);
-    } finally {
-      await server.stop();
-    }
   });
 });
