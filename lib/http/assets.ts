@@ -21,6 +21,7 @@
  * docs/benchmark.md, The page compressed at build time); the home page (written to at load) and
  * the JSON documents are compressed here, with quicker settings. The single file carries only
  * the brotli copies and gets identity by decompressing them here (deploy/rollup.config.mjs).
+ * Each coding made here is made the first time a reply needs it, not at start (Codings).
  * @module
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -151,36 +152,96 @@ export interface PagePolicy extends StoredPolicy {
 }
 
 /** Reads every listed file through `read` (file path relative to the project root -> bytes,
- * or null when it does not exist), the home page with `page` written into it. */
+ * or null when it does not exist), the home page with `page` written into it. Every file must
+ * be there now, and the home page is made now; each other coding is made the first time a
+ * reply needs it (Codings). */
 export function loadAssets(read: (file: string) => Buffer | null, page: PageSettings = { minEntropyBits: 0 }): Asset[] {
-  const cache = new Map<string, Pick<Asset, 'body' | 'encoded'>>();
+  const cache = new Map<string, Codings>();
   return ASSET_SOURCES.map((source) => {
     let held = cache.get(source.file);
     if (held === undefined) {
       held = loadFile(read, source.file, page);
       cache.set(source.file, held);
     }
-    return Object.freeze({ ...source, ...held });
+    return Object.freeze(new LoadedAsset(source, held));
   });
 }
 
-/** One file in every coding: identity read or decompressed from its brotli copy, the
- * compressed ones read or made here (always made for the home page, which changes at load). */
-function loadFile(
-  read: (file: string) => Buffer | null,
-  file: string,
-  page: PageSettings,
-): Pick<Asset, 'body' | 'encoded'> {
+/**
+ * One file in every coding, each made the first time it is asked for and then kept: the
+ * identity decompressed from the brotli copy, a copy the build did not leave compressed here.
+ * A server that only answers the API never makes them, so it holds neither the copies nor
+ * the compressors' code and memory (docs/benchmark.md, "The request path against the lean
+ * limit": RSS against the bare server); the first reply that needs one pays for it once
+ * (milliseconds; gzip of service-api.js is the slowest, and browsers take brotli).
+ */
+class Codings {
+  #identity: Buffer | null;
+  #br: Buffer | null;
+  #gzip: Buffer | null;
+  readonly encoded: Readonly<Record<Compressed, Buffer>>;
+
+  constructor(identity: Buffer | null, br: Buffer | null, gzip: Buffer | null) {
+    this.#identity = identity;
+    this.#br = br;
+    this.#gzip = gzip;
+    const coded = (coding: Compressed): Buffer => this.#coded(coding);
+    this.encoded = Object.freeze({
+      get br(): Buffer {
+        return coded('br');
+      },
+      get gzip(): Buffer {
+        return coded('gzip');
+      },
+    });
+  }
+
+  #coded(coding: Compressed): Buffer {
+    if (coding === 'br') return (this.#br ??= compress(this.identity, 'br'));
+    return (this.#gzip ??= compress(this.identity, 'gzip'));
+  }
+
+  get identity(): Buffer {
+    // One of the two is always there (loadFile).
+    return (this.#identity ??= brotliDecompressSync(this.#br as Buffer));
+  }
+}
+
+class LoadedAsset implements Asset {
+  readonly route: string;
+  readonly file: string;
+  readonly kind: AssetKind;
+  readonly contentType: string;
+  readonly #held: Codings;
+
+  constructor(source: AssetSource, held: Codings) {
+    this.route = source.route;
+    this.file = source.file;
+    this.kind = source.kind;
+    this.contentType = source.contentType;
+    this.#held = held;
+  }
+
+  get body(): Buffer {
+    return this.#held.identity;
+  }
+
+  get encoded(): Readonly<Record<Compressed, Buffer>> {
+    return this.#held.encoded;
+  }
+}
+
+/** One file: its identity read or (when first needed) decompressed from its brotli copy, the
+ * compressed ones read or (when first needed) made here. The home page is made now, with the
+ * floor written into it, and only its compressed copies wait (it changes at load, so the
+ * build's copies of it are never used). */
+function loadFile(read: (file: string) => Buffer | null, file: string, page: PageSettings): Codings {
   const br = read(compressedFile(file, 'br'));
-  let body = read(file) ?? (br === null ? null : brotliDecompressSync(br));
-  if (body === null) throw new AssetError(`${file} is missing (the build is incomplete: run npm run build)`);
-  const asBuilt = file !== HOME_PAGE;
-  if (!asBuilt) body = withFloor(body, page);
-  const identity = body;
-  const coded = (coding: Compressed, built: Buffer | null): Buffer =>
-    asBuilt && built !== null ? built : compress(identity, coding);
-  const encoded = Object.freeze({ br: coded('br', br), gzip: coded('gzip', read(compressedFile(file, 'gzip'))) });
-  return { body, encoded };
+  const raw = read(file);
+  if (raw === null && br === null)
+    throw new AssetError(`${file} is missing (the build is incomplete: run npm run build)`);
+  if (file === HOME_PAGE) return new Codings(withFloor(raw ?? brotliDecompressSync(br as Buffer), page), null, null);
+  return new Codings(raw, br, read(compressedFile(file, 'gzip')));
 }
 
 /** The body and the headers of a reply of `asset` to a request with this Accept-Encoding. */

@@ -99,3 +99,52 @@ export function withRateLimit(
 export function policyOf(limit: number): string {
   return `"client";q=${limit};w=60`;
 }
+
+/**
+ * The head of a reply made from a copy of one array, the values of the reply filled in:
+ * `base`, then withRateLimit's fields (no Retry-After, no extra), Content-Length and
+ * X-Request-Id, in the order `send` writes them. Copying a packed array and setting five
+ * slots costs less than concatenating twenty values onto it (docs/benchmark.md, "The request
+ * path against the lean limit").
+ */
+export class HeadTemplate {
+  readonly limit: number;
+  private readonly fields: readonly string[];
+  private readonly at: number;
+
+  constructor(base: readonly string[], limit: number, policy: string) {
+    this.limit = limit;
+    this.at = base.length;
+    this.fields = [
+      ...base,
+      'X-RateLimit-Limit',
+      String(limit),
+      'X-RateLimit-Remaining',
+      '',
+      'X-RateLimit-Reset',
+      '',
+      'RateLimit-Policy',
+      policy,
+      'RateLimit',
+      '',
+      'Content-Length',
+      '',
+      'X-Request-Id',
+      '',
+    ];
+  }
+
+  /** The head's fields for a reply whose bucket shows `rl` (with this template's limit). */
+  fill(rl: RateLimitState, contentLength: number, id: string): string[] {
+    const out = this.fields.slice();
+    const remaining = String(rl.remaining);
+    const reset = String(rl.resetSeconds);
+    const at = this.at;
+    out[at + 3] = remaining;
+    out[at + 5] = reset;
+    out[at + 9] = `"client";r=${remaining};t=${reset}`;
+    out[at + 11] = String(contentLength);
+    out[at + 13] = id;
+    return out;
+  }
+}

@@ -260,3 +260,50 @@ class Scanner {
 export function checkJsonText(text: string): JsonTextCheck {
   return new Scanner(text).run();
 }
+
+/**
+ * Whether a text JSON.parse accepted names some member twice in one object, without a second
+ * scan of its structure (docs/benchmark.md, "The request path against the lean limit"): in
+ * valid JSON every `:` outside a string separates one member's name from its value, and
+ * JSON.parse keeps one own property per distinct name (after unescaping) of each object, so
+ * `parsed` has fewer members than the text has such colons exactly when a name repeats. Only
+ * then does checkJsonText run, to say where.
+ */
+export function repeatsAMember(text: string, parsed: unknown): boolean {
+  return memberColons(text) !== membersOf(parsed);
+}
+
+/** The `:` outside strings of a valid JSON text. */
+function memberColons(text: string): number {
+  let colons = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // the escaped character cannot end the string
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (c === 0x3a) colons++;
+  }
+  return colons;
+}
+
+/** The own members of every object in a parsed JSON value (no recursion: a 16 KB body may
+ * nest 8,000 deep). */
+function membersOf(value: unknown): number {
+  let members = 0;
+  const open: object[] = [];
+  let next: unknown = value;
+  for (;;) {
+    if (typeof next === 'object' && next !== null) {
+      const array = Array.isArray(next);
+      const values: readonly unknown[] = array ? (next as unknown[]) : Object.values(next);
+      if (!array) members += values.length;
+      for (const v of values) if (typeof v === 'object' && v !== null) open.push(v);
+    }
+    const popped = open.pop();
+    if (popped === undefined) return members;
+    next = popped;
+  }
+}

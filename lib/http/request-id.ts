@@ -15,8 +15,13 @@ import type { IncomingMessage } from 'node:http';
 const ID_BYTES = 12;
 /** Random bytes for this many ids are drawn at once: one call into the CSPRNG per 256 requests. */
 const POOL_IDS = 256;
+/** Base64url of 12 bytes is 16 characters with no padding, so the pool's text is its ids in a
+ * row: encoded once per refill, each id is a slice of it (docs/benchmark.md, "The request path
+ * against the lean limit"). */
+const ID_CHARS = 16;
 const pool = new Uint8Array(ID_BYTES * POOL_IDS);
 const poolBytes = Buffer.from(pool.buffer, pool.byteOffset, pool.byteLength);
+let poolText = '';
 let next = POOL_IDS;
 
 /** What an incoming id must look like to be kept. */
@@ -26,10 +31,11 @@ export const INCOMING_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 export function newRequestId(): string {
   if (next === POOL_IDS) {
     globalThis.crypto.getRandomValues(pool);
+    poolText = poolBytes.toString('base64url');
     next = 0;
   }
-  const start = next++ * ID_BYTES;
-  return poolBytes.toString('base64url', start, start + ID_BYTES);
+  const start = next++ * ID_CHARS;
+  return poolText.slice(start, start + ID_CHARS);
 }
 
 /** The request's id: the one a trusted proxy sent, if it is well formed, else a fresh one.

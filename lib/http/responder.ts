@@ -13,7 +13,7 @@ import type { RateLimitState } from '../rate-limit/token-bucket.ts';
 import { maskedAddress } from './client-key.ts';
 import { closeAfterReply, closeInStages } from './early-close.ts';
 import { ERROR_JSON, ERRORS, STATUS_TEXT, type ErrorName, type RawErrorName } from './errors.ts';
-import { headerSets, policyOf, withRateLimit, type HeaderSets } from './headers.ts';
+import { HeadTemplate, headerSets, policyOf, withRateLimit, type HeaderSets } from './headers.ts';
 import type { Logger } from '../log/logger.ts';
 import type { ErrorBody } from '../request/index.ts';
 import { declaresBody } from './request-checks.ts';
@@ -107,6 +107,8 @@ export interface ResponderOptions {
 export class Responder {
   readonly sets: HeaderSets;
   private readonly policy: string;
+  /** The head of a JSON reply that is not a 429 and has no extra fields: most replies. */
+  private readonly jsonHead: HeadTemplate;
   private readonly logger: Logger;
   private readonly logRequests: boolean;
   private readonly logProbes: boolean;
@@ -121,6 +123,7 @@ export class Responder {
     this.sets = headerSets(options.tls);
     this.chunked = options.tls;
     this.policy = policyOf(options.limit);
+    this.jsonHead = new HeadTemplate(this.sets.json, options.limit, this.policy);
     this.logger = options.logger;
     this.logRequests = options.logger.infoEnabled;
     this.logProbes = options.logger.debugEnabled;
@@ -170,13 +173,14 @@ export class Responder {
   ): void {
     const { res } = x;
     if (res.headersSent || res.destroyed) return;
-    const headers = withRateLimit(base, rl, this.policy, status, extra);
-    headers.push(
-      'Content-Length',
-      String(typeof body === 'string' ? Buffer.byteLength(body) : body.length),
-      'X-Request-Id',
-      x.id,
-    );
+    const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+    let headers: string[];
+    if (base === this.sets.json && extra === undefined && status !== 429 && rl.limit === this.jsonHead.limit) {
+      headers = this.jsonHead.fill(rl, length, x.id);
+    } else {
+      headers = withRateLimit(base, rl, this.policy, status, extra);
+      headers.push('Content-Length', String(length), 'X-Request-Id', x.id);
+    }
     if (x.close || this.draining()) headers.push('Connection', 'close');
     if (x.close) closeAfterReply(x.req.socket);
     res.writeHead(status, headers);

@@ -118,7 +118,11 @@ export class Logger {
   /** Queues one line: `json` (one JSON object) with what a reader could take for a line break
    * or a change of direction escaped (escapeJsonText), so a value can never forge a line. */
   private push(json: string): void {
-    const line = `${escapeJsonText(json)}\n`;
+    this.pushLine(`${escapeJsonText(json)}\n`);
+  }
+
+  /** Queues one line that holds nothing escapeJsonText would change. */
+  private pushLine(line: string): void {
     if (line.length * 3 > BATCH_ROOM - this.used) {
       // Too long to be sure of room (a line is never split): after the batch, on its own.
       this.flush();
@@ -167,29 +171,31 @@ export class Logger {
     if (this.rank >= RANK.debug) this.write('debug', msg, fields);
   }
 
-  /** `value` as a JSON string. The request line's values repeat from request to request, so
-   * each distinct one goes through JSON.stringify once (docs/benchmark.md, "The request path
-   * against the lean limit": the log line). */
+  /** `value` as a JSON string, escaped as push escapes a line. The request line's values
+   * repeat from request to request, so each distinct one goes through JSON.stringify and
+   * escapeJsonText once (docs/benchmark.md, "The request path against the lean limit": the
+   * log line). */
   private quoted(value: string): string {
     let text = this.quotes.get(value);
     if (text === undefined) {
       if (this.quotes.size >= QUOTED_VALUES) this.quotes.clear();
-      text = JSON.stringify(value);
+      text = escapeJsonText(JSON.stringify(value));
       this.quotes.set(value, text);
     }
     return text;
   }
 
-  /** The per-request line (info). Same JSON as info('request', ...), built by hand because it
-   * runs for every request; every string value is JSON.stringify's (once per distinct value)
-   * except the id (whose characters need no escaping); reason and field only when there are
-   * any. */
+  /** The per-request line (info). Same JSON as info('request', ...), and the same escapes,
+   * built by hand because it runs for every request: every string value is JSON.stringify's
+   * escaped by escapeJsonText (once per distinct value), except the id and the time, whose
+   * characters need neither; reason and field only when there are any. So the line is not
+   * scanned again as a whole. */
   request(r: RequestLine): void {
     if (this.rank < RANK.info) return;
     const reason = r.reason === null ? '' : `,"reason":${this.quoted(r.reason)}`;
-    const field = r.field === null ? '' : `,"field":${JSON.stringify(r.field)}`;
-    this.push(
-      `{"time":"${this.time()}","level":"info","msg":"request","id":"${r.id}","method":${this.quoted(r.method)},"route":${this.quoted(r.route)},"status":${r.status},"ms":${hundredthsText(r.ms)},"key":${r.key === null ? 'null' : this.quoted(r.key)},"client":${this.quoted(r.client)}${reason}${field}}`,
+    const field = r.field === null ? '' : `,"field":${escapeJsonText(JSON.stringify(r.field))}`;
+    this.pushLine(
+      `{"time":"${this.time()}","level":"info","msg":"request","id":"${r.id}","method":${this.quoted(r.method)},"route":${this.quoted(r.route)},"status":${r.status},"ms":${hundredthsText(r.ms)},"key":${r.key === null ? 'null' : this.quoted(r.key)},"client":${this.quoted(r.client)}${reason}${field}}\n`,
     );
   }
 }

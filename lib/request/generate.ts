@@ -23,7 +23,13 @@ import {
   passphraseOptionsKey as passphrasePlanKey,
   passwordOptionsKey as passwordPlanKey,
 } from '../generated/options.generated.ts';
-import { validateRequest, type ErrorBody, type Validation, type ValidRequest } from './validate.ts';
+import {
+  DEFAULT_PASSWORD_OPTIONS,
+  validateRequest,
+  type ErrorBody,
+  type Validation,
+  type ValidRequest,
+} from './validate.ts';
 import {
   generateRulesPasswords,
   isRulesPlan,
@@ -110,6 +116,9 @@ const PASSPHRASE_PLAN_BYTES = 2048;
 // Made once, not per request (an arrow written in the call would be a new function each time).
 const passphraseBytes = () => PASSPHRASE_PLAN_BYTES;
 const passwordBytes = (plan: PasswordPlan | ErrorBody) => planBytes(plan, '');
+/** The store key of a password request without options, made once: a key is a long string,
+ * and making and hashing it costs more than the rest of the plan's lookup. */
+const DEFAULT_PASSWORD_KEY = passwordPlanKey(DEFAULT_PASSWORD_OPTIONS);
 
 /** The request's plan (pool or rule tables, entropy, metadata), from the store when it holds
  * it; or the 400 of options nothing can be made for. */
@@ -128,7 +137,8 @@ function planOf(request: ValidRequest, store: PlanStore | undefined): Plan | Err
     return 'pattern' in plan ? plan : { ...plan };
   }
   const o = request.options;
-  const plan = remember(store, passwordPlanKey(o), o, planPassword, passwordBytes);
+  const key = o === DEFAULT_PASSWORD_OPTIONS ? DEFAULT_PASSWORD_KEY : passwordPlanKey(o);
+  const plan = remember(store, key, o, planPassword, passwordBytes);
   return isPlan(plan) ? plan : { ...plan };
 }
 

@@ -107,4 +107,26 @@ describe('compressed assets', () => {
     assert.equal(api.body.toString('utf8'), text(api.file));
     assert.deepEqual(gunzipSync(api.encoded.gzip), api.body);
   });
+
+  it('issue 40: makes no coding at load but the home page: each is made the first time a reply needs it, and kept', () => {
+    // The brotli copies of every file but the home page are not brotli: a coding made at load
+    // would throw here.
+    const bogus = Buffer.from('not brotli');
+    const embedded = Object.fromEntries(
+      ASSET_SOURCES.map(({ file }) => [
+        compressedFile(file, 'br'),
+        (file === 'dist/browser/index.html' ? brotliCompressSync(Buffer.from(text(file))) : bogus).toString('base64'),
+      ]),
+    );
+    const assets = loadAssets(readFromEmbedded(embedded), { minEntropyBits: 8 });
+    const api = assets.find((a) => a.route === '/service-api.js')!;
+    assert.deepEqual(api.encoded.br, bogus, 'the build copy, as it is');
+    assert.throws(() => api.body);
+    const page = assets.find((a) => a.route === '/')!;
+    assert.match(page.body.toString('utf8'), /content="8"/);
+    const gzip = page.encoded.gzip;
+    assert.match(gunzipSync(gzip).toString('utf8'), /content="8"/);
+    assert.equal(page.encoded.gzip, gzip, 'made once');
+    assert.equal(assets.find((a) => a.route === '/index.html')!.encoded.gzip, gzip, 'one copy for both routes');
+  });
 });

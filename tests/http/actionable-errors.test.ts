@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { rateLimitedBody } from '../../lib/http/errors.ts';
-import { checkJsonText, MAX_NAMED_PATH, positionOf } from '../../lib/http/json-text.ts';
+import { checkJsonText, MAX_NAMED_PATH, positionOf, repeatsAMember } from '../../lib/http/json-text.ts';
 import { startInProcess } from '../helpers/in-process.ts';
 import { post, request } from '../helpers/http.ts';
 import { seededRandom } from '../helpers/seeded.ts';
@@ -221,5 +221,50 @@ describe('checkJsonText', () => {
     // 8,000 levels deep: no recursion, no stack overflow
     assert.deepEqual(checkJsonText('['.repeat(8000) + ']'.repeat(8000)), { kind: 'ok' });
     assert.deepEqual(checkJsonText('['.repeat(8000)), { kind: 'syntax', line: 1, column: 8001 });
+  });
+});
+
+describe('repeatsAMember (issue 40: the body is not scanned a second time unless a name repeats)', () => {
+  it('says a name repeats exactly where checkJsonText finds a duplicate, over 20,000 seeded valid texts', () => {
+    const random = seededRandom(47);
+    const seeds = [
+      '{"mode":"password","count":2,"options":{"length":24,"excludedCharacters":"a:\\":b"}}',
+      '[{"a":[{"b":{"c":1}}],"d":"x:y"},{"a":1},[{"e":null}]]',
+      '{"__proto__":1,"a\u003a":2,"mo\u0064e":"password","mode":"password"}',
+    ];
+    const names = ['"a"', '"b"', '"mode"', '"mo\\u0064e"', '"__proto__"', '"a:"', '""', '"\\""'];
+    let duplicates = 0;
+    let checked = 0;
+    for (let k = 0; k < 20_000; k++) {
+      let text = seeds[k % seeds.length];
+      // Insert a member with a name from the list after a random `{`.
+      for (let j = random.below(3); j >= 0; j--) {
+        const opens = [...text.matchAll(/\{/g)].map((m) => m.index);
+        const at = opens[random.below(opens.length)] + 1;
+        const rest = text.slice(at);
+        const member = `${names[random.below(names.length)]}:${random.below(2) === 0 ? '{"a":1}' : '"v:"'}`;
+        text = `${text.slice(0, at)}${member}${rest.startsWith('}') ? '' : ','}${rest}`;
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        continue;
+      }
+      checked++;
+      const duplicate = checkJsonText(text).kind === 'duplicate';
+      if (duplicate) duplicates++;
+      assert.equal(repeatsAMember(text, parsed), duplicate, text);
+    }
+    assert.ok(checked > 19_000 && duplicates > 2_000 && checked - duplicates > 2_000, `${checked} ${duplicates}`);
+  });
+
+  it('counts members at any depth, 8,000 levels deep, and nothing for scalars', () => {
+    const deep = `${'{"a":['.repeat(4000)}1${']}'.repeat(4000)}`;
+    assert.equal(repeatsAMember(deep, JSON.parse(deep)), false);
+    const repeated = `${'{"a":['.repeat(4000)}{"b":1,"b":2}${']}'.repeat(4000)}`;
+    assert.equal(repeatsAMember(repeated, JSON.parse(repeated)), true);
+    assert.equal(repeatsAMember('"a:b"', 'a:b'), false);
+    assert.equal(repeatsAMember('{"a":1,"a":1}', { a: 1 }), true);
   });
 });

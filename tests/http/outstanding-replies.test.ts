@@ -136,4 +136,45 @@ describe('S1: replies outstanding on one connection', () => {
     assert.ok(LIMITS.socketIdleTimeout > LIMITS.requestTimeout + LIMITS.connectionsCheckingInterval + 3_500);
     limiter.close();
   });
+
+  it('S1 (issue 40): requests in turn on one connection share one deadline timer, and a late reply still counts from the last one taken', async () => {
+    // 200 requests, each sent once the previous reply is read: before, every request armed a
+    // timer of its own (docs/benchmark.md, "The request path against the lean limit").
+    const deadline = 1_000;
+    const h = await harness(Buffer.from('ok'), { maxOutstandingReplies: 32, socketIdleTimeout: deadline });
+    const armed: number[] = [];
+    const original = globalThis.setTimeout;
+    globalThis.setTimeout = ((fn: () => void, ms?: number) => {
+      armed.push(ms ?? 0);
+      return original(fn, ms);
+    }) as typeof setTimeout;
+    try {
+      const started = performance.now();
+      const socket = connect({ host: '127.0.0.1', port: h.port });
+      await new Promise<void>((resolve) => {
+        let answered = 0;
+        socket.on('connect', () => socket.write('GET / HTTP/1.1\r\nHost: t\r\n\r\n'));
+        socket.on('data', () => {
+          answered++;
+          if (answered === 200) resolve();
+          else socket.write('GET / HTTP/1.1\r\nHost: t\r\n\r\n');
+        });
+      });
+      assert.equal(h.handled(), 200);
+      // One timer, armed again only when it comes due while replies are outstanding.
+      const dues = Math.ceil((performance.now() - started) / deadline);
+      assert.ok(armed.length <= 1 + dues, `${armed.length} timers armed for 200 requests in ${dues} deadlines`);
+      // Idle past the deadline with nothing outstanding: the connection stays open and serves.
+      await new Promise((r) => original(r, deadline + 300));
+      assert.ok(!socket.destroyed);
+      const more = await new Promise<string>((resolve) => {
+        socket.once('data', (c: Buffer) => resolve(c.toString('latin1')));
+        socket.write('GET / HTTP/1.1\r\nHost: t\r\n\r\n');
+      });
+      assert.match(more, /^HTTP\/1\.1 200/);
+      socket.destroy();
+    } finally {
+      globalThis.setTimeout = original;
+    }
+  });
 });

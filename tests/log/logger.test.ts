@@ -156,4 +156,33 @@ describe('U3: what a log line may hold', () => {
     );
     assert.equal(parsed.at(-1)?.field, HOSTILE.join('|'));
   });
+
+  it('U3 (issue 40): the request line escapes every value it quotes, each once, with no pass over the whole line', () => {
+    const { log, writes } = textLogger();
+    for (const text of HOSTILE) {
+      for (let i = 0; i < 2; i++) {
+        log.request({
+          id: 'abc',
+          method: text,
+          route: text,
+          status: 400,
+          ms: 1,
+          key: text,
+          client: text,
+          reason: text,
+          field: text,
+        });
+      }
+    }
+    log.flush();
+    const text = writes.join('');
+    assert.ok(!TERMINAL_UNSAFE.test(text) && !/[\u200b-\u200d\ufeff]/.test(text), JSON.stringify(text));
+    const lines = text.trimEnd().split(LINE_BREAKS);
+    assert.equal(lines.length, 2 * HOSTILE.length);
+    lines.forEach((l, i) => {
+      const line = JSON.parse(l) as Record<string, unknown>;
+      const sent = HOSTILE[Math.floor(i / 2)];
+      assert.deepEqual([line.method, line.route, line.key, line.client, line.reason, line.field], Array(6).fill(sent));
+    });
+  });
 });
