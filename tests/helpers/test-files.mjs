@@ -8,6 +8,10 @@
 //   node tests/helpers/test-files.mjs static     the checks of the sources and documents
 //                                                against each other (test:static, in `npm run
 //                                                check`, without coverage)
+//   node tests/helpers/test-files.mjs integration
+//                                                the integration and soak files
+//                                                (tests/*/*.integration.ts, tests/soak/*.soak.ts;
+//                                                test:integration), the longest first
 //
 // Why the static files run in `npm run check`: they read files (docs/ against lib/ and spec/,
 // the import graph, the generated files against their sources), so their verdict is the same on
@@ -38,6 +42,33 @@ const SAMPLING = [
   'tests/core/pattern/statistics.test.ts',
 ];
 
+/**
+ * The integration run's longest files, longest first (seconds each took in a whole run, two files
+ * at a time, docs/test-timing.md); the others follow in name order. node --test starts files in
+ * the order given, as many at a time as --test-concurrency allows, so a long file started last
+ * runs alone at the end: in name order the soak files came last and the memory soak (181 s)
+ * ended the run. Longest first, the short files fill in beside the long ones.
+ */
+const INTEGRATION_FIRST = [
+  'tests/soak/memory.soak.ts', // 181
+  'tests/browser/home.integration.ts', // 104
+  'tests/soak/fuzz.soak.ts', // 83
+  'tests/soak/rules-fuzz.soak.ts', // 63
+  'tests/e2e/stalled-readers.integration.ts', // 62
+  'tests/e2e/keys-security.integration.ts', // 49
+  'tests/deploy/deploy-files.integration.ts', // 41
+  'tests/deploy/reproducible-build.integration.ts', // 41
+  'tests/spec/recipes.integration.ts', // 40
+  'tests/e2e/connection-slots.integration.ts', // 38
+  'tests/browser/honest-page.integration.ts', // 31
+  'tests/spec/clients.integration.ts', // 29
+  'tests/soak/faults.soak.ts', // 27
+  'tests/e2e/keys.integration.ts', // 26
+  'tests/server/metrics-listener.integration.ts', // 24
+  'tests/rate-limit/redis-cluster.integration.ts', // 24
+  'tests/e2e/operations.integration.ts', // 21
+];
+
 /** The static files: every test file of tests/spec/ (spec/ and docs/ against the code), and the
  * generated files against their sources. */
 const isStatic = (f) => f.startsWith('tests/spec/') || f === 'tests/core/generated-fresh.test.ts';
@@ -52,15 +83,29 @@ function testFiles(dir, depth) {
   return found;
 }
 
+/** The integration and soak files, as the shell globs above name them, in name order. */
+function integrationFiles() {
+  const found = [];
+  for (const dir of readdirSync('tests', { withFileTypes: true })) {
+    if (!dir.isDirectory()) continue;
+    for (const entry of readdirSync(`tests/${dir.name}`, { withFileTypes: true })) {
+      const { name } = entry;
+      const wanted = name.endsWith('.integration.ts') || (dir.name === 'soak' && name.endsWith('.soak.ts'));
+      if (entry.isFile() && wanted) found.push(`tests/${dir.name}/${name}`);
+    }
+  }
+  return found.sort();
+}
+
 const group = process.argv[2];
-if (group !== 'covered' && group !== 'sampling' && group !== 'static') {
-  process.stderr.write('usage: node tests/helpers/test-files.mjs covered|sampling|static\n');
+if (!['covered', 'sampling', 'static', 'integration'].includes(group)) {
+  process.stderr.write('usage: node tests/helpers/test-files.mjs covered|sampling|static|integration\n');
   process.exit(2);
 }
-// A sampling file renamed or removed must not leave a stale name here unnoticed: its name is
+// A listed file renamed or removed must not leave a stale name here unnoticed: its name is
 // printed all the same (the list is read by $(...), whose exit code the shell drops), and
 // node --test fails on a file it cannot find.
-const missing = SAMPLING.filter((f) => !existsSync(f));
+const missing = [...SAMPLING, ...INTEGRATION_FIRST].filter((f) => !existsSync(f));
 if (missing.length > 0) {
   process.stderr.write(`tests/helpers/test-files.mjs: no such file: ${missing.join(', ')}\n`);
   process.stdout.write(`${missing.join('\n')}\n`);
@@ -69,7 +114,9 @@ if (missing.length > 0) {
 const files =
   group === 'sampling'
     ? SAMPLING
-    : testFiles('tests', 0)
-        .filter((f) => !SAMPLING.includes(f) && isStatic(f) === (group === 'static'))
-        .sort();
+    : group === 'integration'
+      ? [...INTEGRATION_FIRST, ...integrationFiles().filter((f) => !INTEGRATION_FIRST.includes(f))]
+      : testFiles('tests', 0)
+          .filter((f) => !SAMPLING.includes(f) && isStatic(f) === (group === 'static'))
+          .sort();
 process.stdout.write(`${files.join('\n')}\n`);
