@@ -9,9 +9,11 @@
 //                                                against each other (test:static, in `npm run
 //                                                check`, without coverage)
 //   node tests/helpers/test-files.mjs integration
+//   node tests/helpers/test-files.mjs integration-waiting
 //                                                the integration and soak files
-//                                                (tests/*/*.integration.ts, tests/soak/*.soak.ts;
-//                                                test:integration), the longest first
+//                                                (tests/*/*.integration.ts, tests/soak/*.soak.ts)
+//                                                of the two lanes of test:integration, in the
+//                                                order they start (below)
 //
 // Why the static files run in `npm run check`: they read files (docs/ against lib/ and spec/,
 // the import graph, the generated files against their sources), so their verdict is the same on
@@ -43,30 +45,50 @@ const SAMPLING = [
 ];
 
 /**
- * The integration run's longest files, longest first (seconds each took in a whole run, two files
- * at a time, docs/test-timing.md); the others follow in name order. node --test starts files in
- * the order given, as many at a time as --test-concurrency allows, so a long file started last
- * runs alone at the end: in name order the soak files came last and the memory soak (181 s)
- * ended the run. Longest first, the short files fill in beside the long ones.
+ * The integration run (tests/helpers/integration-run.mjs) in two lanes at once. Times are
+ * seconds each file took in a whole run two at a time (docs/test-timing.md).
+ *
+ * The waiting lane, one file at a time: files that spend most of their time waiting on a timer,
+ * the network or a topology to settle (the memory soak waits up to a minute twice for the
+ * limiter's real sweep; the recipes install from the registry; Redis Cluster and Sentinel are
+ * polled until they settle; Newman waits on its child). Beside the main lane's two files they
+ * use the core those leave idle.
+ */
+const INTEGRATION_WAITING = [
+  'tests/soak/memory.soak.ts', // 181
+  'tests/spec/recipes.integration.ts', // 40
+  'tests/rate-limit/redis-cluster.integration.ts', // 24
+  'tests/rate-limit/redis-sentinel.integration.ts', // 17
+  'tests/spec/newman.integration.ts', // 9
+];
+/**
+ * The main lane, two files at a time: its longest files first (a long file started late runs
+ * alone at the end), the others in name order, and last the files that time a deadline the
+ * server keeps (cuts of stalled readers, connection slots, TLS handshakes, slow clients): they
+ * start once the waiting lane is done, so they run at the load they always ran at, two files
+ * at a time (three at a time, S1 missed its deadline; docs/test-timing.md).
  */
 const INTEGRATION_FIRST = [
-  'tests/soak/memory.soak.ts', // 181
   'tests/browser/home.integration.ts', // 104
   'tests/soak/fuzz.soak.ts', // 83
   'tests/soak/rules-fuzz.soak.ts', // 63
-  'tests/e2e/stalled-readers.integration.ts', // 62
   'tests/e2e/keys-security.integration.ts', // 49
   'tests/deploy/deploy-files.integration.ts', // 41
-  'tests/deploy/reproducible-build.integration.ts', // 41
-  'tests/spec/recipes.integration.ts', // 40
-  'tests/e2e/connection-slots.integration.ts', // 38
   'tests/browser/honest-page.integration.ts', // 31
   'tests/spec/clients.integration.ts', // 29
   'tests/soak/faults.soak.ts', // 27
   'tests/e2e/keys.integration.ts', // 26
-  'tests/server/metrics-listener.integration.ts', // 24
-  'tests/rate-limit/redis-cluster.integration.ts', // 24
   'tests/e2e/operations.integration.ts', // 21
+  'tests/deploy/reproducible-build.integration.ts', // 41 with two builds, now one
+];
+const INTEGRATION_LAST = [
+  'tests/e2e/stalled-readers.integration.ts', // 62
+  'tests/e2e/connection-slots.integration.ts', // 38
+  'tests/server/metrics-listener.integration.ts', // 24
+  'tests/e2e/connection-caps.integration.ts', // 18
+  'tests/server/tls.integration.ts', // 15
+  'tests/soak/slow-clients.soak.ts', // 15
+  'tests/e2e/hardening.integration.ts', // 12
 ];
 
 /** The static files: every test file of tests/spec/ (spec/ and docs/ against the code), and the
@@ -98,14 +120,15 @@ function integrationFiles() {
 }
 
 const group = process.argv[2];
-if (!['covered', 'sampling', 'static', 'integration'].includes(group)) {
-  process.stderr.write('usage: node tests/helpers/test-files.mjs covered|sampling|static|integration\n');
+if (!['covered', 'sampling', 'static', 'integration', 'integration-waiting'].includes(group)) {
+  process.stderr.write('usage: node tests/helpers/test-files.mjs covered|sampling|static|integration[-waiting]\n');
   process.exit(2);
 }
 // A listed file renamed or removed must not leave a stale name here unnoticed: its name is
 // printed all the same (the list is read by $(...), whose exit code the shell drops), and
 // node --test fails on a file it cannot find.
-const missing = [...SAMPLING, ...INTEGRATION_FIRST].filter((f) => !existsSync(f));
+const listed = [...INTEGRATION_WAITING, ...INTEGRATION_FIRST, ...INTEGRATION_LAST];
+const missing = [...SAMPLING, ...listed].filter((f) => !existsSync(f));
 if (missing.length > 0) {
   process.stderr.write(`tests/helpers/test-files.mjs: no such file: ${missing.join(', ')}\n`);
   process.stdout.write(`${missing.join('\n')}\n`);
@@ -114,9 +137,11 @@ if (missing.length > 0) {
 const files =
   group === 'sampling'
     ? SAMPLING
-    : group === 'integration'
-      ? [...INTEGRATION_FIRST, ...integrationFiles().filter((f) => !INTEGRATION_FIRST.includes(f))]
-      : testFiles('tests', 0)
-          .filter((f) => !SAMPLING.includes(f) && isStatic(f) === (group === 'static'))
-          .sort();
+    : group === 'integration-waiting'
+      ? INTEGRATION_WAITING
+      : group === 'integration'
+        ? [...INTEGRATION_FIRST, ...integrationFiles().filter((f) => !listed.includes(f)), ...INTEGRATION_LAST]
+        : testFiles('tests', 0)
+            .filter((f) => !SAMPLING.includes(f) && isStatic(f) === (group === 'static'))
+            .sort();
 process.stdout.write(`${files.join('\n')}\n`);
