@@ -1,10 +1,12 @@
-// `npm run test:integration` (after `npm run build:dist`): the integration and soak files in two
-// lanes at once, each file in a process of its own, as `node --test` runs them:
+// `npm run test:integration` (after `npm run build:dist`): the integration and soak files, each
+// in a process of its own, as `node --test` runs them, in two steps:
 //
-//   the main lane      two files at a time (`node tests/helpers/test-files.mjs integration`),
-//                      its report printed as each file ends;
-//   the waiting lane   one file at a time (`... integration-waiting`), its report printed when
-//                      the lane is done, so the two never interleave.
+//   1. two lanes at once: the main lane, two files at a time (`node
+//      tests/helpers/test-files.mjs integration`), its report printed as each file ends; and the
+//      waiting lane, one file at a time (`... integration-waiting`), its report printed when the
+//      lane is done, so the two never interleave;
+//   2. once both are done, the deadline files (`... integration-deadlines`), two at a time,
+//      with nothing else of the run beside them.
 //
 // Through node:test's run(), not `node --test FILES`: the command line sorts its files by name
 // whatever order they are given in, and run() starts them in the order given (the order is the
@@ -44,4 +46,6 @@ await Promise.all([
 ]);
 process.stdout.write(`\nthe waiting lane (${files('integration-waiting').length} files, one at a time):\n`);
 process.stdout.write(waitingReport);
+process.stdout.write(`\nthe deadline files (${files('integration-deadlines').length}, two at a time, alone):\n`);
+await lane('integration-deadlines', 2, (text) => process.stdout.write(text));
 process.exitCode = failed ? 1 : 0;

@@ -10,10 +10,12 @@
 //                                                check`, without coverage)
 //   node tests/helpers/test-files.mjs integration
 //   node tests/helpers/test-files.mjs integration-waiting
+//   node tests/helpers/test-files.mjs integration-deadlines
 //                                                the integration and soak files
 //                                                (tests/*/*.integration.ts, tests/soak/*.soak.ts)
-//                                                of the two lanes of test:integration, in the
-//                                                order they start (below)
+//                                                of test:integration's main lane, waiting lane
+//                                                and last step, in the order they start
+//                                                (tests/helpers/integration-run.mjs; below)
 //
 // Why the static files run in `npm run check`: they read files (docs/ against lib/ and spec/,
 // the import graph, the generated files against their sources), so their verdict is the same on
@@ -45,8 +47,8 @@ const SAMPLING = [
 ];
 
 /**
- * The integration run (tests/helpers/integration-run.mjs) in two lanes at once. Times are
- * seconds each file took in a whole run two at a time (docs/test-timing.md).
+ * The integration run (tests/helpers/integration-run.mjs): two lanes at once, then the deadline
+ * files. Times are seconds each file took in a whole run two at a time (docs/test-timing.md).
  *
  * The waiting lane, one file at a time: files that spend most of their time waiting on a timer,
  * the network or a topology to settle (the memory soak waits up to a minute twice for the
@@ -61,13 +63,8 @@ const INTEGRATION_WAITING = [
   'tests/rate-limit/redis-sentinel.integration.ts', // 17
   'tests/spec/newman.integration.ts', // 9
 ];
-/**
- * The main lane, two files at a time: its longest files first (a long file started late runs
- * alone at the end), the others in name order, and last the files that time a deadline the
- * server keeps (cuts of stalled readers, connection slots, TLS handshakes, slow clients): they
- * start once the waiting lane is done, so they run at the load they always ran at, two files
- * at a time (three at a time, S1 missed its deadline; docs/test-timing.md).
- */
+/** The main lane, two files at a time: its longest files first (a long file started late runs
+ * alone at the end), the others in name order. */
 const INTEGRATION_FIRST = [
   'tests/browser/home.integration.ts', // 104
   'tests/soak/fuzz.soak.ts', // 83
@@ -81,7 +78,13 @@ const INTEGRATION_FIRST = [
   'tests/e2e/operations.integration.ts', // 21
   'tests/deploy/reproducible-build.integration.ts', // 41 with two builds, now one
 ];
-const INTEGRATION_LAST = [
+/**
+ * The files that time a deadline the server keeps (cuts of stalled readers, connection slots,
+ * TLS handshakes, slow clients), longest first: they run after both lanes, two at a time with
+ * nothing else of the run beside them, at the load they always ran at (three files at a time,
+ * S1 missed its deadline; docs/test-timing.md).
+ */
+const INTEGRATION_DEADLINES = [
   'tests/e2e/stalled-readers.integration.ts', // 62
   'tests/e2e/connection-slots.integration.ts', // 38
   'tests/server/metrics-listener.integration.ts', // 24
@@ -120,14 +123,15 @@ function integrationFiles() {
 }
 
 const group = process.argv[2];
-if (!['covered', 'sampling', 'static', 'integration', 'integration-waiting'].includes(group)) {
-  process.stderr.write('usage: node tests/helpers/test-files.mjs covered|sampling|static|integration[-waiting]\n');
+const GROUPS = ['covered', 'sampling', 'static', 'integration', 'integration-waiting', 'integration-deadlines'];
+if (!GROUPS.includes(group)) {
+  process.stderr.write(`usage: node tests/helpers/test-files.mjs ${GROUPS.join('|')}\n`);
   process.exit(2);
 }
 // A listed file renamed or removed must not leave a stale name here unnoticed: its name is
 // printed all the same (the list is read by $(...), whose exit code the shell drops), and
 // node --test fails on a file it cannot find.
-const listed = [...INTEGRATION_WAITING, ...INTEGRATION_FIRST, ...INTEGRATION_LAST];
+const listed = [...INTEGRATION_WAITING, ...INTEGRATION_FIRST, ...INTEGRATION_DEADLINES];
 const missing = [...SAMPLING, ...listed].filter((f) => !existsSync(f));
 if (missing.length > 0) {
   process.stderr.write(`tests/helpers/test-files.mjs: no such file: ${missing.join(', ')}\n`);
@@ -139,9 +143,11 @@ const files =
     ? SAMPLING
     : group === 'integration-waiting'
       ? INTEGRATION_WAITING
-      : group === 'integration'
-        ? [...INTEGRATION_FIRST, ...integrationFiles().filter((f) => !listed.includes(f)), ...INTEGRATION_LAST]
-        : testFiles('tests', 0)
-            .filter((f) => !SAMPLING.includes(f) && isStatic(f) === (group === 'static'))
-            .sort();
+      : group === 'integration-deadlines'
+        ? INTEGRATION_DEADLINES
+        : group === 'integration'
+          ? [...INTEGRATION_FIRST, ...integrationFiles().filter((f) => !listed.includes(f))]
+          : testFiles('tests', 0)
+              .filter((f) => !SAMPLING.includes(f) && isStatic(f) === (group === 'static'))
+              .sort();
 process.stdout.write(`${files.join('\n')}\n`);
