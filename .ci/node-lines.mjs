@@ -6,7 +6,8 @@
 //
 //   node .ci/node-lines.mjs           the lines
 //   node .ci/node-lines.mjs --docker  the major the Docker image ships (deploy/Dockerfile)
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url);
@@ -36,19 +37,23 @@ const newer = (a, b) => {
   return false;
 };
 
-function npmView(spec, field) {
-  const r = spawnSync('npm', ['view', spec, field, '--json'], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`npm view ${spec} ${field} failed:\n${r.stderr}`);
+/** `npm view <spec> <field>`: waits on the registry, so every line's look-ups run at once. */
+async function npmView(spec, field) {
+  const r = await promisify(execFile)('npm', ['view', spec, field, '--json'], { encoding: 'utf8' }).catch((error) => {
+    throw new Error(`npm view ${spec} ${field} failed:\n${error.stderr}`);
+  });
   return r.stdout.trim() === '' ? null : JSON.parse(r.stdout);
 }
 
-for (const alternative of engines.split('||')) {
+async function line(alternative) {
   const { major, range } = lineOf(alternative);
-  const found = npmView(`${pkg}@${range}`, 'version');
+  const found = await npmView(`${pkg}@${range}`, 'version');
   const versions = found === null ? [] : [found].flat();
   if (versions.length === 0)
     throw new Error(`${pkg}: no release satisfies ${range} (engines claims ${alternative.trim()})`);
   const version = versions.reduce((best, v) => (newer(v, best) ? v : best));
-  const integrity = npmView(`${pkg}@${version}`, 'dist.integrity');
-  process.stdout.write(`${major} ${version} ${pkg} ${integrity}\n`);
+  const integrity = await npmView(`${pkg}@${version}`, 'dist.integrity');
+  return `${major} ${version} ${pkg} ${integrity}\n`;
 }
+
+process.stdout.write((await Promise.all(engines.split('||').map(line))).join(''));

@@ -19,6 +19,10 @@
 //   node tests/helpers/npm-test.mjs --suites-only
 //                                            build:page and test:suites alone (CI, on the Node
 //                                            lines other than its integration line).
+//   node tests/helpers/npm-test.mjs --page-only
+//                                            build:page alone (CI, once before the runs it makes
+//                                            at the same time, which then skip it: none of them
+//                                            rewrites dist/browser/ while another reads it).
 //   node tests/helpers/npm-test.mjs --check  npm run check: lint:eslint beside typecheck, then
 //                                            lint:prettier and test:static (the checks of docs/
 //                                            and spec/ against the code, which read files and
@@ -36,12 +40,21 @@ const check = process.argv.includes('--check');
 // line, and take about two fifths of `npm test`'s CPU, so CI runs them once, on its integration
 // line (.ci/run); the suites, every edge test with real sockets among them, run on every line.
 const suitesOnly = process.argv.includes('--suites-only');
-const name = check ? 'npm run check' : suitesOnly ? 'npm test -- --suites-only' : 'npm test';
+const pageOnly = process.argv.includes('--page-only');
+const name = check
+  ? 'npm run check'
+  : suitesOnly
+    ? 'npm test -- --suites-only'
+    : pageOnly
+      ? 'npm test -- --page-only'
+      : 'npm test';
 const lanes = check
   ? [['lint:eslint'], ['typecheck', 'lint:prettier', 'test:static']]
   : suitesOnly
     ? [['build:page', 'test:suites']]
-    : [['test:sampling'], ['build:page', 'test:suites']];
+    : pageOnly
+      ? [['build:page']]
+      : [['test:sampling'], ['build:page', 'test:suites']];
 const npm = process.env.npm_execpath;
 /** Steps whose whole report is printed at the end, passed or failed (quiet already). */
 const TEST_RUNS = ['test:sampling', 'test:suites', 'test:static'];

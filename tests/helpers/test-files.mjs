@@ -8,6 +8,14 @@
 //   node tests/helpers/test-files.mjs static     the checks of the sources and documents
 //                                                against each other (test:static, in `npm run
 //                                                check`, without coverage)
+//   node tests/helpers/test-files.mjs integration
+//   node tests/helpers/test-files.mjs integration-waiting
+//   node tests/helpers/test-files.mjs integration-deadlines
+//                                                the integration and soak files
+//                                                (tests/*/*.integration.ts, tests/soak/*.soak.ts)
+//                                                of test:integration's main lane, waiting lane
+//                                                and last step, in the order they start
+//                                                (tests/helpers/integration-run.mjs; below)
 //
 // Why the static files run in `npm run check`: they read files (docs/ against lib/ and spec/,
 // the import graph, the generated files against their sources), so their verdict is the same on
@@ -38,6 +46,54 @@ const SAMPLING = [
   'tests/core/pattern/statistics.test.ts',
 ];
 
+/**
+ * The integration run (tests/helpers/integration-run.mjs): two lanes at once, then the deadline
+ * files. Times are seconds each file took in a whole run two at a time (docs/test-timing.md).
+ *
+ * The waiting lane, one file at a time: files that spend most of their time waiting on a timer,
+ * the network or a topology to settle (the memory soak waits up to a minute twice for the
+ * limiter's real sweep; the recipes install from the registry; Redis Cluster and Sentinel are
+ * polled until they settle; Newman waits on its child). Beside the main lane's two files they
+ * use the core those leave idle.
+ */
+const INTEGRATION_WAITING = [
+  'tests/soak/memory.soak.ts', // 181
+  'tests/spec/recipes.integration.ts', // 40
+  'tests/rate-limit/redis-cluster.integration.ts', // 24
+  'tests/rate-limit/redis-sentinel.integration.ts', // 17
+  'tests/spec/newman.integration.ts', // 9
+];
+/** The main lane, two files at a time: its longest files first (a long file started late runs
+ * alone at the end), the others in name order. */
+const INTEGRATION_FIRST = [
+  'tests/browser/home.integration.ts', // 104
+  'tests/soak/fuzz.soak.ts', // 83
+  'tests/soak/rules-fuzz.soak.ts', // 63
+  'tests/e2e/keys-security.integration.ts', // 49
+  'tests/deploy/deploy-files.integration.ts', // 41
+  'tests/browser/honest-page.integration.ts', // 31
+  'tests/spec/clients.integration.ts', // 29
+  'tests/soak/faults.soak.ts', // 27
+  'tests/e2e/keys.integration.ts', // 26
+  'tests/e2e/operations.integration.ts', // 21
+  'tests/deploy/reproducible-build.integration.ts', // 41 with two builds, now one
+];
+/**
+ * The files that time a deadline the server keeps (cuts of stalled readers, connection slots,
+ * TLS handshakes, slow clients), longest first: they run after both lanes, two at a time with
+ * nothing else of the run beside them, at the load they always ran at (three files at a time,
+ * S1 missed its deadline; docs/test-timing.md).
+ */
+const INTEGRATION_DEADLINES = [
+  'tests/e2e/stalled-readers.integration.ts', // 62
+  'tests/e2e/connection-slots.integration.ts', // 38
+  'tests/server/metrics-listener.integration.ts', // 24
+  'tests/e2e/connection-caps.integration.ts', // 18
+  'tests/server/tls.integration.ts', // 15
+  'tests/soak/slow-clients.soak.ts', // 15
+  'tests/e2e/hardening.integration.ts', // 12
+];
+
 /** The static files: every test file of tests/spec/ (spec/ and docs/ against the code), and the
  * generated files against their sources. */
 const isStatic = (f) => f.startsWith('tests/spec/') || f === 'tests/core/generated-fresh.test.ts';
@@ -52,15 +108,31 @@ function testFiles(dir, depth) {
   return found;
 }
 
+/** The integration and soak files, as the shell globs above name them, in name order. */
+function integrationFiles() {
+  const found = [];
+  for (const dir of readdirSync('tests', { withFileTypes: true })) {
+    if (!dir.isDirectory()) continue;
+    for (const entry of readdirSync(`tests/${dir.name}`, { withFileTypes: true })) {
+      const { name } = entry;
+      const wanted = name.endsWith('.integration.ts') || (dir.name === 'soak' && name.endsWith('.soak.ts'));
+      if (entry.isFile() && wanted) found.push(`tests/${dir.name}/${name}`);
+    }
+  }
+  return found.sort();
+}
+
 const group = process.argv[2];
-if (group !== 'covered' && group !== 'sampling' && group !== 'static') {
-  process.stderr.write('usage: node tests/helpers/test-files.mjs covered|sampling|static\n');
+const GROUPS = ['covered', 'sampling', 'static', 'integration', 'integration-waiting', 'integration-deadlines'];
+if (!GROUPS.includes(group)) {
+  process.stderr.write(`usage: node tests/helpers/test-files.mjs ${GROUPS.join('|')}\n`);
   process.exit(2);
 }
-// A sampling file renamed or removed must not leave a stale name here unnoticed: its name is
+// A listed file renamed or removed must not leave a stale name here unnoticed: its name is
 // printed all the same (the list is read by $(...), whose exit code the shell drops), and
 // node --test fails on a file it cannot find.
-const missing = SAMPLING.filter((f) => !existsSync(f));
+const listed = [...INTEGRATION_WAITING, ...INTEGRATION_FIRST, ...INTEGRATION_DEADLINES];
+const missing = [...SAMPLING, ...listed].filter((f) => !existsSync(f));
 if (missing.length > 0) {
   process.stderr.write(`tests/helpers/test-files.mjs: no such file: ${missing.join(', ')}\n`);
   process.stdout.write(`${missing.join('\n')}\n`);
@@ -69,7 +141,13 @@ if (missing.length > 0) {
 const files =
   group === 'sampling'
     ? SAMPLING
-    : testFiles('tests', 0)
-        .filter((f) => !SAMPLING.includes(f) && isStatic(f) === (group === 'static'))
-        .sort();
+    : group === 'integration-waiting'
+      ? INTEGRATION_WAITING
+      : group === 'integration-deadlines'
+        ? INTEGRATION_DEADLINES
+        : group === 'integration'
+          ? [...INTEGRATION_FIRST, ...integrationFiles().filter((f) => !listed.includes(f))]
+          : testFiles('tests', 0)
+              .filter((f) => !SAMPLING.includes(f) && isStatic(f) === (group === 'static'))
+              .sort();
 process.stdout.write(`${files.join('\n')}\n`);

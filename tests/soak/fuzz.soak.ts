@@ -3,8 +3,9 @@
  * malformed requests over raw sockets to the real server (counts overridable with
  * FUZZ_CORE_RUNS / FUZZ_HTTP_CASES; seed printed, FUZZ_SEED replays). Same assertions as
  * tests/request/fuzz.test.ts and tests/e2e/fuzz-http.integration.ts. The passwordrules fuzz at
- * soak size is a file of its own (rules-fuzz.soak.ts), so that the integration run, two files
- * at a time, runs the two long fuzzers side by side.
+ * soak size is a file of its own (rules-fuzz.soak.ts), so that the integration run gives each
+ * long fuzzer a process and a slot of its own (tests/helpers/test-files.mjs) instead of running
+ * them one after the other in one.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';

@@ -1,8 +1,9 @@
 /**
  * The passwordrules fuzz at soak size: tests/core/rules/fuzz.test.ts run again in a child at
  * 100,000 strings, twenty times its npm test count (overridable with RULES_FUZZ_SOAK_RUNS; seed
- * printed, FUZZ_SEED replays). A file of its own so that the integration run, two files at a
- * time, runs it beside the other long fuzzer (fuzz.soak.ts).
+ * printed, FUZZ_SEED replays). A file of its own so that the integration run gives it a process
+ * and a slot of its own (tests/helpers/test-files.mjs) instead of running it after the other
+ * long fuzzer (fuzz.soak.ts) in one.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
