@@ -25,10 +25,11 @@ import {
   WORDLIST,
   WORD_LISTS,
   passphraseBits,
+  planPassword,
   strength,
+  type PasswordPlan,
 } from '../lib/core/index.ts';
 import { generate, MAX_MIN_BITS } from '../lib/request/index.ts';
-import { planPassword, type PasswordPlan } from '../lib/core/password.ts';
 import { withPasswordOptionsDefaults } from '../lib/generated/options.generated.ts';
 import { describe } from '../lib/service/describe.ts';
 import { BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT_PER_MINUTE, MAX_RATE_LIMIT_PER_MINUTE } from '../lib/service/limits.ts';
