@@ -29,10 +29,7 @@ export interface EngineSpec {
 export const MAX_SETS = 8;
 
 /** The kinds of move (E5). */
-export const JUMP = 0;
-export const REPEAT = 1;
-export const UP = 2;
-export const DOWN = 3;
+export const [JUMP, REPEAT, UP, DOWN] = [0, 1, 2, 3];
 
 /** The ring of a subset X (E4): `size` coefficients, by degree in mixed radix (`strides`). */
 export type Ring = Readonly<{ caps: readonly number[]; strides: readonly number[]; size: number }>;
@@ -391,13 +388,11 @@ export type Rows = Readonly<{ K: bigint[][][]; repeats: (bigint[] | undefined)[]
 /** What one run of the recurrence reads: the limits, the ring and its powers by weight. */
 type Recurrence = Readonly<{ R: number; S: number; D: number; powers: (weight: number) => Int32Array[] }>;
 
-/** (E6)-(E10) for the piece types of one shape, t = 0..L-1: `input(t)` is J(t) (null: from the rows,
- * E10), `start` K(0) (E6; 1 for a kernel, E12). The rows (every t when `keep`, else the last few) and J. */
+/** (E6)-(E10) for the piece types of one shape, t = 0..L-1: the rows (every t when `keep`, else
+ * the last few) and J. */
 export function runPieces(
   m: Pick<Compiled, 'length' | 'maxRun' | 'maxSequence'>,
   shape: Pick<Shape, 'ring' | 'types' | 'copies'>,
-  input: ((t: number) => readonly bigint[]) | null,
-  start: 'last' | 'one',
   keep: boolean,
 ): { rows: Rows[]; J: bigint[][] } {
   const { ring, types, copies } = shape;
@@ -414,18 +409,20 @@ export function runPieces(
   const rows: Rows[] = types.map(() => ({ K: [[], [], [], []], repeats: [], ups: [] }));
   const J: bigint[][] = [];
   for (let t = 0; t < m.length; t++) {
-    const jin = t === 0 ? [] : input === null ? J[t - 1] : input(t - 1);
+    const jin = t === 0 ? [] : J[t - 1];
     const total = new Array<bigint>(D).fill(0n);
     types.forEach((type, i) => {
       const row = rows[i];
-      const K = t === 0 ? startRows(type, D, start === 'one' || type.last) : stepRows(rec, row, type, t, jin);
+      // (E6) K(0, x, .) = [x in last].
+      const first = () => Array.from({ length: type.size * D }, (_, i) => (type.last && i % D === 0 ? 1n : 0n));
+      const K = t === 0 ? [first(), first(), first(), first()] : stepRows(rec, row, type, t, jin);
       K.forEach((k, kind) => row.K[kind].push(k));
       sumRows(rec, row, type, t);
       if (!keep && t >= window) {
         for (const k of row.K) k[t - window] = [];
         row.repeats[t - window] = row.ups[t - window] = undefined;
       }
-      // (E10) J(t): each code's K(t, ., jump) times its weight, over the copies (a kernel's own, E12).
+      // (E10) J(t): each code's K(t, ., jump) times its weight, over the copies.
       const one = powers(type.weight)[1];
       for (let f = 0; f < D; f++) {
         if (one[f] < 0) continue;
@@ -437,15 +434,6 @@ export function runPieces(
     J.push(total);
   }
   return { rows, J };
-}
-
-/** (E6) K(0, x, .) = [x in last]; a kernel starts at 1 (E12). */
-function startRows(type: PieceType, D: number, one: boolean): bigint[][] {
-  return [0, 1, 2, 3].map(() => {
-    const k = new Array<bigint>(type.size * D).fill(0n);
-    for (let x = 0; x < type.size; x++) k[x * D] = one ? 1n : 0n;
-    return k;
-  });
 }
 
 /** (E7) K(t, ., .) by kind, from the rows before it and J(t - 1). */
@@ -556,23 +544,52 @@ export function count(m: Compiled, method?: Method): bigint {
   return total;
 }
 
-/** (E12) The kernel g_n(t) of a lone piece of n codes: no jumps in, 1 at the start. */
-function kernel(m: Compiled, size: number): bigint[] {
+/** (E12) The kernel g_n(t) of a lone piece of n codes: no jumps in, 1 at the start. For n > 1, (E7)-(E10)
+ * on the one piece without a ring, J = 0 and K(0) = 1: K(t, x, jump) and the running sums of repeats
+ * and ups by t, each row halved by the mirror (E9). */
+function kernel(m: Compiled, n: number): bigint[] {
+  const [R, S, L] = [m.maxRun, m.maxSequence, m.length];
   // (E12a) A lone code's kernel in closed form: 1 at t = 0 (mod R + 1), -1 at t = R, else 0.
-  const period = m.maxRun + 1;
-  if (size === 1)
-    return Array.from({ length: m.length }, (_, t) =>
-      BigInt((t % period === 0 ? 1 : 0) - (t % period === m.maxRun ? 1 : 0)),
-    );
-  const type: PieceType = { size, weight: 0, last: true, first: true, key: '' };
-  const ring = { caps: [], strides: [], size: 1 };
-  return runPieces(m, { ring, types: [type], copies: [1] }, () => [0n], 'one', false).J.map((total) => total[0]);
+  if (n === 1)
+    return Array.from({ length: L }, (_, t) => BigInt((t % (R + 1) === 0 ? 1 : 0) - (t % (R + 1) === R ? 1 : 0)));
+  let jump = new Array<bigint>(n).fill(1n);
+  const [repeats, ups, g] = [[jump], [jump], [BigInt(n)]];
+  const row = (rows: bigint[][], t: number): bigint[] | undefined => (t >= 0 ? rows[t] : undefined);
+  for (let t = 1; t < L; t++) {
+    const [kj, kr, ku] = [new Array<bigint>(n), new Array<bigint>(n), new Array<bigint>(n)];
+    const mr = Math.min(R - 1, t);
+    const [sums, before, upSums] = [repeats[t - 1], row(repeats, t - 1 - mr), ups[t - 1]];
+    let sum = 0n;
+    for (let x = 0; x < (n + 1) >> 1; x++) {
+      const y = n - 1 - x;
+      const mu = Math.min(S - 1, t, y);
+      const md = Math.min(S - 1, t, x);
+      const up = row(ups, t - 1 - mu);
+      const down = row(ups, t - 1 - md);
+      // (E8) Runs of 1..m more repeats, steps up, steps down (a down from x mirrors an up from y).
+      const r = mr > 0 ? sums[x] - (before !== undefined ? before[x] : 0n) : 0n;
+      const u = mu > 0 ? upSums[x + 1] - (up !== undefined && x + 1 + mu < n ? up[x + 1 + mu] : 0n) : 0n;
+      const d = md > 0 ? upSums[n - x] - (down !== undefined && md < x ? down[n - x + md] : 0n) : 0n;
+      // (E7) No jumps in; out, all but the code and its neighbours in the piece.
+      const all = r + u + d - jump[x] - (x > 0 ? jump[x - 1] : 0n) - (x < n - 1 ? jump[x + 1] : 0n);
+      kj[x] = kj[y] = all;
+      kr[x] = kr[y] = all - r;
+      ku[x] = all - u;
+      ku[y] = all - d;
+      sum += x === y ? all : all + all;
+    }
+    repeats.push(kr.map((k, x) => k + sums[x]));
+    ups.push(ku.map((k, x) => (x + 1 < n ? k + upSums[x + 1] : k)));
+    jump = kj;
+    g.push(sum);
+  }
+  return g;
 }
 
 /** (E11) W_X by the table recurrence: every first code's K(L - 1, ., jump) times its weight. */
 function byTables(m: Compiled, shape: Shape): bigint[] {
   const { ring, types, copies } = shape;
-  const { rows } = runPieces(m, shape, null, 'last', false);
+  const { rows } = runPieces(m, shape, false);
   const pull = pulls(ring);
   const out = new Array<bigint>(ring.size).fill(0n);
   types.forEach((type, i) => {

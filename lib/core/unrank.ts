@@ -3,19 +3,8 @@
  * the completions of a walk's state, and the walk, a bijection from [0, count) onto the strings.
  * @module
  */
-import {
-  DOWN,
-  JUMP,
-  optCoef,
-  piecesOf,
-  popcount,
-  REPEAT,
-  runPieces,
-  UP,
-  type Compiled,
-  type Ring,
-  type Subset,
-} from './engine.ts';
+import { DOWN, JUMP, optCoef, piecesOf, popcount, REPEAT, runPieces, UP } from './engine.ts';
+import type { Compiled, Ring, Subset } from './engine.ts';
 
 /** Where a walk stands (E17): per set the hits still needed and allowed, and the optional sets to hit. */
 type State = Readonly<{ need: readonly number[]; left: readonly number[]; more: number }>;
@@ -58,7 +47,7 @@ function cellsOf(m: Compiled): (Int32Array | undefined)[] {
 /** The exact sampler's tables: every shape's K by the recurrence (E6-E10), and the count. */
 export function tablesOf(m: Compiled): Counted {
   const tables = m.shapes.map((shape) => {
-    const { rows } = runPieces(m, shape, null, 'last', true);
+    const { rows } = runPieces(m, shape, true);
     if (shape.ring.size > 1) for (const row of rows) for (const k of row.K) for (const r of k) cumulate(shape.ring, r);
     return rows.map((row) => row.K);
   });
