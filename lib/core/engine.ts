@@ -141,7 +141,7 @@ export function isSequenceStep(a: number, b: number): boolean {
 }
 
 /** Per-step units of one piece type in the table recurrence (E7-E10), per ring coefficient. */
-const stepWork = (size: number) => (size === 1 ? 7 : 10 * size + 2);
+const stepWork = (size: number) => (size === 1 ? 7 : 12 * size + 2);
 
 /** Merges the sets of minimum 1 or more with the same codes (docs/engine.md, What a spec says). */
 function mergeSets(sets: readonly CountedSet[]): CountedSet[] {
@@ -359,7 +359,7 @@ function workOf(m: Omit<Compiled, 'work'>): Work {
     count += Math.min(shape.seriesWork, shape.tableWork);
     if (shape.seriesWork < shape.tableWork && shape.long) for (const t of shape.types) kernels.add(t.size);
   }
-  for (const n of kernels) count += n === 1 ? L : L * stepWork(n); // a lone code's by (E12a)
+  for (const n of kernels) count += n === 1 ? L : L * (6 * n + 1); // a lone code's by (E12a)
   const subsets = m.subsets.filter((s) => s !== undefined).length;
   count += subsets * (m.first.size + 4);
   // A draw: at each place, every jump group and run length, each a sum over at most
