@@ -65,23 +65,22 @@ export function headerSets(tls: boolean): HeaderSets {
   };
 }
 
+/** The IETF draft's RateLimit value for a bucket's numbers (already as text). */
+function rateLimitValue(remaining: string, reset: string): string {
+  return `"client";r=${remaining};t=${reset}`;
+}
+
 /**
- * The rate-limit fields appended to a header array: the de-facto X-RateLimit-* trio (Reset is
- * delta seconds until the bucket is full again, as the contract says "seconds until the count resets"; docs/decisions.md, Rate limit) and the IETF
- * draft's RateLimit-Policy / RateLimit with the same numbers. Retry-After only on a 429.
+ * The rate-limit fields of every reply, in the order they are written: the de-facto X-RateLimit-*
+ * trio (Reset is delta seconds until the bucket is full again, as the contract says "seconds
+ * until the count resets"; docs/decisions.md, Rate limit) and the IETF draft's
+ * RateLimit-Policy / RateLimit with the same numbers. The one list of their names and values:
+ * withRateLimit appends it, HeadTemplate copies it and fills in the numbers.
  */
-export function withRateLimit(
-  base: readonly string[],
-  rl: RateLimitState,
-  policy: string,
-  status: number,
-  extra?: readonly string[],
-): string[] {
-  const remaining = String(rl.remaining);
-  const reset = String(rl.resetSeconds);
-  const out = base.concat(
+function rateLimitFields(limit: string, remaining: string, reset: string, policy: string): string[] {
+  return [
     'X-RateLimit-Limit',
-    String(rl.limit),
+    limit,
     'X-RateLimit-Remaining',
     remaining,
     'X-RateLimit-Reset',
@@ -89,8 +88,19 @@ export function withRateLimit(
     'RateLimit-Policy',
     policy,
     'RateLimit',
-    `"client";r=${remaining};t=${reset}`,
-  );
+    rateLimitValue(remaining, reset),
+  ];
+}
+
+/** `base`, then the rate-limit fields, then Retry-After on a 429 only, then `extra`. */
+export function withRateLimit(
+  base: readonly string[],
+  rl: RateLimitState,
+  policy: string,
+  status: number,
+  extra?: readonly string[],
+): string[] {
+  const out = base.concat(rateLimitFields(String(rl.limit), String(rl.remaining), String(rl.resetSeconds), policy));
   if (status === 429) out.push('Retry-After', String(rl.retryAfterSeconds));
   if (extra !== undefined) for (const item of extra) out.push(item);
   return out;
@@ -110,28 +120,30 @@ export function policyOf(limit: number): string {
 export class HeadTemplate {
   readonly limit: number;
   private readonly fields: readonly string[];
-  private readonly at: number;
+  /** Where the values to fill in are, found by their fields' names in the copied list. */
+  private readonly remainingAt: number;
+  private readonly resetAt: number;
+  private readonly rateLimitAt: number;
+  private readonly lengthAt: number;
+  private readonly idAt: number;
 
   constructor(base: readonly string[], limit: number, policy: string) {
     this.limit = limit;
-    this.at = base.length;
-    this.fields = [
+    const fields = [
       ...base,
-      'X-RateLimit-Limit',
-      String(limit),
-      'X-RateLimit-Remaining',
-      '',
-      'X-RateLimit-Reset',
-      '',
-      'RateLimit-Policy',
-      policy,
-      'RateLimit',
-      '',
+      ...rateLimitFields(String(limit), '', '', policy),
       'Content-Length',
       '',
       'X-Request-Id',
       '',
     ];
+    const valueOf = (name: string): number => fields.indexOf(name, base.length) + 1;
+    this.remainingAt = valueOf('X-RateLimit-Remaining');
+    this.resetAt = valueOf('X-RateLimit-Reset');
+    this.rateLimitAt = valueOf('RateLimit');
+    this.lengthAt = valueOf('Content-Length');
+    this.idAt = valueOf('X-Request-Id');
+    this.fields = fields;
   }
 
   /** The head's fields for a reply whose bucket shows `rl` (with this template's limit). */
@@ -139,12 +151,11 @@ export class HeadTemplate {
     const out = this.fields.slice();
     const remaining = String(rl.remaining);
     const reset = String(rl.resetSeconds);
-    const at = this.at;
-    out[at + 3] = remaining;
-    out[at + 5] = reset;
-    out[at + 9] = `"client";r=${remaining};t=${reset}`;
-    out[at + 11] = String(contentLength);
-    out[at + 13] = id;
+    out[this.remainingAt] = remaining;
+    out[this.resetAt] = reset;
+    out[this.rateLimitAt] = rateLimitValue(remaining, reset);
+    out[this.lengthAt] = String(contentLength);
+    out[this.idAt] = id;
     return out;
   }
 }
