@@ -109,6 +109,31 @@ function procLimits(): string | null {
   }
 }
 
+/** RATE_LIMIT_PER_MINUTE and RATE_LIMIT_SWEEP_SECONDS: the in-process limiter's settings. */
+function rateLimitOf(env: Env): Pick<Config, 'rateLimitPerMinute' | 'rateLimitSweepSeconds'> {
+  return {
+    rateLimitPerMinute: integer(
+      env,
+      'RATE_LIMIT_PER_MINUTE',
+      DEFAULT_RATE_LIMIT_PER_MINUTE,
+      1,
+      MAX_RATE_LIMIT_PER_MINUTE,
+    ),
+    // Up to the default: a bucket is full at most a minute after its client's last request, so
+    // a longer period would only keep full buckets, which carry nothing, longer. From a second:
+    // each sweep walks every tracked bucket (up to the cap), and a shorter period buys nothing
+    // a client can see.
+    rateLimitSweepSeconds: integer(
+      env,
+      'RATE_LIMIT_SWEEP_SECONDS',
+      DEFAULT_SWEEP_SECONDS,
+      1,
+      DEFAULT_SWEEP_SECONDS,
+      'seconds; ',
+    ),
+  };
+}
+
 /** HOST or METRICS_HOST: an address to listen on, loopback unless said otherwise. */
 function hostOf(env: Env, name: 'HOST' | 'METRICS_HOST'): string {
   const host = read(env, name) ?? '127.0.0.1';
@@ -151,25 +176,7 @@ export function parseConfig(env: Env, cwd: string): Config {
     throw new ConfigError('API_KEY', 'must be 16 to 256 printable ASCII characters without spaces');
   }
 
-  const rateLimitPerMinute = integer(
-    env,
-    'RATE_LIMIT_PER_MINUTE',
-    DEFAULT_RATE_LIMIT_PER_MINUTE,
-    1,
-    MAX_RATE_LIMIT_PER_MINUTE,
-  );
-  // Up to the default: a bucket is full at most a minute after its client's last request, so a
-  // longer period would only keep full buckets, which carry nothing, longer. From a second: each
-  // sweep walks every tracked bucket (up to the cap), and a shorter period buys nothing a client
-  // can see.
-  const rateLimitSweepSeconds = integer(
-    env,
-    'RATE_LIMIT_SWEEP_SECONDS',
-    DEFAULT_SWEEP_SECONDS,
-    1,
-    DEFAULT_SWEEP_SECONDS,
-    'seconds; ',
-  );
+  const { rateLimitPerMinute, rateLimitSweepSeconds } = rateLimitOf(env);
   const trustProxyHops = integer(env, 'TRUST_PROXY_HOPS', 0, 0, 10);
   const minEntropyBits = entropyFloor(env);
   const connections = connectionsOf(env, trustProxyHops);
