@@ -8,19 +8,12 @@ export const REQUEST_SCHEMA = JSON.parse(
   readFileSync(new URL('../spec/generate-request.schema.json', import.meta.url), 'utf8'),
 );
 
-const BASIC_OPTIONS = [
-  'length',
-  'includeLowercase',
-  'includeUppercase',
-  'includeNumbers',
-  'includeSymbols',
-  'avoidAmbiguous',
-  'excludedCharacters',
-];
-
-/** `{ length: 24, includeLowercase: true, ... }`: each basic option and its schema default. */
+/** `{ length: 24, includeLowercase: true, ... }`: the options of mode password that carry a
+ * schema default (the seven basic ones; the rules, limits and patterns have none), each with it. */
 export const PASSWORD_DEFAULTS = Object.freeze(
   Object.fromEntries(
-    BASIC_OPTIONS.map((name) => [name, REQUEST_SCHEMA.$defs.PasswordOptions.properties[name].default]),
+    Object.entries(REQUEST_SCHEMA.$defs.PasswordOptions.properties)
+      .filter(([, option]) => 'default' in option)
+      .map(([name, option]) => [name, option.default]),
   ),
 );

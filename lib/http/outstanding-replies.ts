@@ -108,10 +108,11 @@ function admit(req: IncomingMessage, res: ServerResponse, logger: Logger, limits
   if (pending.replies.size >= limits.maxOutstandingReplies) {
     logger.debug('connection closed: too many replies outstanding', { outstanding: pending.replies.size });
     // Destroying the socket does not stop node's parser: it would go on through the rest of the
-    // read, making a request and a response for each head (1,464 more in the review's read),
-    // which the close then aborts one by one, each with an error and its stack: seconds of CPU
-    // and a hundred MB of garbage for 100 such connections. Without the hook (another Node,
-    // refused at start) the connection still closes; only the parse runs on.
+    // read, making a request and a response for each head (one read of small pipelined heads
+    // can hold over a thousand), which the close then aborts one by one, each with an error and
+    // its stack: seconds of CPU and a hundred MB of garbage for 100 such connections. Without
+    // the hook (another Node, refused at start) the connection still closes; only the parse
+    // runs on.
     stopParsing(socket);
     socket.destroy();
     return false;

@@ -38,6 +38,9 @@ export interface RateLimitState {
 }
 
 export const DEFAULT_MAX_CLIENTS = 100_000;
+/** The sweep's period by default, and the longest one worth having: a bucket is full again at
+ * most a minute after its client's last request (RATE_LIMIT_SWEEP_SECONDS sets it). */
+export const DEFAULT_SWEEP_SECONDS = 60;
 
 export class RateLimiter {
   readonly limit: number;
@@ -62,7 +65,7 @@ export class RateLimiter {
     this.maxClients = options.maxClients ?? DEFAULT_MAX_CLIENTS;
     this.clock = options.clock ?? (() => performance.now());
     this.rate = options.perMinute / 60_000;
-    const every = options.sweepIntervalMs ?? 60_000;
+    const every = options.sweepIntervalMs ?? DEFAULT_SWEEP_SECONDS * 1000;
     const onSweep = options.onSweep;
     this.timer =
       every > 0

@@ -11,6 +11,7 @@ import { MAX_MIN_BITS, parseEntropyFloor } from '../request/index.ts';
 import { DEFAULT_CONNECTION_CAPS, type ConnectionCaps } from '../http/connection-caps.ts';
 import { LOG_LEVELS, type LogLevel } from '../log/logger.ts';
 import type { RedisRateLimitConfig } from '../rate-limit/redis-store.ts';
+import { DEFAULT_SWEEP_SECONDS } from '../rate-limit/token-bucket.ts';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE, MAX_RATE_LIMIT_PER_MINUTE } from '../service/limits.ts';
 import { ConfigError, integer, read, shown, type ConfigWarning, type Env } from './env.ts';
 import { parseRedisConfig } from './redis-config.ts';
@@ -28,6 +29,8 @@ export interface Config {
   /** The single plain key from API_KEY, or null. */
   readonly apiKey: string | null;
   readonly rateLimitPerMinute: number;
+  /** How often the in-process limiter drops the buckets that have refilled (its sweep). */
+  readonly rateLimitSweepSeconds: number;
   /** The service's entropy floor in bits (MIN_ENTROPY_BITS, default 0: none). */
   readonly minEntropyBits: number;
   /** The shared rate limit's Redis, or null for in-process buckets. */
@@ -106,6 +109,31 @@ function procLimits(): string | null {
   }
 }
 
+/** RATE_LIMIT_PER_MINUTE and RATE_LIMIT_SWEEP_SECONDS: the in-process limiter's settings. */
+function rateLimitOf(env: Env): Pick<Config, 'rateLimitPerMinute' | 'rateLimitSweepSeconds'> {
+  return {
+    rateLimitPerMinute: integer(
+      env,
+      'RATE_LIMIT_PER_MINUTE',
+      DEFAULT_RATE_LIMIT_PER_MINUTE,
+      1,
+      MAX_RATE_LIMIT_PER_MINUTE,
+    ),
+    // Up to the default: a bucket is full at most a minute after its client's last request, so
+    // a longer period would only keep full buckets, which carry nothing, longer. From a second:
+    // each sweep walks every tracked bucket (up to the cap), and a shorter period buys nothing
+    // a client can see.
+    rateLimitSweepSeconds: integer(
+      env,
+      'RATE_LIMIT_SWEEP_SECONDS',
+      DEFAULT_SWEEP_SECONDS,
+      1,
+      DEFAULT_SWEEP_SECONDS,
+      'seconds; ',
+    ),
+  };
+}
+
 /** HOST or METRICS_HOST: an address to listen on, loopback unless said otherwise. */
 function hostOf(env: Env, name: 'HOST' | 'METRICS_HOST'): string {
   const host = read(env, name) ?? '127.0.0.1';
@@ -148,13 +176,7 @@ export function parseConfig(env: Env, cwd: string): Config {
     throw new ConfigError('API_KEY', 'must be 16 to 256 printable ASCII characters without spaces');
   }
 
-  const rateLimitPerMinute = integer(
-    env,
-    'RATE_LIMIT_PER_MINUTE',
-    DEFAULT_RATE_LIMIT_PER_MINUTE,
-    1,
-    MAX_RATE_LIMIT_PER_MINUTE,
-  );
+  const { rateLimitPerMinute, rateLimitSweepSeconds } = rateLimitOf(env);
   const trustProxyHops = integer(env, 'TRUST_PROXY_HOPS', 0, 0, 10);
   const minEntropyBits = entropyFloor(env);
   const connections = connectionsOf(env, trustProxyHops);
@@ -195,6 +217,7 @@ export function parseConfig(env: Env, cwd: string): Config {
     policiesFile,
     apiKey,
     rateLimitPerMinute,
+    rateLimitSweepSeconds,
     minEntropyBits,
     rateLimitRedis: parseRedisConfig(env, cwd, (warning) => warnings.push(warning)),
     trustProxyHops,

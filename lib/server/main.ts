@@ -134,7 +134,8 @@ function metricsOf(config: Config, build: Build): ServiceMetrics | null {
 async function limitsOf(config: Config, logger: Logger, metrics: ServiceMetrics | null): Promise<ClientLimits> {
   const limiter: RateLimiter = new RateLimiter({
     perMinute: config.rateLimitPerMinute,
-    // Once a minute at debug level: how many clients the limiter tracks (a count, no addresses).
+    sweepIntervalMs: config.rateLimitSweepSeconds * 1000,
+    // After each sweep at debug level: how many clients the limiter tracks (a count, no addresses).
     onSweep: logger.debugEnabled
       ? (dropped, tracked) => {
           logger.debug('rate limiter sweep', { dropped, tracked, evictions: limiter.evictions });

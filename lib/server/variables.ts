@@ -13,6 +13,7 @@ export const VARIABLES = Object.freeze([
   { name: 'API_KEYS_FILE', meaning: 'the key file, digests only (default keys.json here; watched)' },
   { name: 'API_KEY', meaning: "one plain key, beside the key file's (16 to 256 printable characters)" },
   { name: 'RATE_LIMIT_PER_MINUTE', meaning: 'requests per minute per client (default 20)' },
+  { name: 'RATE_LIMIT_SWEEP_SECONDS', meaning: 'drop refilled buckets this often, 1 to 60 s (default 60)' },
   { name: 'MIN_ENTROPY_BITS', meaning: 'the entropy floor, 0 to 256 bits (default 0: none)' },
   { name: 'POLICIES_FILE', meaning: "the operator's named policies (default none; watched)" },
   { name: 'RATE_LIMIT_REDIS_URL', meaning: 'share the rate limit through one Redis (redis:// or rediss://)' },

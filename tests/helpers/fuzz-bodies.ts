@@ -12,6 +12,7 @@
  * any failing run can be replayed with `FUZZ_SEED=<seed>`.
  */
 import fc from 'fast-check';
+import { PASSWORD_BASIC_OPTIONS } from './limits.ts';
 
 /** The seed of this run: FUZZ_SEED if set, else random; printed either way. */
 export function fuzzSeed(label: string): number {
@@ -27,15 +28,6 @@ export function runsFrom(variable: string, fallback: number): number {
   return raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : fallback;
 }
 
-const PASSWORD_KEYS = [
-  'length',
-  'includeLowercase',
-  'includeUppercase',
-  'includeNumbers',
-  'includeSymbols',
-  'avoidAmbiguous',
-  'excludedCharacters',
-];
 const PASSPHRASE_KEYS = ['wordCount', 'separator', 'capitalize', 'addNumber'];
 const EVIL_KEYS = [
   '__proto__',
@@ -127,7 +119,7 @@ export const anyJson: fc.Arbitrary<Json> = fc.letrec<{ value: Json }>((tie) => (
     fc.array(tie('value'), { maxLength: 5 }),
     fc.dictionary(
       fc.oneof(
-        fc.constantFrom(...EVIL_KEYS, 'mode', 'count', 'options', ...PASSWORD_KEYS, ...PASSPHRASE_KEYS),
+        fc.constantFrom(...EVIL_KEYS, 'mode', 'count', 'options', ...PASSWORD_BASIC_OPTIONS, ...PASSPHRASE_KEYS),
         fc.string({ maxLength: 8 }),
       ),
       tie('value'),
@@ -240,7 +232,7 @@ export const mutatedRequest: fc.Arbitrary<string> = fc
     fc.constantFrom('replace', 'add', 'delete', 'replace-top', 'add-top'),
     fc.nat(),
     wrongValue,
-    fc.oneof(fc.constantFrom(...EVIL_KEYS, ...PASSWORD_KEYS, ...PASSPHRASE_KEYS), fc.string({ maxLength: 6 })),
+    fc.oneof(fc.constantFrom(...EVIL_KEYS, ...PASSWORD_BASIC_OPTIONS, ...PASSPHRASE_KEYS), fc.string({ maxLength: 6 })),
   )
   .map(([req, how, pick, value, key]) => {
     const options = (req.options ?? {}) as Record<string, Json>;

@@ -19,7 +19,7 @@ export interface Bounds {
 interface RequestSchemaFile {
   properties: { count: Bounds };
   $defs: {
-    PasswordOptions: { properties: { length: Bounds } };
+    PasswordOptions: { properties: { length: Bounds } & Record<string, object> };
     PassphraseOptions: { properties: { wordCount: Bounds } };
   };
 }
@@ -38,6 +38,14 @@ export const LIMITS = Object.freeze({
   rateLimitPerMinute: DEFAULT_RATE_LIMIT_PER_MINUTE,
   wordlist: { size: WORDLIST.length, sourceSize: WORDLIST.length + DROPPED_WORDS.length },
 });
+
+/** The options of mode password that carry a schema default, in the schema's order: the seven
+ * basic ones (length, the four classes, avoidAmbiguous, excludedCharacters). */
+export const PASSWORD_BASIC_OPTIONS: readonly string[] = Object.freeze(
+  Object.entries(schema.$defs.PasswordOptions.properties)
+    .filter(([, option]) => 'default' in option)
+    .map(([name]) => name),
+);
 
 /** `8 to 128`: a range as the descriptions and the page write it. */
 export const span = (b: Bounds): string => `${b.minimum} to ${b.maximum}`;

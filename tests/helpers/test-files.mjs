@@ -51,17 +51,23 @@ const SAMPLING = [
  * files. Times are seconds each file took in a whole run two at a time (docs/test-timing.md).
  *
  * The waiting lane, one file at a time: files that spend most of their time waiting on a timer,
- * the network or a topology to settle (the memory soak waits up to a minute twice for the
- * limiter's real sweep; the recipes install from the registry; Redis Cluster and Sentinel are
- * polled until they settle; Newman waits on its child). Beside the main lane's two files they
- * use the core those leave idle.
+ * the network or a topology to settle (the recipes install from the registry; Redis Cluster and
+ * Sentinel are polled until they settle; Newman waits on its child; the contract run waits out
+ * the server's request and header timeouts; the Redis equivalence pauses between its calls),
+ * and the memory soak, first: the longest file of the run, whose floods compute. Beside the
+ * main lane's two files they use the core those leave idle. (The memory soak waited up to a
+ * minute twice for the limiter's sweep until it set RATE_LIMIT_SWEEP_SECONDS=1; the contract
+ * run and the Redis equivalence moved here from the main lane then, so that the lanes end
+ * together.)
  */
 const INTEGRATION_WAITING = [
-  'tests/soak/memory.soak.ts', // 181
+  'tests/soak/memory.soak.ts', // 181 with its two waits of up to a minute for the sweep
   'tests/spec/recipes.integration.ts', // 40
   'tests/rate-limit/redis-cluster.integration.ts', // 24
   'tests/rate-limit/redis-sentinel.integration.ts', // 17
   'tests/spec/newman.integration.ts', // 9
+  'tests/spec/contract.integration.ts',
+  'tests/rate-limit/redis-equivalence.integration.ts',
 ];
 /** The main lane, two files at a time: its longest files first (a long file started late runs
  * alone at the end), the others in name order. */

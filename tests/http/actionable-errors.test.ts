@@ -15,6 +15,7 @@ import { rateLimitedBody } from '../../lib/http/errors.ts';
 import { checkJsonText, MAX_NAMED_PATH, positionOf, repeatsAMember } from '../../lib/http/json-text.ts';
 import { startInProcess } from '../helpers/in-process.ts';
 import { post, request } from '../helpers/http.ts';
+import type { RandomSource } from '../../lib/core/random.ts';
 import { seededRandom } from '../helpers/seeded.ts';
 import { randomApiKey, type RunningServer } from '../helpers/server.ts';
 import { LINE_BREAKS } from '../helpers/unsafe-text.ts';
@@ -25,6 +26,29 @@ const HINTED = {
   error: 'missing or invalid API key: send the key in the X-Api-Key header, not Authorization',
   status: 401,
 };
+
+/** What `editedTexts` gives for a text JSON.parse refuses (JSON.parse never returns a symbol). */
+const NOT_JSON = Symbol('not JSON');
+
+/** 20,000 texts, each of `seeds` in turn changed by `edit` with one random source seeded `seed`,
+ * and each text's value as JSON.parse reads it (NOT_JSON if it throws). */
+function* editedTexts(
+  seed: number,
+  seeds: readonly string[],
+  edit: (text: string, random: RandomSource) => string,
+): Generator<{ text: string; parsed: unknown }> {
+  const random = seededRandom(seed);
+  for (let k = 0; k < 20_000; k++) {
+    const text = edit(seeds[k % seeds.length], random);
+    let parsed: unknown = NOT_JSON;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // NOT_JSON
+    }
+    yield { text, parsed };
+  }
+}
 
 describe('actionable errors of POST /generate', () => {
   const KEY = randomApiKey();
@@ -175,7 +199,6 @@ describe('rateLimitedBody', () => {
 
 describe('checkJsonText', () => {
   it('agrees with JSON.parse on validity over 20,000 seeded mutations of valid bodies', () => {
-    const random = seededRandom(31);
     const seeds = [
       '{"mode":"password","count":2,"options":{"length":24,"excludedCharacters":"\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9"}}',
       '[1,-0.5e+10,2E-3,true,false,null,"\\ud83d\\ude00",{},[],{"a":[{"b":{}}]}]',
@@ -184,8 +207,8 @@ describe('checkJsonText', () => {
     const alphabet = '{}[]":,.-+eE0123456789 \\/utrfalsn\n\t\u00e9\u0001x';
     let disagreements = 0;
     let invalid = 0;
-    for (let k = 0; k < 20_000; k++) {
-      const chars = [...seeds[k % seeds.length]];
+    const mutated = editedTexts(31, seeds, (text, random) => {
+      const chars = [...text];
       const edits = 1 + random.below(3);
       for (let j = 0; j < edits; j++) {
         const at = random.below(chars.length + 1);
@@ -195,16 +218,12 @@ describe('checkJsonText', () => {
         else if (op === 1) chars.splice(at, 0, c);
         else chars[at] = c;
       }
-      const text = chars.join('');
-      let parsed = true;
-      try {
-        JSON.parse(text);
-      } catch {
-        parsed = false;
-      }
+      return chars.join('');
+    });
+    for (const { text, parsed } of mutated) {
       const check = checkJsonText(text);
-      if (!parsed) invalid++;
-      if (parsed !== (check.kind !== 'syntax')) disagreements++;
+      if (parsed === NOT_JSON) invalid++;
+      if ((parsed !== NOT_JSON) !== (check.kind !== 'syntax')) disagreements++;
     }
     assert.equal(disagreements, 0);
     assert.ok(invalid > 5_000, `the mutations must reach invalid texts (${invalid})`);
@@ -226,7 +245,6 @@ describe('checkJsonText', () => {
 
 describe('repeatsAMember (issue 40: the body is not scanned a second time unless a name repeats)', () => {
   it('says a name repeats exactly where checkJsonText finds a duplicate, over 20,000 seeded valid texts', () => {
-    const random = seededRandom(47);
     const seeds = [
       '{"mode":"password","count":2,"options":{"length":24,"excludedCharacters":"a:\\":b"}}',
       '[{"a":[{"b":{"c":1}}],"d":"x:y"},{"a":1},[{"e":null}]]',
@@ -235,8 +253,8 @@ describe('repeatsAMember (issue 40: the body is not scanned a second time unless
     const names = ['"a"', '"b"', '"mode"', '"mo\\u0064e"', '"__proto__"', '"a:"', '""', '"\\""'];
     let duplicates = 0;
     let checked = 0;
-    for (let k = 0; k < 20_000; k++) {
-      let text = seeds[k % seeds.length];
+    const inserted = editedTexts(47, seeds, (seed, random) => {
+      let text = seed;
       // Insert a member with a name from the list after a random `{`.
       for (let j = random.below(3); j >= 0; j--) {
         const opens = [...text.matchAll(/\{/g)].map((m) => m.index);
@@ -245,12 +263,10 @@ describe('repeatsAMember (issue 40: the body is not scanned a second time unless
         const member = `${names[random.below(names.length)]}:${random.below(2) === 0 ? '{"a":1}' : '"v:"'}`;
         text = `${text.slice(0, at)}${member}${rest.startsWith('}') ? '' : ','}${rest}`;
       }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        continue;
-      }
+      return text;
+    });
+    for (const { text, parsed } of inserted) {
+      if (parsed === NOT_JSON) continue;
       checked++;
       const duplicate = checkJsonText(text).kind === 'duplicate';
       if (duplicate) duplicates++;

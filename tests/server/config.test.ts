@@ -33,6 +33,7 @@ describe('parseConfig', () => {
       policiesFile: null,
       apiKey: null,
       rateLimitPerMinute: 20,
+      rateLimitSweepSeconds: 60,
       minEntropyBits: 0,
       rateLimitRedis: null,
       trustProxyHops: 0,
@@ -94,6 +95,7 @@ describe('parseConfig', () => {
         POLICIES_FILE: 'sub/policies.json',
         API_KEY: 'k'.repeat(16),
         RATE_LIMIT_PER_MINUTE: '1000',
+        RATE_LIMIT_SWEEP_SECONDS: '1',
         MIN_ENTROPY_BITS: '64.5',
         TRUST_PROXY_HOPS: '2',
         TLS_CERT_FILE: 'c.cert.pem',
@@ -111,6 +113,8 @@ describe('parseConfig', () => {
     assert.equal(c.policiesFile, join(dir, 'sub', 'policies.json'));
     assert.equal(c.apiKey, 'k'.repeat(16));
     assert.equal(c.rateLimitPerMinute, 1000);
+    assert.equal(c.rateLimitSweepSeconds, 1);
+    assert.equal(parseConfig({ RATE_LIMIT_SWEEP_SECONDS: '60' }, dir).rateLimitSweepSeconds, 60);
     assert.equal(c.minEntropyBits, 64.5);
     assert.equal(parseConfig({ MIN_ENTROPY_BITS: '256' }, dir).minEntropyBits, 256);
     assert.equal(parseConfig({ MIN_ENTROPY_BITS: '0' }, dir).minEntropyBits, 0);
@@ -136,6 +140,14 @@ describe('parseConfig', () => {
       [{ API_KEY: 'has a space in it somewhere' }, 'API_KEY', /API_KEY/],
       [{ RATE_LIMIT_PER_MINUTE: '0' }, 'RATE_LIMIT_PER_MINUTE', /from 1 to/],
       [{ RATE_LIMIT_PER_MINUTE: '2.5' }, 'RATE_LIMIT_PER_MINUTE', /2\.5/],
+      [
+        { RATE_LIMIT_SWEEP_SECONDS: '0' },
+        'RATE_LIMIT_SWEEP_SECONDS',
+        /^RATE_LIMIT_SWEEP_SECONDS must be an integer from 1 to 60 \(seconds; got "0"\)$/,
+      ],
+      [{ RATE_LIMIT_SWEEP_SECONDS: '61' }, 'RATE_LIMIT_SWEEP_SECONDS', /from 1 to 60/],
+      [{ RATE_LIMIT_SWEEP_SECONDS: '0.5' }, 'RATE_LIMIT_SWEEP_SECONDS', /"0\.5"/],
+      [{ RATE_LIMIT_SWEEP_SECONDS: '1m' }, 'RATE_LIMIT_SWEEP_SECONDS', /"1m"/],
       [{ TRUST_PROXY_HOPS: '11' }, 'TRUST_PROXY_HOPS', /from 0 to 10/],
       [{ TRUST_PROXY_HOPS: 'true' }, 'TRUST_PROXY_HOPS', /TRUST_PROXY_HOPS/],
       [

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { readFromProject } from '../../lib/http/assets.ts';
 import { startService, StartError, type StartOptions } from '../../lib/server/main.ts';
-import { ROOT } from '../helpers/server.ts';
+import { post } from '../helpers/http.ts';
+import { randomApiKey, ROOT } from '../helpers/server.ts';
 import { startInProcess } from '../helpers/in-process.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cg-main-'));
@@ -64,6 +65,36 @@ describe('startService', () => {
       );
     } finally {
       assert.equal(await first.stop(), true);
+    }
+  });
+
+  it('sweeps the limiter every RATE_LIMIT_SWEEP_SECONDS: a one-request client tracked, then dropped once full', async () => {
+    const key = randomApiKey();
+    const service = await startInProcess({ apiKey: key, logLevel: 'debug', env: { RATE_LIMIT_SWEEP_SECONDS: '1' } });
+    try {
+      const from = service.output().length;
+      assert.equal((await post(service.url, key, { mode: 'password' })).status, 200);
+      // At 20 a minute its one token is back 3 s later, and a sweep a second then drops it. The
+      // default period, 60 s, would log its first sweep only after a minute: past both waits.
+      const sweeps = (): { dropped: number; tracked: number }[] =>
+        service
+          .output()
+          .slice(from)
+          .split('\n')
+          .filter((line) => line.includes('"msg":"rate limiter sweep"'))
+          .map((line) => JSON.parse(line));
+      await service.waitForOutput(/"msg":"rate limiter sweep"[^\n]*"tracked":1[,}]/, 20_000, from);
+      await service.waitForOutput(/"msg":"rate limiter sweep"[^\n]*"tracked":0[,}]/, 20_000, from);
+      const seen = sweeps();
+      const first = seen.findIndex((line) => line.tracked === 1);
+      assert.ok(first >= 0, 'the client is tracked after its request');
+      assert.deepEqual(
+        seen.slice(first + 1).find((line) => line.tracked === 0),
+        seen.slice(first + 1).find((line) => line.dropped === 1),
+        'the sweep that leaves no client tracked is the one that dropped it',
+      );
+    } finally {
+      await service.stop();
     }
   });
 
