@@ -413,9 +413,13 @@ export function runPieces(
     const total = new Array<bigint>(D).fill(0n);
     types.forEach((type, i) => {
       const row = rows[i];
-      // (E6) K(0, x, .) = [x in last].
-      const first = () => Array.from({ length: type.size * D }, (_, i) => (type.last && i % D === 0 ? 1n : 0n));
-      const K = t === 0 ? [first(), first(), first(), first()] : stepRows(rec, row, type, t, jin);
+      // (E6) K(0, x, .) = [x in last], for each kind.
+      const K =
+        t > 0
+          ? stepRows(rec, row, type, t, jin)
+          : [0, 1, 2, 3].map(() =>
+              Array.from({ length: type.size * D }, (_, at) => (type.last && at % D === 0 ? 1n : 0n)),
+            );
       K.forEach((k, kind) => row.K[kind].push(k));
       sumRows(rec, row, type, t);
       if (!keep && t >= window) {
