@@ -605,7 +605,7 @@ function byTables(m: Compiled, shape: Shape): bigint[] {
   return out;
 }
 
-/** W_X by the series (E13-E15), or by one power without a window (E16, when `closed` allows). */
+/** W_X by the series (E13-E15a), or by one power without a window (E16, when `closed` allows). */
 function bySeries(m: Compiled, shape: Shape, kernels: (size: number) => bigint[], closed: boolean): bigint[] {
   const { ring, types, copies } = shape;
   const [D, L] = [ring.size, m.length];
@@ -635,62 +635,49 @@ function bySeries(m: Compiled, shape: Shape, kernels: (size: number) => bigint[]
   const [HG, HF, HFG] = all
     ? [H, H, H]
     : [(t: PieceType) => t.last, (t: PieceType) => t.first, (t: PieceType) => t.first && t.last].map(series);
-  const at = weights.indexOf(0);
-  if (D === 1) return [at < 0 ? 0n : scalarSeries(H[at], HG[at], HF[at], HFG[at], L)];
-  // The last j a weight's terms can be non-zero (as shapeOf prices), and y^(w e) for each power.
-  const pull = pulls(ring);
+  // The last j a weight's terms can be non-zero (as shapeOf prices).
   const reach = weights.map((w) =>
     Math.min(shape.long ? L - 1 : 0, ...ring.caps.filter((_, j) => (w >> j) & 1).map((cap) => cap - 2)),
   );
-  const by = weights.map((w, i) => Array.from({ length: reach[i] + 2 }, (_, e) => pull(w, e)));
-  /** acc += the sum over j <= base of h(j) y^(w (j + 1)) src(base - j) for each weight w, where
-   * src null stands for the unit (the monomials of h at j = base themselves). */
-  const add = (acc: bigint[], h: readonly (readonly bigint[])[], src: readonly bigint[][] | null, base: number) => {
+  // (E15a) A ring element as one BigInt, coefficient f in bits [fB, (f + 1)B): every coefficient of a
+  // J(t) and of W_X counts strings of at most L codes, so lies in [0, 2^B) and the finished sums read
+  // back slot by slot; one multiply-add serves all D coefficients. y^(w e) is a shift up by its degree
+  // with the slots past a cap masked off (the pull's -1).
+  const B = BigInt((BigInt(m.spec.codes.length) ** BigInt(L)).toString(2).length);
+  const slot = (1n << B) - 1n;
+  const pull = pulls(ring);
+  // y^(w (j + 1)) for each weighted term: its shift, and a mask of the slots pullOf keeps, written out
+  // as binary text (a mask built slot by slot would copy the growing BigInt D times).
+  const [ones, zeros] = ['1', '0'].map((bit) => bit.repeat(Number(B)));
+  const by = weights.map((w, i) =>
+    Array.from({ length: w === 0 ? 0 : reach[i] + 1 }, (_, j) => {
+      const p = pull(w, j + 1);
+      const f = p.findIndex((g) => g >= 0);
+      const mask = BigInt(
+        `0b0${Array.from(p, (g) => (g >= 0 ? ones : zeros))
+          .reverse()
+          .join('')}`,
+      );
+      return { shift: f < 0 ? 0n : B * BigInt(f - p[f]), mask };
+    }),
+  );
+  /** acc + the sum over j <= base of h(j) y^(w (j + 1)) src(base - j) for each weight w, where src
+   * null stands for the unit (the monomials of h at j = base themselves). */
+  const add = (acc: bigint, h: readonly (readonly bigint[])[], src: readonly bigint[] | null, base: number) => {
     for (let i = 0; i < weights.length; i++) {
-      for (let j = src === null ? base : 0; j <= Math.min(base, reach[i]); j++) {
-        const c = h[i][j];
-        const p = by[i][j + 1];
-        if (c === 0n) continue;
-        const v = src === null ? null : src[base - j];
-        for (let f = 0; f < D; f++) {
-          const g = p[f];
-          if (g < 0) continue;
-          if (v === null) acc[f] += g === 0 ? c : 0n;
-          else if (v[g] !== 0n) acc[f] += c * v[g];
-        }
-      }
+      const [hi, top] = [h[i], Math.min(base, reach[i])];
+      if (weights[i] === 0)
+        for (let j = src === null ? base : 0; j <= top; j++) acc += hi[j] * (src === null ? 1n : src[base - j]);
+      else
+        for (let j = src === null ? base : 0; j <= top; j++)
+          if (hi[j] !== 0n) acc += hi[j] * (((src === null ? 1n : src[base - j]) << by[i][j].shift) & by[i][j].mask);
     }
+    return acc;
   };
   // (E14) J(t) = H_G(t) + the sum over s < t of H(t - 1 - s) J(s).
-  const J: bigint[][] = [];
-  for (let t = 0; t < L - 1; t++) {
-    const v = new Array<bigint>(D).fill(0n);
-    add(v, HG, null, t);
-    add(v, H, J, t - 1);
-    J.push(v);
-  }
-  // (E15) W_X = H_FG(L - 1) + the sum over s < L - 1 of H_F(L - 2 - s) J(s).
-  const out = new Array<bigint>(D).fill(0n);
-  add(out, HFG, null, L - 1);
-  add(out, HF, J, L - 2);
-  return out;
-}
-
-/** (E14, E15) without a ring: plain convolutions of the weight-0 series (as in E16). */
-function scalarSeries(
-  h: readonly bigint[],
-  hG: readonly bigint[],
-  hF: readonly bigint[],
-  hFG: readonly bigint[],
-  L: number,
-): bigint {
   const J: bigint[] = [];
-  for (let t = 0; t < L - 1; t++) {
-    let v = hG[t] ?? 0n;
-    for (let j = 0; j < t; j++) if (h[j] !== 0n) v += h[j] * J[t - 1 - j];
-    J.push(v);
-  }
-  let total = hFG[L - 1] ?? 0n;
-  for (let j = 0; j < L - 1; j++) if (hF[j] !== 0n) total += hF[j] * J[L - 2 - j];
-  return total;
+  for (let t = 0; t < L - 1; t++) J.push(add(add(0n, HG, null, t), H, J, t - 1));
+  // (E15) W_X = H_FG(L - 1) + the sum over s < L - 1 of H_F(L - 2 - s) J(s).
+  const out = add(add(0n, HFG, null, L - 1), HF, J, L - 2);
+  return Array.from({ length: D }, (_, f) => (out >> (B * BigInt(f))) & slot);
 }
