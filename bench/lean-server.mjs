@@ -18,8 +18,14 @@
 //     crypto.getRandomValues words (no modulo bias), the whole password redrawn while a class is
 //     missing; and the exact bits: log2 of the count of valid passwords by inclusion-exclusion in
 //     BigInt (once per option set: a plan cached in a Map, as the service's memo caches plans);
-//   - the reply: the contract's body (the service's bytes for the same credential), with
-//     Cache-Control: no-store and the rate-limit headers;
+//   - Content-Type and X-Api-Key each given once (a second Content-Type is a 400; node joins two
+//     X-Api-Key values into one that no key digest matches, a 401), and no member name twice in
+//     one object of the body (a 400: parsers disagree on which of two wins);
+//   - the reply: the contract's body (the service's bytes for the same credential), with the
+//     headers the contract puts on every JSON reply: Cache-Control: no-store,
+//     X-Content-Type-Options: nosniff, Referrer-Policy: no-referrer, the JSON
+//     Content-Security-Policy, and the rate-limit fields (the X-RateLimit trio, and the IETF
+//     draft's RateLimit-Policy and RateLimit with the same numbers);
 //   - with LOG_LEVEL info (the default) one JSON line per request on stdout (time, level, msg,
 //     method, route, status, ms, key id, masked client address), collected in a buffer and written
 //     in batches of 16 KB or every 100 ms, as the service writes its request log.
@@ -39,6 +45,7 @@ const BODY_LIMIT = 16_384;
 const KEY_DIGEST = hash('sha256', process.env.API_KEY ?? '', 'buffer');
 const LIMIT = Number(process.env.RATE_LIMIT_PER_MINUTE ?? 20);
 const MS_PER_TOKEN = 60_000 / LIMIT;
+const POLICY = `"client";q=${LIMIT};w=60`;
 const MAX_CLIENTS = 100_000;
 const LOGGING = ['info', 'debug'].includes(process.env.LOG_LEVEL ?? 'info');
 
@@ -281,8 +288,14 @@ function answer(req, res, status, text, rl, started, key, close) {
   const headers = [
     'Cache-Control',
     'no-store',
+    'X-Content-Type-Options',
+    'nosniff',
+    'Referrer-Policy',
+    'no-referrer',
     'Content-Type',
     'application/json; charset=utf-8',
+    'Content-Security-Policy',
+    "default-src 'none'; frame-ancestors 'none'",
     'Content-Length',
     Buffer.byteLength(text),
     'X-RateLimit-Limit',
@@ -291,6 +304,10 @@ function answer(req, res, status, text, rl, started, key, close) {
     rl.remaining,
     'X-RateLimit-Reset',
     rl.reset,
+    'RateLimit-Policy',
+    POLICY,
+    'RateLimit',
+    `"client";r=${rl.remaining};t=${rl.reset}`,
   ];
   if (!rl.allowed) headers.push('Retry-After', rl.retryAfter);
   if (close) headers.push('Connection', 'close');
@@ -301,6 +318,37 @@ function answer(req, res, status, text, rl, started, key, close) {
 
 function refuse(req, res, e, rl, started, key, close) {
   answer(req, res, e.status, JSON.stringify(e), rl, started, key, close);
+}
+
+/** How many Content-Type fields the request gave (node keeps the first and drops the rest). */
+function typesGiven(raw) {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 12 && raw[i].toLowerCase() === 'content-type') n++;
+  return n;
+}
+
+/** The colons outside strings of valid JSON: one per member as written. */
+function colonsOutsideStrings(text) {
+  let n = 0;
+  for (let i = 0, inString = false; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x3a) n++;
+  }
+  return n;
+}
+
+/** The members JSON.parse kept: one per distinct name in each object, so fewer than written
+ * exactly when a name was repeated. */
+function membersOf(v) {
+  if (typeof v !== 'object' || v === null) return 0;
+  let n = 0;
+  if (Array.isArray(v)) for (const item of v) n += membersOf(item);
+  else for (const name in v) n += 1 + membersOf(v[name]);
+  return n;
 }
 
 const clientOf = (address) => (address.startsWith('::ffff:') ? address.slice(7) : address);
@@ -317,7 +365,7 @@ const server = createServer((req, res) => {
   const presented = req.headers['x-api-key'];
   if (typeof presented !== 'string' || !timingSafeEqual(hash('sha256', presented, 'buffer'), KEY_DIGEST))
     return refuse(req, res, error(401, 'missing or invalid API key'), rl, started, null, hasBody);
-  if (req.headers['content-type'] !== 'application/json')
+  if (req.headers['content-type'] !== 'application/json' || typesGiven(req.rawHeaders) > 1)
     return refuse(req, res, error(400, 'Content-Type must be application/json'), rl, started, 'env', hasBody);
   if (Number(req.headers['content-length']) > BODY_LIMIT)
     return refuse(req, res, error(413, 'request body larger than 16 KB'), rl, started, 'env', true);
@@ -330,12 +378,15 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     if (size > BODY_LIMIT)
       return refuse(req, res, error(413, 'request body larger than 16 KB'), rl, started, 'env', true);
+    const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
     let input;
     try {
-      input = JSON.parse(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+      input = JSON.parse(text);
     } catch {
       return refuse(req, res, error(400, 'the request body is not valid JSON'), rl, started, 'env', false);
     }
+    if (colonsOutsideStrings(text) !== membersOf(input))
+      return refuse(req, res, error(400, 'the request body has a member name twice'), rl, started, 'env', false);
     const r = requestPlan(input);
     if (r.status !== undefined) return refuse(req, res, r, rl, started, 'env', false);
     answer(req, res, 200, body(r.plan, r.count), rl, started, 'env', false);

@@ -1,9 +1,10 @@
 /**
  * The lean limit of the benchmark (bench/lean-server.mjs) is only a fair limit if it does the
- * contract work it is compared on: the key, the bucket and its headers, the 16 KB cap, the
- * request's validation without coercion, a uniform generator with the each-class rule and the
- * service's exact bits, the no-store reply, and one log line per request without the key or a
- * generated value. Real sockets against the real script; nothing here is timed.
+ * contract work it is compared on: the key, the bucket and its headers, the 16 KB cap, each of
+ * Content-Type and X-Api-Key once and no member name twice, the request's validation without
+ * coercion, a uniform generator with the each-class rule and the service's exact bits, the reply
+ * with the headers the contract puts on every JSON reply, and one log line per request without
+ * the key or a generated value. Real sockets against the real script; nothing here is timed.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,10 +12,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { request } from 'node:http';
 import { LEAN_SERVER } from '../../bench/procs.ts';
+import { headerSets, policyOf } from '../../lib/http/headers.ts';
 import { generate } from '../../lib/request/index.ts';
 import { validatorAt, type GenerateReply } from '../helpers/contract.ts';
 
 const KEY = 'bench-lean-key-0123456789';
+const JSON_HEADERS = headerSets(false).json;
+const SERVICE_JSON = new Map(JSON_HEADERS.flatMap((v, i) => (i % 2 === 0 ? [[v, JSON_HEADERS[i + 1]] as const] : [])));
 const CLASSES: Record<string, RegExp> = {
   lowercase: /[a-z]/,
   uppercase: /[A-Z]/,
@@ -26,7 +30,7 @@ const CLASSES: Record<string, RegExp> = {
 function send(
   url: string,
   body: string,
-  headers: Record<string, string> = {},
+  headers: Record<string, string | string[]> = {},
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
@@ -92,6 +96,14 @@ describe('the lean limit (bench/lean-server.mjs)', () => {
       assert.equal(reply.headers['x-ratelimit-limit'], '30');
       assert.match(String(reply.headers['x-ratelimit-remaining']), /^\d+$/);
       assert.ok(Number(reply.headers['x-ratelimit-reset']) > 0);
+      // The rest of what the contract puts on every JSON reply, with the service's values.
+      for (const name of ['X-Content-Type-Options', 'Referrer-Policy', 'Content-Security-Policy', 'Content-Type'])
+        assert.equal(reply.headers[name.toLowerCase()], SERVICE_JSON.get(name), name);
+      assert.equal(reply.headers['ratelimit-policy'], policyOf(30));
+      assert.equal(
+        reply.headers.ratelimit,
+        `"client";r=${String(reply.headers['x-ratelimit-remaining'])};t=${String(reply.headers['x-ratelimit-reset'])}`,
+      );
       // The same entropy and metadata as the service's generator for the same request.
       const service = generate(input);
       assert.equal(service.status, 200);
@@ -118,6 +130,12 @@ describe('the lean limit (bench/lean-server.mjs)', () => {
     assert.equal((await send(url, '{"mode":"password","count":21}')).status, 400, 'count above 20');
     assert.equal((await send(url, '{"mode":"password","options":{"length":"24"}}')).status, 400, 'no coercion');
     assert.equal((await send(url, '{"mode":"password","options":{"length":7}}')).status, 400, 'length below 8');
+    const json = 'application/json';
+    assert.equal((await send(url, '{"mode":"password"}', { 'Content-Type': [json, json] })).status, 400, 'two types');
+    assert.equal((await send(url, '{"mode":"password"}', { 'X-Api-Key': [KEY, KEY] })).status, 401, 'two keys');
+    const twice = '{"mode":"password","options":{"length":9,"length":10}}';
+    assert.equal((await send(url, twice)).status, 400, 'a member name twice');
+    assert.equal((await send(url, '{"mode":"password","options":{"excludedCharacters":":\\":"}}')).status, 200);
     const big = JSON.stringify({ mode: 'password', pad: 'x'.repeat(17_000) });
     assert.equal((await send(url, big)).status, 413);
   });
