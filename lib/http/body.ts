@@ -42,7 +42,8 @@ export function readBody(req: IncomingMessage, limit: number, done: (result: Bod
   const readAtStart = socket?.bytesRead ?? 0;
   const framed = framedLimit(limit);
   // A flag rather than removing the listeners: cheaper per request, and the listeners die with
-  // the request. The 'error' listener must stay in any case (a late ECONNRESET would throw).
+  // the request. No 'error' listener: node emits a request's error (its client gone mid-body)
+  // only when one is listening, and 'close' follows either way.
   let settled = false;
   const settle = (result: BodyResult): void => {
     if (settled) return;
@@ -67,7 +68,4 @@ export function readBody(req: IncomingMessage, limit: number, done: (result: Bod
   req.on('close', () => {
     settle(ABORTED);
   });
-  req.on('error', noop);
 }
-
-function noop(): void {}

@@ -46,6 +46,19 @@ interface Pending {
 /** Per connection (nothing is written on Node's socket). */
 const pendingBySocket = new WeakMap<Socket, Pending>();
 
+/** A server's requests in flight, and those that finished once its drain began (answered, or
+ * their client gone): what the shutdown's last line reports. Kept here, by the one 'close'
+ * listener a request already carries, rather than by a second listener of its own. */
+export interface RequestCounts {
+  inFlight: number;
+  drained: number;
+  draining: boolean;
+}
+
+export function requestCounts(): RequestCounts {
+  return { inFlight: 0, drained: 0, draining: false };
+}
+
 /** The cap and the deadline (LIMITS; tests shorten the deadline). */
 export interface ReplyLimits {
   readonly maxOutstandingReplies: number;
@@ -90,13 +103,21 @@ function stop(pending: Pending): void {
 }
 
 /** A reply closed: the deadline starts over. */
-function settled(pending: Pending, res: ServerResponse): void {
+function settled(pending: Pending, res: ServerResponse, counts: RequestCounts): void {
   pending.replies.delete(res);
   pending.since = performance.now();
+  counts.inFlight--;
+  if (counts.draining) counts.drained++;
 }
 
 /** Whether `req` may be answered; closes its connection instead when it is one too many. */
-function admit(req: IncomingMessage, res: ServerResponse, logger: Logger, limits: ReplyLimits): boolean {
+function admit(
+  req: IncomingMessage,
+  res: ServerResponse,
+  logger: Logger,
+  limits: ReplyLimits,
+  counts: RequestCounts,
+): boolean {
   const socket = req.socket;
   // Requests parsed from the same read after the connection was closed: nothing to answer.
   if (socket.destroyed) return false;
@@ -118,18 +139,24 @@ function admit(req: IncomingMessage, res: ServerResponse, logger: Logger, limits
     return false;
   }
   pending.replies.add(res);
+  counts.inFlight++;
   // A response emits 'close' exactly once, so a plain listener does (once() would wrap it).
   res.on('close', () => {
-    settled(pending, res);
+    settled(pending, res, counts);
   });
   return true;
 }
 
-/** `handler`, called only for the requests within their connection's cap. All handlers of one
- * server count against the same cap. */
-export function withReplyCap(handler: Handler, logger: Logger, limits: ReplyLimits = LIMITS): Handler {
+/** `handler`, called only for the requests within their connection's cap, each counted in
+ * `counts` until its reply closes. All handlers of one server count against the same cap. */
+export function withReplyCap(
+  handler: Handler,
+  logger: Logger,
+  counts: RequestCounts = requestCounts(),
+  limits: ReplyLimits = LIMITS,
+): Handler {
   return (req, res) => {
-    if (admit(req, res, logger, limits)) handler(req, res);
+    if (admit(req, res, logger, limits, counts)) handler(req, res);
   };
 }
 

@@ -11,10 +11,11 @@
  * @module
  */
 import { X509Certificate } from 'node:crypto';
-import type { Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type App } from '../http/app.ts';
 import { AssetError, loadAssets, type Asset } from '../http/assets.ts';
+import { requestCounts, type RequestCounts } from '../http/outstanding-replies.ts';
 import { KeyStore, KeyStoreError } from '../keys/key-store.ts';
 import { Logger, type Sink } from '../log/logger.ts';
 import { PolicyStore, PolicyStoreError } from '../policies/policy-store.ts';
@@ -232,21 +233,6 @@ async function metricsListenerOf(
   }
 }
 
-/** Requests in flight, and those finished once the drain began (answered, or their client
- * gone): what the shutdown's last line reports. A 'close' listener per request, which the
- * response emits exactly once whether the reply was sent or the connection died. */
-function countRequests(server: Server): { inFlight: number; drained: number; draining: boolean } {
-  const counts = { inFlight: 0, drained: 0, draining: false };
-  server.on('request', (_req, res: ServerResponse) => {
-    counts.inFlight++;
-    res.on('close', () => {
-      counts.inFlight--;
-      if (counts.draining) counts.drained++;
-    });
-  });
-  return counts;
-}
-
 export async function startService(options: StartOptions): Promise<RunningService> {
   const config = configOf(options.env, options.cwd);
   const logger = new Logger(config.logLevel, options.sink);
@@ -281,9 +267,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
     build,
     metrics: metrics ?? undefined,
   });
+  const requests = requestCounts();
   const server = createService({
     app,
     logger,
+    requests,
     tls: config.tls,
     connections: config.connections,
     slots: {
@@ -313,7 +301,6 @@ export async function startService(options: StartOptions): Promise<RunningServic
     throw error;
   });
   certificates?.start();
-  const requests = countRequests(server);
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `${config.tls === null ? 'http' : 'https'}://${host}:${address.port}`,
@@ -331,7 +318,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
 function stopperOf(
   server: Server,
   app: App,
-  requests: ReturnType<typeof countRequests>,
+  requests: RequestCounts,
   logger: Logger,
   closeAll: () => Promise<void>,
 ): RunningService['stop'] {

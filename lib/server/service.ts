@@ -10,7 +10,7 @@ import type { App } from '../http/app.ts';
 import { capConnections, type ConnectionCaps, type SlotOptions } from '../http/connection-caps.ts';
 import { LIMITS, LISTENER_OPTIONS } from '../http/limits.ts';
 import { closeListener } from '../http/node-internals.ts';
-import { withReplyCap } from '../http/outstanding-replies.ts';
+import { requestCounts, withReplyCap, type RequestCounts } from '../http/outstanding-replies.ts';
 import type { Logger } from '../log/logger.ts';
 import type { SecureContextOptions } from 'node:tls';
 import { secureContextOptions, type PemPair } from './tls.ts';
@@ -24,15 +24,25 @@ export interface ServiceOptions {
   /** Who holds the slots (lib/http/connection-caps.ts): the metrics' counters, and whether the
    * socket's peer is the client (TRUST_PROXY_HOPS 0). */
   readonly slots?: SlotOptions;
+  /** Where the server's requests are counted while they are answered (absent: a count of its
+   * own that nobody reads). */
+  readonly requests?: RequestCounts;
 }
 
-export function createService({ app, logger, tls, connections, slots }: ServiceOptions): Server {
+export function createService({
+  app,
+  logger,
+  tls,
+  connections,
+  slots,
+  requests = requestCounts(),
+}: ServiceOptions): Server {
   const options: ServerOptions = {
     ...LISTENER_OPTIONS,
     // Checked in app.ts instead, so the 400 carries the JSON body and headers of every reply.
     requireHostHeader: false,
   };
-  const handle = withReplyCap(app.handle, logger);
+  const handle = withReplyCap(app.handle, logger, requests);
   const server: Server =
     tls === null
       ? createHttpServer(options, handle)
@@ -48,7 +58,7 @@ export function createService({ app, logger, tls, connections, slots }: ServiceO
   // it with 431 (Node's own cap drops the excess silently, framing headers included).
   server.maxHeadersCount = LIMITS.maxHeadersCount + 1;
   server.on('checkContinue', handle);
-  server.on('checkExpectation', withReplyCap(app.expectationFailed, logger));
+  server.on('checkExpectation', withReplyCap(app.expectationFailed, logger, requests));
   server.on('clientError', app.clientError);
   if (tls !== null) server.on('tlsClientError', app.tlsClientError);
   // Without these two listeners node treats an Upgrade as a plain request but has already

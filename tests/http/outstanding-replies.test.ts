@@ -44,7 +44,7 @@ async function harness(body: Buffer, limits?: ReplyLimits): Promise<Harness> {
     res.writeHead(200, { 'content-length': body.length });
     res.end(body);
   };
-  const server = createServer(withReplyCap(handler, logger, limits));
+  const server = createServer(withReplyCap(handler, logger, undefined, limits));
   servers.push(server);
   const closes: Promise<number>[] = [];
   server.on('connection', (socket: Socket) => {
