@@ -117,6 +117,10 @@ export interface ServerOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** For the real server: another single file in place of dist's (bench/builds.ts). */
   readonly script?: string;
+  /** A command the server runs under, with its arguments (bench/instructions.ts: valgrind). */
+  readonly under?: readonly string[];
+  /** How long the server may take to print its URL (default 20 s). */
+  readonly startTimeoutMs?: number;
 }
 
 export interface ServerProcess {
@@ -169,7 +173,9 @@ export function startServer(options: ServerOptions): ServerProcess {
   const [command, args] =
     options.kind === 'npm-start'
       ? pinned(options.cpu, 'npm', ['start', '--silent'])
-      : pinned(options.cpu, process.execPath, [script]);
+      : options.under !== undefined
+        ? pinned(options.cpu, options.under[0], [...options.under.slice(1), process.execPath, script])
+        : pinned(options.cpu, process.execPath, [script]);
   const spawnedAt = performance.now();
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
@@ -206,9 +212,11 @@ export function startServer(options: ServerOptions): ServerProcess {
       resolve();
     });
   });
+  const startTimeoutMs = options.startTimeoutMs ?? 20_000;
   const timer = setTimeout(() => {
-    if (!found) rejectUrl(new Error(`${options.kind} server did not print its URL within 20 s:\n${head}`));
-  }, 20_000);
+    if (!found)
+      rejectUrl(new Error(`${options.kind} server did not print its URL within ${startTimeoutMs / 1000} s:\n${head}`));
+  }, startTimeoutMs);
   void listening.finally(() => clearTimeout(timer)).catch(() => {});
 
   let stopping: Promise<void> | null = null;

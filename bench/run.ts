@@ -4,7 +4,7 @@
  *
  *   npm run bench                  full run (~8 min on 2 cores)
  *   npm run bench -- --quick       smoke run (2 rounds, short durations, 2,000 clients; writes quick.json)
- *   npm run bench -- --only=inprocess,sizes   some sections only (inprocess, http, startup, clients, sizes, metrics, engine)
+ *   npm run bench -- --only=inprocess,sizes   some sections only (inprocess, http, startup, clients, sizes, metrics, engine, instructions)
  *   other flags: --rounds=N --duration=SEC --clients=N --no-build --out=PATH
  *   --scenarios=count1-c32,count20-c32   some HTTP scenarios only (bench/http.ts, SCENARIOS)
  * @module
@@ -28,6 +28,7 @@ import {
 } from './http.ts';
 import { runEngine, type EngineResult } from './engine.ts';
 import { runInProcess, type Core, type WorkloadResult } from './inprocess.ts';
+import { HAS_VALGRIND, runInstructions, type InstructionsResult } from './instructions.ts';
 import { runMetrics, type MetricsResult } from './metrics.ts';
 import { HAS_TASKSET, pinSelf, REAL_SERVER, ROOT } from './procs.ts';
 import { BEFORE_WORD_LISTS, runSizes, type SizesResult } from './sizes.ts';
@@ -42,7 +43,7 @@ import {
   type Summary,
 } from './stats.ts';
 
-const SECTIONS = ['inprocess', 'http', 'startup', 'clients', 'sizes', 'metrics', 'engine'] as const;
+const SECTIONS = ['inprocess', 'http', 'startup', 'clients', 'sizes', 'metrics', 'engine', 'instructions'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Options {
@@ -312,6 +313,20 @@ function printMetrics(r: MetricsResult): string {
   );
 }
 
+function printInstructions(r: InstructionsResult): string {
+  const rows = [['count', 'real', 'lean', 'real / lean']];
+  for (const count of [1, 20]) {
+    const of = (kind: string) => r.counts.find((c) => c.count === count && c.kind === kind)!.perRequest;
+    rows.push([
+      String(count),
+      `${(of('real') / 1000).toFixed(1)} k`,
+      `${(of('lean') / 1000).toFixed(1)} k`,
+      `${r.ratios[`count${count}`].toFixed(3)}x`,
+    ]);
+  }
+  return table(rows);
+}
+
 function printTargets(targets: readonly TargetResult[]): string {
   const rows: string[][] = [['target', 'bound', 'median (min-max; 95 % interval)', 'met']];
   for (const t of targets) {
@@ -487,6 +502,17 @@ async function main(): Promise<void> {
     report.engine = r;
     printed.push(`7. The engine: plans in process, CPU time (bench/engine.ts)\n${lines.join('\n')}`);
     engineTargets(r, targets);
+  }
+  if (options.only.has('instructions')) {
+    if (!HAS_VALGRIND) log('valgrind not found (apt-get install valgrind): no instruction counts');
+    else {
+      log('instructions per request under callgrind ...');
+      const r = await runInstructions({ quick: options.quick, log });
+      report.instructions = r;
+      printed.push(
+        `8. Instructions per POST /generate in user space, under valgrind's callgrind (the difference of ${r.requests.long} and ${r.requests.short} requests after ${r.requests.warmUp} of warm-up; bench/instructions.ts)\n${printInstructions(r)}`,
+      );
+    }
   }
   if (options.only.has('sizes')) {
     const r = runSizes();
