@@ -28,7 +28,8 @@ import { hasCommand, startServer, type ServerKind } from './procs.ts';
 
 export const HAS_VALGRIND = hasCommand('valgrind');
 
-/** Requests of each run, and of a --quick run (a smoke run: its counts are rougher). */
+/** Requests of each run, and of a --quick run: a smoke test of the section, whose warm-up is too
+ * short for V8 to finish compiling, so its counts are mostly the compiler's and not a figure. */
 const RUNS = { warmUp: 6000, short: 1000, long: 6000 } as const;
 const QUICK_RUNS = { warmUp: 1000, short: 200, long: 700 } as const;
 const CONNECTIONS = 4;
@@ -52,7 +53,7 @@ async function post(url: string, apiKey: string, body: string, n: number): Promi
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const { hostname, port } = new URL(url);
   let sent = 0;
-  const one = (): Promise<void> =>
+  const one = (retries = 3): Promise<void> =>
     new Promise((resolve, reject) => {
       const req = request(
         {
@@ -75,7 +76,14 @@ async function post(url: string, apiKey: string, body: string, n: number): Promi
           });
         },
       );
-      req.on('error', reject);
+      // A connection reset before any reply: seen once under valgrind (a --quick run), most
+      // likely a keep-alive connection the server closed as it was reused. Sent again, at most
+      // three times; a server that is gone fails the next try.
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        if (retries > 0 && (error.code === 'ECONNRESET' || error.code === 'EPIPE'))
+          one(retries - 1).then(resolve, reject);
+        else reject(error);
+      });
       req.end(body);
     });
   const lane = async (): Promise<void> => {
