@@ -44,8 +44,6 @@ export interface InstructionCount {
 export interface InstructionsResult {
   readonly requests: { readonly warmUp: number; readonly short: number; readonly long: number };
   readonly counts: readonly InstructionCount[];
-  /** real / lean per request, by reply count. */
-  readonly ratios: Readonly<Record<string, number>>;
 }
 
 /** `n` POSTs of `body`, CONNECTIONS at a time over keep-alive connections; every one must be a 200. */
@@ -151,9 +149,7 @@ export async function runInstructions(options: {
   const runs = options.quick ? QUICK_RUNS : RUNS;
   const apiKey = `bench-${randomBytes(16).toString('hex')}`;
   const counts: InstructionCount[] = [];
-  const ratios: Record<string, number> = {};
   for (const count of [1, 20] as const) {
-    const per = new Map<ServerKind, number>();
     for (const kind of ['real', 'lean'] as const) {
       options.log(`  callgrind: ${kind}, count=${count} ...`);
       // The two runs of a contender at once, one a core: what runs beside does not change a count.
@@ -161,11 +157,8 @@ export async function runInstructions(options: {
         totalInstructions(kind, count, runs.warmUp + runs.short, apiKey, 1),
         totalInstructions(kind, count, runs.warmUp + runs.long, apiKey, 0),
       ]);
-      const perRequest = (long - short) / (runs.long - runs.short);
-      per.set(kind, perRequest);
-      counts.push({ kind, count, perRequest });
+      counts.push({ kind, count, perRequest: (long - short) / (runs.long - runs.short) });
     }
-    ratios[`count${count}`] = per.get('real')! / per.get('lean')!;
   }
-  return { requests: runs, counts, ratios };
+  return { requests: runs, counts };
 }

@@ -321,7 +321,7 @@ function printInstructions(r: InstructionsResult): string {
       String(count),
       `${(of('real') / 1000).toFixed(1)} k`,
       `${(of('lean') / 1000).toFixed(1)} k`,
-      `${r.ratios[`count${count}`].toFixed(3)}x`,
+      `${(of('real') / of('lean')).toFixed(3)}x`,
     ]);
   }
   return table(rows);
