@@ -3,7 +3,10 @@
  * the load generator (wrk, else autocannon) pinned to core 1. Per scenario and round the
  * contenders take turns (the order reversed every other round); the figures are the per-round
  * ratios real / peer of req/s, p50, p99, server CPU per request and RSS, each with the 95 %
- * interval of its median. The contenders (issue 40: peers that cannot flatter the service):
+ * interval of its median. Every `roundsPerProcess` rounds each contender is a new process: two
+ * processes of one program differ by more than one process's rounds do (V8 compiles each run
+ * its own way: docs/benchmark.md, The sixth pass), so the rounds sample several processes of
+ * each. The contenders (issue 40: peers that cannot flatter the service):
  *   real       the single file at its default LOG_LEVEL=info;
  *   real-warn  the same at LOG_LEVEL=warn: real / real-warn is what the request log costs;
  *   lean       bench/lean-server.mjs, the leanest node:http server doing the same contract work
@@ -36,6 +39,7 @@ import {
   pairedRatios,
   parseWrk,
   roundOrder,
+  startsAfresh,
   summarize,
   summarizeWithInterval,
   type IntervalSummary,
@@ -68,6 +72,9 @@ export interface Scenario {
 
 export interface HttpOptions {
   readonly rounds: number;
+  /** Rounds each server process runs before every contender is started afresh (and warmed up
+   * again); `rounds` or more: one process each for the whole run. */
+  readonly roundsPerProcess: number;
   readonly durationSec: number;
   readonly warmupSec: number;
   readonly scenarios: readonly Scenario[];
@@ -309,14 +316,29 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
 
     const results: ScenarioResult[] = [];
     for (const s of options.scenarios) {
-      const targets = (['real', ...s.peers] as Contender[]).map((c) => {
-        const { server, url } = servers.get(nameOf(c, s))!;
-        return { name: c, server, url: c === 'bare' ? `${url}/generate/${s.count}` : `${url}/generate` };
-      });
-      for (const t of targets)
-        await measured(options.tool, t.server, t.url, apiKey, s.count, s.connections, options.warmupSec);
+      const contenders = ['real', ...s.peers] as Contender[];
+      const targetsNow = () =>
+        contenders.map((c) => {
+          const { server, url } = servers.get(nameOf(c, s))!;
+          return { name: c, server, url: c === 'bare' ? `${url}/generate/${s.count}` : `${url}/generate` };
+        });
+      let targets = targetsNow();
+      const warmUp = async (): Promise<void> => {
+        for (const t of targets)
+          await measured(options.tool, t.server, t.url, apiKey, s.count, s.connections, options.warmupSec);
+      };
+      await warmUp();
       const perRound = new Map<Contender, MeasuredRun[]>(targets.map((t) => [t.name, []]));
       for (let round = 0; round < options.rounds; round++) {
+        if (startsAfresh(round, options.roundsPerProcess)) {
+          for (const c of contenders) {
+            await servers.get(nameOf(c, s))!.server.stop();
+            servers.delete(nameOf(c, s));
+            await start(c, s, c === 'bare' ? sizes : undefined);
+          }
+          targets = targetsNow();
+          await warmUp();
+        }
         for (const t of roundOrder(targets, round)) {
           perRound
             .get(t.name)!

@@ -5,7 +5,7 @@
  *   npm run bench                  full run (~8 min on 2 cores)
  *   npm run bench -- --quick       smoke run (2 rounds, short durations, 2,000 clients; writes quick.json)
  *   npm run bench -- --only=inprocess,sizes   some sections only (inprocess, http, startup, clients, sizes, metrics, engine, instructions)
- *   other flags: --rounds=N --duration=SEC --clients=N --no-build --out=PATH
+ *   other flags: --rounds=N --rounds-per-process=N --duration=SEC --clients=N --no-build --out=PATH
  *   --scenarios=count1-c32,count20-c32   some HTTP scenarios only (bench/http.ts, SCENARIOS)
  * @module
  */
@@ -28,7 +28,7 @@ import {
 } from './http.ts';
 import { runEngine, type EngineResult } from './engine.ts';
 import { runInProcess, type Core, type WorkloadResult } from './inprocess.ts';
-import { HAS_VALGRIND, runInstructions, type InstructionsResult } from './instructions.ts';
+import { HAS_VALGRIND, runInstructions, type InstructionCount, type InstructionsResult } from './instructions.ts';
 import { runMetrics, type MetricsResult } from './metrics.ts';
 import { HAS_TASKSET, pinSelf, REAL_SERVER, ROOT } from './procs.ts';
 import { BEFORE_WORD_LISTS, runSizes, type SizesResult } from './sizes.ts';
@@ -50,6 +50,8 @@ interface Options {
   quick: boolean;
   only: Set<Section>;
   rounds: number;
+  /** HTTP rounds each server process runs before all are started afresh. */
+  roundsPerProcess: number;
   inProcessRounds: number;
   sliceMs: number;
   durationSec: number;
@@ -92,6 +94,9 @@ function parseArgs(argv: readonly string[]): Options {
     quick,
     only,
     rounds,
+    // Two rounds a process: ten rounds sample five processes of each contender (bench/http.ts).
+    // A smoke run keeps one process each.
+    roundsPerProcess: int('rounds-per-process', quick ? rounds : 2, 1),
     inProcessRounds: value('rounds') !== undefined ? rounds : quick ? 2 : 12,
     sliceMs: quick ? 30 : 150,
     durationSec: int('duration', quick ? 1 : 3, 1),
@@ -314,15 +319,23 @@ function printMetrics(r: MetricsResult): string {
 }
 
 function printInstructions(r: InstructionsResult): string {
-  const rows = [['count', 'real', 'lean', 'real / lean']];
+  const rows = [['count', 'threads', 'real', 'lean', 'real / lean']];
   for (const count of [1, 20]) {
-    const of = (kind: string) => r.counts.find((c) => c.count === count && c.kind === kind)!.perRequest;
-    rows.push([
-      String(count),
-      `${(of('real') / 1000).toFixed(1)} k`,
-      `${(of('lean') / 1000).toFixed(1)} k`,
-      `${(of('real') / of('lean')).toFixed(3)}x`,
-    ]);
+    const of = (kind: string) => r.counts.find((c) => c.count === count && c.kind === kind)!;
+    for (const [threads, pick] of [
+      ['main', (c: InstructionCount) => c.mainThreadPerRequest],
+      ['all', (c: InstructionCount) => c.perRequest],
+    ] as const) {
+      const real = pick(of('real'));
+      const lean = pick(of('lean'));
+      rows.push([
+        String(count),
+        threads,
+        `${(real / 1000).toFixed(1)} k`,
+        `${(lean / 1000).toFixed(1)} k`,
+        `${(real / lean).toFixed(3)}x`,
+      ]);
+    }
   }
   return table(rows);
 }
@@ -413,6 +426,7 @@ async function main(): Promise<void> {
     log(`HTTP (${tool}) ...`);
     const r = await runHttp({
       rounds: options.rounds,
+      roundsPerProcess: options.roundsPerProcess,
       durationSec: options.durationSec,
       warmupSec: options.warmupSec,
       scenarios: SCENARIOS.filter(
@@ -421,9 +435,15 @@ async function main(): Promise<void> {
       tool,
       log,
     });
-    report.http = { tool, durationSec: options.durationSec, rounds: options.rounds, scenarios: r };
+    report.http = {
+      tool,
+      durationSec: options.durationSec,
+      rounds: options.rounds,
+      roundsPerProcess: options.roundsPerProcess,
+      scenarios: r,
+    };
     printed.push(
-      `2. HTTP POST /generate, the real built server and its peers (${tool}, ${options.rounds} paired rounds of ${options.durationSec} s, the order reversed every other round; servers on core 0, ${tool} on core 1; RSS: the highest sampled during the load; medians, and real / peer as the median of the per-round ratios with its 95 % interval)\n${printHttp(r)}`,
+      `2. HTTP POST /generate, the real built server and its peers (${tool}, ${options.rounds} paired rounds of ${options.durationSec} s, the order reversed every other round, every contender a new process every ${Math.min(options.roundsPerProcess, options.rounds)} rounds; servers on core 0, ${tool} on core 1; RSS: the highest sampled during the load; medians, and real / peer as the median of the per-round ratios with its 95 % interval)\n${printHttp(r)}`,
     );
     // Issue 40's targets, at count=1 and count=20, 32 connections.
     for (const s of r) {

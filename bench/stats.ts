@@ -86,6 +86,12 @@ export function roundOrder<T>(items: readonly T[], round: number): T[] {
   return round % 2 === 0 ? [...items] : [...items].reverse();
 }
 
+/** Whether every contender starts as a new process before `round` (0-based): after each
+ * `roundsPerProcess` rounds, never before the first. */
+export function startsAfresh(round: number, roundsPerProcess: number): boolean {
+  return round > 0 && round % roundsPerProcess === 0;
+}
+
 /** "1.23x (1.10-1.40)" for a ratio summary. */
 export function formatRatio(s: Summary, digits = 2): string {
   return `${s.median.toFixed(digits)}x (${s.min.toFixed(digits)}-${s.max.toFixed(digits)})`;

@@ -7,6 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ratiosOf, type MeasuredRun } from '../../bench/http.ts';
+import { callgrindTotals } from '../../bench/instructions.ts';
 import {
   cpuTicksOfStat,
   formatInterval,
@@ -19,6 +20,7 @@ import {
   parseWrkDuration,
   roundOrder,
   rssOfStatus,
+  startsAfresh,
   summarize,
   summarizeWithInterval,
   targetMet,
@@ -56,6 +58,34 @@ describe('bench statistics', () => {
     const input = ['x', 'y'];
     roundOrder(input, 1);
     assert.deepEqual(input, ['x', 'y']);
+  });
+
+  it('starts every contender afresh after each run of rounds a process, never before the first', () => {
+    const fresh = (perProcess: number, rounds: number) =>
+      Array.from({ length: rounds }, (_, r) => r).filter((r) => startsAfresh(r, perProcess));
+    assert.deepEqual(fresh(2, 10), [2, 4, 6, 8]);
+    assert.deepEqual(fresh(3, 10), [3, 6, 9]);
+    assert.deepEqual(fresh(1, 3), [1, 2]);
+    // As many rounds a process as rounds (a smoke run): one process each.
+    assert.deepEqual(fresh(2, 2), []);
+  });
+
+  it('adds up callgrind files a thread, the main thread apart, skipping the empty file of the process', () => {
+    const file = (name: string, total: number | null) => ({
+      name,
+      text: `version: 1\ncmd: node\nevents: Ir\n${total === null ? '' : `summary: ${total}\ntotals: ${total}\n`}`,
+    });
+    const files = [
+      file('callgrind.4242', null),
+      file('callgrind.4242-01', 900),
+      file('callgrind.4242-02', 70),
+      file('callgrind.4242-07', 30),
+    ];
+    assert.deepEqual(callgrindTotals('real', files), { all: 1000, main: 900 });
+    // A thread's file without totals: valgrind did not finish, and no figure is made up.
+    assert.throws(() => callgrindTotals('real', [...files, file('callgrind.4242-03', null)]), /no totals line/);
+    // No main thread's file: refused rather than counted as zero.
+    assert.throws(() => callgrindTotals('lean', [file('callgrind.4242-02', 70)]), /no count of the main thread/);
   });
 
   it('formats ratios and checks targets in both directions', () => {
