@@ -3,10 +3,9 @@
  * the load generator (wrk, else autocannon) pinned to core 1. Per scenario and round the
  * contenders take turns (the order reversed every other round); the figures are the per-round
  * ratios real / peer of req/s, p50, p99, server CPU per request and RSS, each with the 95 %
- * interval of its median. Every `roundsPerProcess` rounds each contender is a new process: two
- * processes of one program differ by more than one process's rounds do (V8 compiles each run
- * its own way: docs/benchmark.md, The sixth pass), so the rounds sample several processes of
- * each. The contenders (issue 40: peers that cannot flatter the service):
+ * interval of its median. Every `roundsPerProcess` rounds each contender is a new process: one
+ * process's figures can carry an offset of their own (docs/benchmark.md, The sixth pass), so the
+ * rounds sample several processes of each. The contenders (issue 40: peers that cannot flatter the service):
  *   real       the single file at its default LOG_LEVEL=info;
  *   real-warn  the same at LOG_LEVEL=warn: real / real-warn is what the request log costs;
  *   lean       bench/lean-server.mjs, the leanest node:http server doing the same contract work
@@ -332,8 +331,9 @@ export async function runHttp(options: HttpOptions): Promise<ScenarioResult[]> {
       for (let round = 0; round < options.rounds; round++) {
         if (startsAfresh(round, options.roundsPerProcess)) {
           for (const c of contenders) {
-            await servers.get(nameOf(c, s))!.server.stop();
-            servers.delete(nameOf(c, s));
+            const name = nameOf(c, s);
+            await servers.get(name)!.server.stop();
+            servers.delete(name);
             await start(c, s, c === 'bare' ? sizes : undefined);
           }
           targets = targetsNow();

@@ -76,7 +76,7 @@ function parseArgs(argv: readonly string[]): Options {
     return n;
   };
   for (const a of argv) {
-    if (!/^--(quick|no-build|only=.+|rounds=.+|duration=.+|clients=.+|scenarios=.+|out=.+)$/.test(a))
+    if (!/^--(quick|no-build|only=.+|rounds=.+|rounds-per-process=.+|duration=.+|clients=.+|scenarios=.+|out=.+)$/.test(a))
       throw new Error(`unknown argument ${a}`);
   }
   const only = new Set<Section>();
@@ -443,7 +443,7 @@ async function main(): Promise<void> {
       scenarios: r,
     };
     printed.push(
-      `2. HTTP POST /generate, the real built server and its peers (${tool}, ${options.rounds} paired rounds of ${options.durationSec} s, the order reversed every other round, every contender a new process every ${Math.min(options.roundsPerProcess, options.rounds)} rounds; servers on core 0, ${tool} on core 1; RSS: the highest sampled during the load; medians, and real / peer as the median of the per-round ratios with its 95 % interval)\n${printHttp(r)}`,
+      `2. HTTP POST /generate, the real built server and its peers (${tool}, ${options.rounds} paired rounds of ${options.durationSec} s, the order reversed every other round, ${options.roundsPerProcess >= options.rounds ? 'one process each' : `every contender a new process every ${options.roundsPerProcess} rounds`}; servers on core 0, ${tool} on core 1; RSS: the highest sampled during the load; medians, and real / peer as the median of the per-round ratios with its 95 % interval)\n${printHttp(r)}`,
     );
     // Issue 40's targets, at count=1 and count=20, 32 connections.
     for (const s of r) {
