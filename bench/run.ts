@@ -76,7 +76,9 @@ function parseArgs(argv: readonly string[]): Options {
     return n;
   };
   for (const a of argv) {
-    if (!/^--(quick|no-build|only=.+|rounds=.+|rounds-per-process=.+|duration=.+|clients=.+|scenarios=.+|out=.+)$/.test(a))
+    if (
+      !/^--(quick|no-build|only=.+|rounds=.+|rounds-per-process=.+|duration=.+|clients=.+|scenarios=.+|out=.+)$/.test(a)
+    )
       throw new Error(`unknown argument ${a}`);
   }
   const only = new Set<Section>();
