@@ -1,7 +1,8 @@
 /**
  * Section 8: user-space instructions per POST /generate, the real single file against the lean
- * limit (bench/lean-server.mjs), counted by valgrind's callgrind: over every thread of the server,
- * and on its main thread alone.
+ * limit (bench/lean-server.mjs) and against itself at LOG_LEVEL=warn (what the request log line
+ * executes), counted by valgrind's callgrind: over every thread of the server, and on its main
+ * thread alone.
  *
  * Why counts beside section 2's CPU times: on a shared two-core machine one round's CPU time
  * moves with whatever else runs, so a change of a few per cent shows only over many paired
@@ -43,8 +44,18 @@ const RUNS = { warmUp: 20_000, short: 1000, long: 6000 } as const;
 const QUICK_RUNS = { warmUp: 1000, short: 200, long: 700 } as const;
 const CONNECTIONS = 4;
 
+/** The contenders: the single file at its default LOG_LEVEL=info, the same at warn (the request
+ * log line's own count is real minus real-warn), and the lean limit (which logs at info as the
+ * service does). */
+export type CountedKind = 'real' | 'real-warn' | 'lean';
+const CONTENDERS: readonly { kind: CountedKind; server: ServerKind; logLevel: 'info' | 'warn' }[] = [
+  { kind: 'real', server: 'real', logLevel: 'info' },
+  { kind: 'real-warn', server: 'real', logLevel: 'warn' },
+  { kind: 'lean', server: 'lean', logLevel: 'info' },
+];
+
 export interface InstructionCount {
-  readonly kind: ServerKind;
+  readonly kind: CountedKind;
   readonly count: 1 | 20;
   /** Instructions per request: (long run - short run) / (its requests - the short run's). */
   readonly perRequest: number;
@@ -133,6 +144,7 @@ export function callgrindTotals(kind: string, files: readonly { name: string; te
 /** The instructions of one server process: start-up, `requests` requests, shutdown. */
 async function totalInstructions(
   kind: ServerKind,
+  logLevel: 'info' | 'warn',
   count: number,
   requests: number,
   apiKey: string,
@@ -145,7 +157,7 @@ async function totalInstructions(
       cpu,
       apiKey,
       rateLimitPerMinute: MAX_RATE_LIMIT_PER_MINUTE,
-      logLevel: 'info',
+      logLevel,
       under: [
         'valgrind',
         '--tool=callgrind',
@@ -181,12 +193,12 @@ export async function runInstructions(options: {
   const apiKey = `bench-${randomBytes(16).toString('hex')}`;
   const counts: InstructionCount[] = [];
   for (const count of [1, 20] as const) {
-    for (const kind of ['real', 'lean'] as const) {
+    for (const { kind, server, logLevel } of CONTENDERS) {
       options.log(`  callgrind: ${kind}, count=${count} ...`);
       // The two runs of a contender at once, one a core: what runs beside does not change a count.
       const [short, long] = await Promise.all([
-        totalInstructions(kind, count, runs.warmUp + runs.short, apiKey, 1),
-        totalInstructions(kind, count, runs.warmUp + runs.long, apiKey, 0),
+        totalInstructions(server, logLevel, count, runs.warmUp + runs.short, apiKey, 1),
+        totalInstructions(server, logLevel, count, runs.warmUp + runs.long, apiKey, 0),
       ]);
       const extra = runs.long - runs.short;
       counts.push({

@@ -321,7 +321,7 @@ function printMetrics(r: MetricsResult): string {
 }
 
 function printInstructions(r: InstructionsResult): string {
-  const rows = [['count', 'threads', 'real', 'lean', 'real / lean']];
+  const rows = [['count', 'threads', 'real', 'real-warn', 'lean', 'real / lean', 'real / real-warn']];
   for (const count of [1, 20]) {
     const of = (kind: string) => r.counts.find((c) => c.count === count && c.kind === kind)!;
     for (const [threads, pick] of [
@@ -329,13 +329,17 @@ function printInstructions(r: InstructionsResult): string {
       ['all', (c: InstructionCount) => c.perRequest],
     ] as const) {
       const real = pick(of('real'));
+      const warn = pick(of('real-warn'));
       const lean = pick(of('lean'));
+      const k = (n: number) => `${(n / 1000).toFixed(1)} k`;
       rows.push([
         String(count),
         threads,
-        `${(real / 1000).toFixed(1)} k`,
-        `${(lean / 1000).toFixed(1)} k`,
+        k(real),
+        k(warn),
+        k(lean),
         `${(real / lean).toFixed(3)}x`,
+        `${(real / warn).toFixed(3)}x`,
       ]);
     }
   }
