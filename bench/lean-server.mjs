@@ -253,8 +253,8 @@ function peek(client, now) {
 const batch = Buffer.allocUnsafe(32_768);
 let used = 0;
 let timer = null;
-let lastMs = 0;
-let lastTime = '';
+let lastSecond = Number.NaN;
+let secondText = '';
 
 function flush() {
   if (timer !== null) clearTimeout(timer);
@@ -265,14 +265,18 @@ function flush() {
 }
 
 function log(req, status, started, key) {
-  const ms = Date.now();
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastTime = new Date(ms).toISOString();
+  // The time as the service writes it: the text up to the second once a second, then the ms.
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    secondText = new Date(second * 1000).toISOString().slice(0, -4);
   }
+  const ms = now - second * 1000;
+  const time = `${secondText}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
   const client = clientOf(req.socket.remoteAddress ?? 'unknown');
   const masked = client.includes('.') ? `${client.slice(0, client.lastIndexOf('.'))}.0/24` : client;
-  const line = `{"time":"${lastTime}","level":"info","msg":"request","method":"${req.method}","route":"${status === 404 ? 'unmatched' : '/generate'}","status":${status},"ms":${Math.round((performance.now() - started) * 100) / 100},"key":${key === null ? 'null' : `"${key}"`},"client":"${masked}"}\n`;
+  const line = `{"time":"${time}","level":"info","msg":"request","method":"${req.method}","route":"${status === 404 ? 'unmatched' : '/generate'}","status":${status},"ms":${Math.round((performance.now() - started) * 100) / 100},"key":${key === null ? 'null' : `"${key}"`},"client":"${masked}"}\n`;
   used += batch.write(line, used, 'latin1');
   if (used >= 16_384) flush();
   else if (timer === null) {

@@ -74,8 +74,10 @@ export class Logger {
   private readonly batch = Buffer.allocUnsafe(BATCH_ROOM);
   private used = 0;
   private timer: NodeJS.Timeout | null = null;
-  private lastMs = Number.NaN; // no clock reading equals it, so the first line formats its time
-  private lastTime = '';
+  /** The second last formatted (epoch seconds; NaN equals none, so the first line formats) and its
+   * ISO text up to the milliseconds: `2026-11-30T01:02:03.`. */
+  private lastSecond = Number.NaN;
+  private secondText = '';
   /** Each distinct value of the request line as JSON text (see `quoted`). */
   private readonly quotes = new Map<string, string>();
   private readonly flushLater = (): void => {
@@ -105,14 +107,18 @@ export class Logger {
     return this.rank >= RANK.debug;
   }
 
-  /** ISO time, formatted once per millisecond however many lines share it. */
+  /** The ISO time, as toISOString writes it: the text up to the second is formatted once a
+   * second, the milliseconds appended (toISOString goes through V8's printf: docs/benchmark.md,
+   * "The seventh pass", section 8). */
   private time(): string {
     const now = this.now();
-    if (now !== this.lastMs) {
-      this.lastMs = now;
-      this.lastTime = new Date(now).toISOString();
+    const second = Math.floor(now / 1000);
+    if (second !== this.lastSecond) {
+      this.lastSecond = second;
+      this.secondText = new Date(second * 1000).toISOString().slice(0, -4); // "000Z" off
     }
-    return this.lastTime;
+    const ms = now - second * 1000;
+    return `${this.secondText}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
   }
 
   /** Queues one line: `json` (one JSON object) with what a reader could take for a line break

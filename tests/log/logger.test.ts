@@ -5,7 +5,7 @@
  * line shapes and batch timing: tests/http/app.test.ts.)
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it, mock } from 'node:test';
 import { hundredthsText, Logger } from '../../lib/log/logger.ts';
 import { LINE_BREAKS, TERMINAL_UNSAFE } from '../helpers/unsafe-text.ts';
 
@@ -184,5 +184,92 @@ describe('U3: what a log line may hold', () => {
       const sent = HOSTILE[Math.floor(i / 2)];
       assert.deepEqual([line.method, line.route, line.key, line.client, line.reason, line.field], Array(6).fill(sent));
     });
+  });
+});
+
+describe('Logger time field', () => {
+  // The time is built from a prefix made once a second and the milliseconds (lib/log/logger.ts
+  // time()): it must read exactly as Date.prototype.toISOString would, at every millisecond.
+  function timesFor(clock: readonly number[], level: 'info' | 'debug' = 'info'): string[] {
+    const writes: string[] = [];
+    let i = 0;
+    const log = new Logger(
+      level,
+      (text) => writes.push(text),
+      () => clock[i],
+    );
+    for (i = 0; i < clock.length; i++) {
+      if (i % 2 === 0) log.info('tick');
+      else
+        log.request({
+          id: 'a',
+          method: 'GET',
+          route: '/health',
+          status: 200,
+          ms: 0,
+          key: null,
+          client: 'c',
+          reason: null,
+          field: null,
+        });
+    }
+    log.flush();
+    return writes
+      .join('')
+      .trimEnd()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { time: string }).time);
+  }
+
+  it('reads as toISOString at every millisecond across second, day, year and leap-day boundaries', () => {
+    const edges = [
+      0,
+      Date.UTC(2026, 10, 30, 1, 2, 3, 999),
+      Date.UTC(2026, 11, 31, 23, 59, 59, 998),
+      Date.UTC(2028, 1, 28, 23, 59, 59, 990),
+      Date.UTC(2028, 1, 29, 23, 59, 59, 990),
+      -1500,
+      Date.UTC(9999, 11, 31, 23, 59, 59, 995),
+    ];
+    const clock: number[] = [];
+    for (const start of edges) for (let ms = 0; ms < 25; ms++) clock.push(start + ms);
+    assert.deepEqual(
+      timesFor(clock),
+      clock.map((t) => new Date(t).toISOString()),
+    );
+  });
+
+  it('reads as toISOString for 5,000 random times, in any order, and when the clock steps back', () => {
+    const clock: number[] = [];
+    let t = Date.UTC(2026, 0, 1);
+    for (let i = 0; i < 5_000; i++) {
+      // Mostly small steps forward (same second, next second), some back, some far.
+      const r = Math.random();
+      t +=
+        r < 0.6
+          ? Math.floor(Math.random() * 3)
+          : r < 0.8
+            ? 1000
+            : r < 0.9
+              ? -Math.floor(Math.random() * 2500)
+              : Math.floor(Math.random() * 1e10);
+      clock.push(t);
+    }
+    assert.deepEqual(
+      timesFor(clock),
+      clock.map((x) => new Date(x).toISOString()),
+    );
+  });
+
+  it('formats a second once however many lines fall in it (the clock read once a line)', () => {
+    const formats = mock.method(Date.prototype, 'toISOString');
+    try {
+      const base = Date.UTC(2026, 10, 30, 1, 2, 3, 0);
+      const clock = Array.from({ length: 3_000 }, (_, i) => base + Math.floor(i / 3)); // 1,000 ms: 1 s
+      assert.equal(timesFor(clock).length, 3_000);
+      assert.equal(formats.mock.callCount(), 1);
+    } finally {
+      formats.mock.restore();
+    }
   });
 });
