@@ -5,7 +5,8 @@
  * ratios real / peer of req/s, p50, p99, server CPU per request and RSS, each with the 95 %
  * interval of its median. Every `roundsPerProcess` rounds each contender is a new process: one
  * process's figures can carry an offset of their own (docs/benchmark.md, The sixth pass), so the
- * rounds sample several processes of each. The contenders (issue 40: peers that cannot flatter the service):
+ * rounds sample several processes of each. The contenders (issue 40: peers that cannot flatter
+ * the service):
  *   real       the single file at its default LOG_LEVEL=info;
  *   real-warn  the same at LOG_LEVEL=warn: real / real-warn is what the request log costs;
  *   lean       bench/lean-server.mjs, the leanest node:http server doing the same contract work

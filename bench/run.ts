@@ -321,6 +321,7 @@ function printMetrics(r: MetricsResult): string {
 }
 
 function printInstructions(r: InstructionsResult): string {
+  const k = (n: number) => `${(n / 1000).toFixed(1)} k`;
   const rows = [['count', 'threads', 'real', 'real-warn', 'lean', 'real / lean', 'real / real-warn']];
   for (const count of [1, 20]) {
     const of = (kind: string) => r.counts.find((c) => c.count === count && c.kind === kind)!;
@@ -331,7 +332,6 @@ function printInstructions(r: InstructionsResult): string {
       const real = pick(of('real'));
       const warn = pick(of('real-warn'));
       const lean = pick(of('lean'));
-      const k = (n: number) => `${(n / 1000).toFixed(1)} k`;
       rows.push([
         String(count),
         threads,

@@ -74,8 +74,8 @@ export class Logger {
   private readonly batch = Buffer.allocUnsafe(BATCH_ROOM);
   private used = 0;
   private timer: NodeJS.Timeout | null = null;
-  /** The second last formatted (epoch seconds; NaN equals none, so the first line formats) and its
-   * ISO text up to the milliseconds: `2026-11-30T01:02:03.`. */
+  /** The second last formatted (epoch seconds; NaN, which no second equals, so the first line
+   * formats) and its ISO text up to the milliseconds: `2026-11-30T01:02:03.`. */
   private lastSecond = Number.NaN;
   private secondText = '';
   /** Each distinct value of the request line as JSON text (see `quoted`). */

@@ -190,11 +190,11 @@ describe('U3: what a log line may hold', () => {
 describe('Logger time field', () => {
   // The time is built from a prefix made once a second and the milliseconds (lib/log/logger.ts
   // time()): it must read exactly as Date.prototype.toISOString would, at every millisecond.
-  function timesFor(clock: readonly number[], level: 'info' | 'debug' = 'info'): string[] {
+  function timesFor(clock: readonly number[]): string[] {
     const writes: string[] = [];
     let i = 0;
     const log = new Logger(
-      level,
+      'info',
       (text) => writes.push(text),
       () => clock[i],
     );
